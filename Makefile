@@ -1,0 +1,148 @@
+# depotd: top-level Makefile (GNU make).
+#
+#	make			build depotd, depotctl, depot-sandboxd
+#	make run		run depotd on ./var (private PostgreSQL, local store)
+#	make check		the whole test suite
+#	make lint		mandoc -Tlint and a -Werror build
+#	make install		DESTDIR= PREFIX=/usr/local
+#	make package		a .deb built from the install tree
+#	make fuzz		long fuzzing runs (FUZZ_SECONDS each)
+#	make bench		benchmarks under regress/bench
+
+PREFIX ?=	/usr/local
+DESTDIR ?=
+SBINDIR =	$(PREFIX)/sbin
+MANDIR =	$(PREFIX)/share/man
+EXAMPLEDIR =	$(PREFIX)/share/examples/depotd
+LIBEXECDIR =	$(PREFIX)/libexec/depotd
+
+CC ?=		cc
+YACC =		bison -y
+B =		build
+SANITIZE ?=	0
+
+PKGS =		libbsd-overlay libevent libpq json-c libssh2 libcurl openssl
+PKG_CFLAGS :=	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS :=	$(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser
+
+CFLAGS ?=	-O2 -g
+CFLAGS +=	-std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+		-D_GNU_SOURCE -Ilib $(PKG_CFLAGS) \
+		-DDEPOT_LIBEXECDIR=\"$(LIBEXECDIR)\" -DDEPOT_SBINDIR=\"$(SBINDIR)\"
+LDLIBS =	$(PKG_LIBS) -levent_openssl
+ifeq ($(SANITIZE),1)
+CFLAGS +=	-fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=undefined
+LDFLAGS +=	-fsanitize=address,undefined
+endif
+
+LIB_SRCS :=	$(wildcard lib/*.c)
+LIB_OBJS :=	$(LIB_SRCS:%.c=$(B)/%.o)
+LIBDEPOT =	$(B)/libdepot.a
+
+DEPOTD_SRCS :=	$(wildcard cmd/depotd/*.c)
+DEPOTD_OBJS :=	$(DEPOTD_SRCS:%.c=$(B)/%.o) $(B)/cmd/depotd/parse.o
+CTL_OBJS :=	$(patsubst %.c,$(B)/%.o,$(wildcard cmd/depotctl/*.c))
+SBX_OBJS :=	$(patsubst %.c,$(B)/%.o,$(wildcard cmd/depot-sandboxd/*.c))
+
+PROGS =		$(B)/depotd $(B)/depotctl $(B)/depot-sandboxd
+UNIT_SRCS :=	$(wildcard regress/unit/test_*.c)
+UNIT_BINS :=	$(UNIT_SRCS:regress/unit/%.c=$(B)/regress/%)
+MANS :=		$(wildcard man/*.[1-9])
+
+# Debian packages: what the build, `make run' and `make check' need.
+DEPS_BUILD =	build-essential pkg-config bison libbsd-dev libevent-dev \
+		libpq-dev libjson-c-dev libssh2-1-dev libcurl4-openssl-dev \
+		libssl-dev libhttp-parser-dev
+DEPS_RUN =	postgresql bubblewrap python3 python3-numpy python3-pandas \
+		python3-matplotlib procps
+DEPS_TEST =	clang libclang-rt-14-dev mandoc curl openssh-server \
+		openssh-client rsyslog dpkg-dev fakeroot psmisc \
+		ceph-mon ceph-osd ceph-common radosgw nginx-light wrk \
+		postgresql-contrib libnginx-mod-http-dav-ext
+DEPS =		$(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST)
+
+.PHONY: all deps run check lint install package fuzz bench clean
+
+all: $(PROGS)
+
+deps:
+	@missing=$$(for p in $(DEPS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+	    grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		    apt-get install -y -qq --no-install-recommends \
+		    $$missing >/dev/null || exit 1; \
+	fi
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/cmd/depotd/parse.c: cmd/depotd/parse.y
+	@mkdir -p $(@D)
+	$(YACC) -o $@ $<
+
+$(B)/cmd/depotd/parse.o: $(B)/cmd/depotd/parse.c
+	$(CC) $(CFLAGS) -Icmd/depotd -MMD -MP -c -o $@ $<
+
+$(LIBDEPOT): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/depotd: $(DEPOTD_OBJS) $(LIBDEPOT)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/depotctl: $(CTL_OBJS) $(LIBDEPOT)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/depot-sandboxd: $(SBX_OBJS) $(LIBDEPOT)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Unit tests link every depotd object except the master's main().
+DEPOTD_TESTOBJS = $(filter-out $(B)/cmd/depotd/depotd.o,$(DEPOTD_OBJS))
+$(B)/regress/test_%: regress/unit/test_%.c $(DEPOTD_TESTOBJS) $(LIBDEPOT)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Icmd/depotd -Iregress/unit $(LDFLAGS) -o $@ $^ \
+	    $(LDLIBS)
+
+units: $(UNIT_BINS)
+
+run: deps all
+	@sh regress/harness/run-local.sh
+
+check: deps all units
+	@sh regress/run.sh
+
+lint: all
+	mandoc -Tlint -Wwarning $(MANS)
+
+fuzz: deps
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} sh regress/fuzz/run.sh
+
+bench: deps all
+	@sh regress/bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(EXAMPLEDIR) \
+	    $(DESTDIR)$(LIBEXECDIR)
+	install -m 755 $(PROGS) $(DESTDIR)$(SBINDIR)
+	install -m 644 cmd/depot-sandboxd/runner.py $(DESTDIR)$(LIBEXECDIR) \
+	    2>/dev/null || true
+	for m in $(MANS); do \
+		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s; \
+	done
+	install -m 644 etc/depotd.conf $(DESTDIR)$(EXAMPLEDIR)/depotd.conf
+	install -m 644 etc/depotd.service etc/depotd.sysvinit \
+	    etc/rc.d/depotd $(DESTDIR)$(EXAMPLEDIR)/
+
+package: all
+	@sh etc/package/build-deb.sh
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,44 @@
+/*
+ * db.h: PostgreSQL for the storage helper, asynchronous on libevent.
+ *
+ * A small pool of non-blocking libpq connections.  Queries are queued
+ * and handed to the next idle connection; each runs as one
+ * PQsendQueryParams with text parameters and results.  When the server
+ * goes away the pool reconnects with exponential backoff (0.5 s to
+ * 30 s); meanwhile db_up() is false and new queries fail at once.
+ * At the first successful connection the compiled-in migrations are
+ * applied under an advisory lock.
+ */
+#ifndef DEPOT_DB_H
+#define DEPOT_DB_H
+
+#include <libpq-fe.h>
+#include <event2/event.h>
+
+struct db;
+
+/*
+ * res is NULL when the query could not run (database down, connection
+ * lost); otherwise the caller inspects PQresultStatus.  The result is
+ * freed when the callback returns.
+ */
+typedef void	(*db_cb)(void *arg, const PGresult *res);
+
+struct db	*db_new(struct event_base *, const char *conninfo, int poolsize);
+/* Starts connecting; up/down changes are reported to the callback. */
+void		 db_start(struct db *, void (*)(void *, int up), void *);
+int		 db_up(const struct db *);
+/*
+ * Queues sql with nparams text parameters (NULL for SQL NULL).  The
+ * strings are copied.  Returns 0, or -1 when the database is down (the
+ * callback is then not called).
+ */
+int		 db_query(struct db *, const char *sql, int nparams,
+		    const char *const *params, db_cb, void *arg);
+void		 db_free(struct db *);
+
+/* Applies the migrations over a blocking connection (depotctl, tests). */
+int		 db_migrate_sync(PGconn *, char *err, size_t errlen);
+int		 db_schema_version(void);
+
+#endif

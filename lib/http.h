@@ -1,0 +1,172 @@
+/*
+ * http.h: a streaming HTTP/1.1 server on libevent bufferevents.
+ *
+ * evhttp buffers whole request bodies in memory; this layer hands the
+ * body to the handler piece by piece as it arrives, with a read
+ * high-water mark so that a slow consumer applies TCP back-pressure.
+ * Request parsing is done by Debian's libhttp-parser.
+ *
+ * Life of a request:
+ *   on_request(req)	headers are complete.  The handler routes.  It may
+ *			reply at once (a body, if any, is then discarded
+ *			under a bounded lingering close), or call
+ *			http_body_accept() to receive the body (which sends
+ *			"100 Continue" when the client asked for it).
+ *   on_body(req,p,n)	a piece of the decoded (de-chunked) body.
+ *   on_body_end(req)	the whole body arrived (called after accept, also
+ *			for an empty body).
+ *   on_free(req)	the request is finished or the connection is gone;
+ *			the handler releases req->arg.  After this the
+ *			request pointer is invalid.
+ *
+ * The handler may reply from any callback or later, asynchronously, as
+ * long as on_free has not been called.  Every response carries
+ * request-id and x-request-id headers and is logged in one access-log
+ * line when it completes.
+ */
+#ifndef DEPOT_HTTP_H
+#define DEPOT_HTTP_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+enum http_method {
+	HTTP_M_OTHER = 0,
+	HTTP_M_GET,
+	HTTP_M_HEAD,
+	HTTP_M_POST,
+	HTTP_M_PUT,
+	HTTP_M_DELETE,
+	HTTP_M_OPTIONS,
+};
+
+struct http_header {
+	TAILQ_ENTRY(http_header) entry;
+	char			*name;
+	char			*value;
+};
+TAILQ_HEAD(http_headers, http_header);
+
+struct http_limits {
+	size_t	 max_header_bytes;	/* request line + headers; 16 KiB */
+	int	 max_headers;		/* 100 */
+	size_t	 max_uri;		/* 8 KiB */
+	int	 header_timeout;	/* s to receive the headers; 10 */
+	int	 idle_timeout;		/* s idle between requests; 60 */
+	int	 body_timeout;		/* s without body progress; 60 */
+	int	 linger_timeout;	/* s to discard an unread body; 5 */
+	int	 max_conns;		/* per server; 1024 */
+	size_t	 read_watermark;	/* input high-water mark; 1 MiB */
+	size_t	 write_watermark;	/* output low-water mark; 256 KiB */
+};
+
+struct http_conn;
+
+struct http_request {
+	struct http_conn	*conn;
+	enum http_method	 method;
+	char			 method_str[16];
+	char			*target;	/* raw request-target */
+	char			*path;		/* target before '?' */
+	char			*query;		/* after '?', or NULL */
+	struct http_headers	 headers;
+	int64_t			 content_length; /* -1 when absent */
+	int			 chunked;
+	int			 expect_continue;
+	int			 keepalive;
+	char			 id[33];	/* request id, hex */
+	struct timespec		 start;
+	char			 peer[64];	/* "addr:port" or "unix" */
+
+	void			*arg;		/* the handler's state */
+
+	/* For the access log and metrics; set by the handler. */
+	const char		*route;		/* e.g. "files.upload" */
+	char			 log_user[64];
+
+	/* Filled in by the layer. */
+	int			 status;
+	uint64_t		 bytes_in;	/* body bytes received */
+	uint64_t		 bytes_out;	/* body bytes sent */
+	int			 replied;	/* status line queued */
+};
+
+struct http_handler {
+	void	(*on_request)(struct http_request *, void *);
+	void	(*on_body)(struct http_request *, const void *, size_t,
+		    void *);
+	void	(*on_body_end)(struct http_request *, void *);
+	void	(*on_free)(struct http_request *, void *);
+	void	*arg;
+};
+
+struct http_server;
+
+void	 http_limits_default(struct http_limits *);
+struct http_server *
+	 http_server_new(struct event_base *, const struct http_limits *,
+	    const struct http_handler *);
+/* Serves connections accepted on fd, a bound, listening socket. */
+int	 http_server_listen_fd(struct http_server *, int fd);
+/* Stops accepting; open connections finish their current request. */
+void	 http_server_close_listeners(struct http_server *);
+void	 http_server_free(struct http_server *);
+int	 http_server_nconns(const struct http_server *);
+
+/* Request inspection. */
+const char *http_header_get(const struct http_request *, const char *name);
+const char *http_status_text(int status);
+/*
+ * Finds parameter name in a query string and percent-decodes it into
+ * buf.  Returns the decoded length, -1 when absent, -2 when it does not
+ * fit or is badly encoded.  *from (may be NULL) starts the search after
+ * a previous match, for repeated parameters.
+ */
+ssize_t	 http_query_param(const char *query, const char *name, char *buf,
+	    size_t buflen, const char **from);
+
+/* Body. */
+void	 http_body_accept(struct http_request *);
+/* Stop and restart reading the body (back-pressure from a slow sink). */
+void	 http_body_pause(struct http_request *);
+void	 http_body_resume(struct http_request *);
+
+/* Responses.  Headers added before the status goes out. */
+void	 http_reply_header(struct http_request *, const char *name,
+	    const char *value);
+/* A complete response with a body held in memory. */
+void	 http_reply(struct http_request *, int status, const char *ctype,
+	    const void *body, size_t len);
+/*
+ * A complete response from a regular file: length bytes at offset,
+ * with sendfile.  Takes ownership of fd.
+ */
+void	 http_reply_file(struct http_request *, int status, const char *ctype,
+	    int fd, off_t offset, off_t length);
+/*
+ * A complete response streamed from a pipe or socket until EOF, with
+ * back-pressure both ways.  length >= 0 sends Content-Length and cuts
+ * the connection if the stream ends early; -1 sends chunked.  Takes
+ * ownership of fd.
+ */
+void	 http_reply_stream_fd(struct http_request *, int status,
+	    const char *ctype, int fd, int64_t length);
+/* Piecewise responses: start, data..., end. length -1 for chunked. */
+void	 http_reply_start(struct http_request *, int status,
+	    const char *ctype, int64_t length);
+int	 http_reply_data(struct http_request *, const void *, size_t);
+void	 http_reply_end(struct http_request *);
+/* Bytes queued on the socket, and a callback when they drain. */
+size_t	 http_reply_pending(const struct http_request *);
+void	 http_reply_ondrain(struct http_request *,
+	    void (*)(struct http_request *, void *), void *);
+/* Marks the connection to close after this response. */
+void	 http_reply_close(struct http_request *);
+/* Cuts the connection at once (an error after the status went out). */
+void	 http_abort(struct http_request *);
+
+#endif
