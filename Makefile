@@ -101,9 +101,14 @@ $(B)/depotctl: $(CTL_OBJS) $(LIBDEPOT)
 $(B)/depot-sandboxd: $(SBX_OBJS) $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Unit tests link every depotd object except the master's main().
-DEPOTD_TESTOBJS = $(filter-out $(B)/cmd/depotd/depotd.o,$(DEPOTD_OBJS))
-$(B)/regress/test_%: regress/unit/test_%.c $(DEPOTD_TESTOBJS) $(LIBDEPOT)
+# Unit tests link against archives, so that each pulls in only the
+# objects it uses.  depotd's own objects (less main) form libdepotd.a.
+LIBDEPOTD =	$(B)/libdepotd.a
+$(LIBDEPOTD): $(filter-out $(B)/cmd/depotd/depotd.o,$(DEPOTD_OBJS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/regress/test_%: regress/unit/test_%.c $(LIBDEPOTD) $(LIBDEPOT)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Icmd/depotd -Iregress/unit $(LDFLAGS) -o $@ $^ \
 	    $(LDLIBS)
@@ -130,8 +135,7 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(EXAMPLEDIR) \
 	    $(DESTDIR)$(LIBEXECDIR)
 	install -m 755 $(PROGS) $(DESTDIR)$(SBINDIR)
-	install -m 644 cmd/depot-sandboxd/runner.py $(DESTDIR)$(LIBEXECDIR) \
-	    2>/dev/null || true
+	install -m 644 cmd/depot-sandboxd/runner.py $(DESTDIR)$(LIBEXECDIR)
 	for m in $(MANS); do \
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s; \
 	done

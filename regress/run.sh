@@ -1,0 +1,57 @@
+#!/bin/sh
+# regress/run.sh: the whole test suite, as `make check' runs it.
+#
+# Every suite prints one line per check, "ok - ..." or "not ok - ...".
+# Suites are the unit test binaries in build/regress and every
+# regress/*/suite.sh; SUITES="unit config" runs only those named.
+# The last line is the plain total the CI reads: "N passed, N failed".
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+out=${REGRESS_OUT:-$top/build/regress-out}
+mkdir -p "$out"
+passed=0
+failed=0
+
+wanted() {
+	[ -z "$SUITES" ] && return 0
+	case " $SUITES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+count() {	# suite-name logfile exit-status
+	p=$(grep -c '^ok - ' "$2")
+	f=$(grep -c '^not ok - ' "$2")
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - suite $1 exited $3 (see $2)"
+		f=1
+	fi
+	grep '^not ok - ' "$2"
+	echo "# $1: $p passed, $f failed"
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+if wanted unit; then
+	for t in build/regress/test_*; do
+		[ -x "$t" ] || continue
+		name=unit/${t##*/}
+		log=$out/${t##*/}.log
+		"$t" >"$log" 2>&1
+		count "$name" "$log" $?
+	done
+fi
+
+for s in regress/*/suite.sh; do
+	[ -f "$s" ] || continue
+	d=${s%/suite.sh}
+	name=${d#regress/}
+	wanted "$name" || continue
+	log=$out/$name.log
+	echo "# running $name"
+	sh "$s" >"$log" 2>&1
+	count "$name" "$log" $?
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

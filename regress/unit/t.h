@@ -1,0 +1,45 @@
+/*
+ * t.h: the smallest test harness that works.  Each check prints one
+ * TAP-style line; t_done() prints the totals and gives the exit status.
+ */
+#ifndef DEPOT_T_H
+#define DEPOT_T_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int t_passed, t_failed;
+
+#define T_OK(cond, ...) do {						\
+	if (cond) {							\
+		t_passed++;						\
+		printf("ok - ");					\
+	} else {							\
+		t_failed++;						\
+		printf("not ok - %s:%d: ", __FILE__, __LINE__);		\
+	}								\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+	fflush(stdout);							\
+} while (0)
+
+#define T_EQ_INT(a, b, what) do {					\
+	long long t_a = (long long)(a), t_b = (long long)(b);		\
+	T_OK(t_a == t_b, "%s (%lld == %lld)", what, t_a, t_b);		\
+} while (0)
+
+#define T_EQ_STR(a, b, what) do {					\
+	const char *t_a = (a), *t_b = (b);				\
+	T_OK(t_a != NULL && t_b != NULL && strcmp(t_a, t_b) == 0,	\
+	    "%s (\"%s\" == \"%s\")", what, t_a ? t_a : "(null)",	\
+	    t_b ? t_b : "(null)");					\
+} while (0)
+
+static inline int
+t_done(void)
+{
+	printf("%d passed, %d failed\n", t_passed, t_failed);
+	return t_failed != 0;
+}
+
+#endif
