@@ -1,0 +1,32 @@
+/*
+ * privdrop.h: giving up root, in the order that leaves no way back.
+ */
+#ifndef DEPOT_PRIVDROP_H
+#define DEPOT_PRIVDROP_H
+
+#include <sys/types.h>
+
+struct privuser {
+	char	 name[64];
+	uid_t	 uid;
+	gid_t	 gid;
+};
+
+/* Looks the user up (before any chroot: the passwd file is outside). */
+int	 priv_lookup(const char *name, struct privuser *);
+/*
+ * chroot (when dir is not NULL or empty), chdir("/"), setgroups,
+ * setresgid, setresuid, then checks that root cannot be regained.
+ * Any failure is fatal.
+ */
+void	 priv_drop(const struct privuser *, const char *chroot_dir);
+
+/*
+ * Landlock: from here on the process may only read the paths in ro and
+ * read and write beneath the paths in rw (NULL-terminated lists, either
+ * may be NULL for none).  Returns 0 when the kernel enforces it, -1
+ * when the kernel lacks Landlock (logged, not fatal).
+ */
+int	 lockdown_paths(const char *const *ro, const char *const *rw);
+
+#endif
