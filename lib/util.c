@@ -1,0 +1,306 @@
+/*
+ * util.c: randomness, ids, tokens, digests, time and unit parsing.
+ */
+#include <sys/random.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include "log.h"
+#include "util.h"
+
+int
+random_bytes(void *buf, size_t len)
+{
+	unsigned char	*p = buf;
+	ssize_t		 n;
+
+	while (len > 0) {
+		n = getrandom(p, len, 0);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+void
+hex_encode(const void *data, size_t len, char *out)
+{
+	static const char	 digits[] = "0123456789abcdef";
+	const unsigned char	*p = data;
+	size_t			 i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 0xf];
+	}
+	out[2 * len] = '\0';
+}
+
+void
+id_new(char *buf, size_t len, const char *prefix)
+{
+	unsigned char	 rnd[ID_HEXLEN / 2];
+	size_t		 plen = strlen(prefix);
+
+	if (len < plen + ID_HEXLEN + 1)
+		fatalx("%s: buffer too small", __func__);
+	if (random_bytes(rnd, sizeof(rnd)) == -1)
+		fatal("%s: getrandom", __func__);
+	memcpy(buf, prefix, plen);
+	hex_encode(rnd, sizeof(rnd), buf + plen);
+}
+
+int
+id_valid(const char *s, const char *prefix)
+{
+	size_t	 plen = strlen(prefix), i;
+
+	if (strncmp(s, prefix, plen) != 0)
+		return 0;
+	s += plen;
+	for (i = 0; i < ID_HEXLEN; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	}
+	return s[ID_HEXLEN] == '\0';
+}
+
+/* Unpadded base64url; out must hold 4 * ceil(len / 3) + 1 bytes. */
+static size_t
+base64url_encode(const unsigned char *p, size_t len, char *out)
+{
+	static const char	 alphabet[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789-_";
+	size_t			 i, o = 0;
+	uint32_t		 v;
+
+	for (i = 0; i + 2 < len; i += 3) {
+		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		out[o++] = alphabet[v >> 18 & 0x3f];
+		out[o++] = alphabet[v >> 12 & 0x3f];
+		out[o++] = alphabet[v >> 6 & 0x3f];
+		out[o++] = alphabet[v & 0x3f];
+	}
+	if (len - i == 1) {
+		v = (uint32_t)p[i] << 16;
+		out[o++] = alphabet[v >> 18 & 0x3f];
+		out[o++] = alphabet[v >> 12 & 0x3f];
+	} else if (len - i == 2) {
+		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
+		out[o++] = alphabet[v >> 18 & 0x3f];
+		out[o++] = alphabet[v >> 12 & 0x3f];
+		out[o++] = alphabet[v >> 6 & 0x3f];
+	}
+	out[o] = '\0';
+	return o;
+}
+
+void
+token_new(char *buf, size_t len)
+{
+	unsigned char	 rnd[32];
+	size_t		 plen = strlen(TOKEN_PREFIX);
+
+	if (len < TOKEN_LEN)
+		fatalx("%s: buffer too small", __func__);
+	if (random_bytes(rnd, sizeof(rnd)) == -1)
+		fatal("%s: getrandom", __func__);
+	memcpy(buf, TOKEN_PREFIX, plen);
+	base64url_encode(rnd, sizeof(rnd), buf + plen);
+	explicit_bzero(rnd, sizeof(rnd));
+}
+
+void
+sha256_hex(const void *data, size_t len, char out[SHA256_HEXLEN])
+{
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0;
+
+	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1)
+		fatalx("%s: EVP_Digest failed", __func__);
+	hex_encode(md, mdlen, out);
+}
+
+int
+sha256_init(struct sha256_ctx *ctx)
+{
+	EVP_MD_CTX	*md;
+
+	ctx->md = NULL;
+	if ((md = EVP_MD_CTX_new()) == NULL)
+		return -1;
+	if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(md);
+		return -1;
+	}
+	ctx->md = md;
+	return 0;
+}
+
+int
+sha256_update(struct sha256_ctx *ctx, const void *data, size_t len)
+{
+	if (ctx->md == NULL)
+		return -1;
+	return EVP_DigestUpdate(ctx->md, data, len) == 1 ? 0 : -1;
+}
+
+int
+sha256_final_hex(struct sha256_ctx *ctx, char out[SHA256_HEXLEN])
+{
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0;
+	int		 ok;
+
+	if (ctx->md == NULL)
+		return -1;
+	ok = EVP_DigestFinal_ex(ctx->md, md, &mdlen) == 1;
+	sha256_abort(ctx);
+	if (!ok)
+		return -1;
+	hex_encode(md, mdlen, out);
+	return 0;
+}
+
+void
+sha256_abort(struct sha256_ctx *ctx)
+{
+	EVP_MD_CTX_free(ctx->md);
+	ctx->md = NULL;
+}
+
+int
+timingsafe_streq(const char *a, const char *b)
+{
+	size_t		 alen = strlen(a), blen = strlen(b);
+	size_t		 n = alen > blen ? alen : blen, i;
+	unsigned char	 diff = alen != blen;
+
+	/*
+	 * Walk the longer length on both strings, reading the shorter one
+	 * from its terminating NUL on, so that the loop never ends early.
+	 */
+	for (i = 0; i < n; i++)
+		diff |= (unsigned char)a[i < alen ? i : alen] ^
+		    (unsigned char)b[i < blen ? i : blen];
+	return diff == 0;
+}
+
+int64_t
+now_usec(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		fatal("%s: clock_gettime", __func__);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void
+time_rfc3339_usec(int64_t usec, char *buf, size_t len)
+{
+	struct tm	 tm;
+	time_t		 secs;
+	int64_t		 frac;
+
+	/* Floor division, so that times before the epoch format right. */
+	secs = usec / 1000000;
+	frac = usec % 1000000;
+	if (frac < 0) {
+		frac += 1000000;
+		secs--;
+	}
+	if (gmtime_r(&secs, &tm) == NULL) {
+		strlcpy(buf, "", len);
+		return;
+	}
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (long long)frac);
+}
+
+/*
+ * A run of decimal digits then at most one unit letter; the multiplier
+ * of that letter comes from units (pairs of letter and factor, letters
+ * compared case-insensitively when fold is set).
+ */
+struct unit {
+	char	 letter;
+	int64_t	 factor;
+};
+
+static int
+parse_units(const char *s, const struct unit *units, size_t nunits,
+    int fold, int64_t *out)
+{
+	int64_t	 v = 0, factor = 1;
+	size_t	 i;
+	char	 c;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (INT64_MAX - (*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	if (*s != '\0') {
+		c = *s;
+		if (fold && c >= 'A' && c <= 'Z')
+			c = c - 'A' + 'a';
+		for (i = 0; i < nunits; i++)
+			if (units[i].letter == c)
+				break;
+		if (i == nunits || s[1] != '\0')
+			return -1;
+		factor = units[i].factor;
+	}
+	if (v > INT64_MAX / factor)
+		return -1;
+	*out = v * factor;
+	return 0;
+}
+
+int
+parse_size(const char *s, int64_t *bytes)
+{
+	static const struct unit units[] = {
+		{ 'k', 1LL << 10 },
+		{ 'm', 1LL << 20 },
+		{ 'g', 1LL << 30 },
+		{ 't', 1LL << 40 },
+	};
+
+	return parse_units(s, units, sizeof(units) / sizeof(units[0]), 1,
+	    bytes);
+}
+
+int
+parse_duration(const char *s, int64_t *seconds)
+{
+	/* Case matters: "m" is minutes, and "M" would read as months. */
+	static const struct unit units[] = {
+		{ 's', 1 },
+		{ 'm', 60 },
+		{ 'h', 3600 },
+		{ 'd', 86400 },
+		{ 'w', 7 * 86400 },
+	};
+
+	return parse_units(s, units, sizeof(units) / sizeof(units[0]), 0,
+	    seconds);
+}
