@@ -1,0 +1,262 @@
+/*
+ * control.c: the master's control socket, for depotctl.
+ *
+ * Only root may talk to it (checked with SO_PEERCRED, whatever the
+ * socket's mode).  Commands the master can answer itself are answered
+ * here; the rest (users, keys, sweep, database status) go to the
+ * storage helper, and its replies are relayed back by client number.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "log.h"
+#include "depotd.h"
+#include "master.h"
+
+struct ctl_conn {
+	TAILQ_ENTRY(ctl_conn)	 entry;
+	uint32_t		 id;
+	struct imsgev		 iev;
+	int			 waiting;	/* a relayed command runs */
+};
+
+static TAILQ_HEAD(, ctl_conn)	 ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
+static struct event		*ev_control;
+static char			 control_path[1024];
+static int			 control_fd = -1;
+static uint32_t			 ctl_next_id = 1;
+
+static struct ctl_conn *
+ctl_find(uint32_t id)
+{
+	struct ctl_conn	*c;
+
+	TAILQ_FOREACH(c, &ctl_conns, entry)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+static void
+ctl_close(struct ctl_conn *c)
+{
+	TAILQ_REMOVE(&ctl_conns, c, entry);
+	imsgev_clear(&c->iev);
+	free(c);
+}
+
+static void
+ctl_line(struct ctl_conn *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+ctl_line(struct ctl_conn *c, const char *fmt, ...)
+{
+	char	 line[1024];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	imsgev_compose(&c->iev, IMSG_CTL_LINE, 0, 0, -1, line,
+	    strlen(line) + 1);
+}
+
+static void
+ctl_end(struct ctl_conn *c, int status)
+{
+	int32_t	 s = status;
+
+	imsgev_compose(&c->iev, IMSG_CTL_END, 0, 0, -1, &s, sizeof(s));
+}
+
+static void
+ctl_forward(struct ctl_conn *c, const struct ctl_cmd *cmd)
+{
+	struct child_proc	*storage = master_storage();
+
+	if (storage == NULL || !storage->ready) {
+		ctl_line(c, "storage helper not ready");
+		ctl_end(c, 1);
+		return;
+	}
+	c->waiting = 1;
+	imsgev_compose(&storage->iev, IMSG_CTL_CMD, c->id, 0, -1, cmd,
+	    sizeof(*cmd));
+}
+
+static void
+ctl_status(struct ctl_conn *c, const struct ctl_cmd *cmd)
+{
+	struct child_proc	*cp;
+	time_t			 now = time(NULL);
+
+	ctl_line(c, "%-10s %-8s %-8s %s", "ROLE", "INSTANCE", "PID",
+	    "UPTIME");
+	ctl_line(c, "%-10s %-8d %-8d %llds", "master", 0, (int)getpid(),
+	    (long long)(now - master.started));
+	TAILQ_FOREACH(cp, &master.children, entry)
+		ctl_line(c, "%-10s %-8d %-8d %llds%s", role_name(cp->role),
+		    cp->instance, (int)cp->pid,
+		    (long long)(now - cp->started),
+		    cp->ready ? "" : " (starting)");
+	ctl_forward(c, cmd);
+}
+
+static void
+ctl_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
+{
+	char	 why[512];
+
+	switch (cmd->type) {
+	case CTL_STATUS:
+		ctl_status(c, cmd);
+		break;
+	case CTL_RELOAD:
+		ctl_line(c, "%s", master_reload(why, sizeof(why)) == 0 ?
+		    "reload requested" : why);
+		ctl_end(c, strncmp(why, "reloaded", 8) == 0 ? 0 : 1);
+		break;
+	case CTL_LOG_VERBOSE:
+	case CTL_LOG_BRIEF:
+		master_set_verbose(cmd->type == CTL_LOG_VERBOSE ? 2 : 0);
+		log_info("log %s", cmd->type == CTL_LOG_VERBOSE ?
+		    "verbose" : "brief");
+		ctl_line(c, "logging %s", cmd->type == CTL_LOG_VERBOSE ?
+		    "verbose" : "brief");
+		ctl_end(c, 0);
+		break;
+	case CTL_USER_ADD:
+	case CTL_USER_LIST:
+	case CTL_WORKSPACE_ADD:
+	case CTL_WORKSPACE_LIST:
+	case CTL_KEY_CREATE:
+	case CTL_KEY_LIST:
+	case CTL_KEY_REVOKE:
+	case CTL_SWEEP:
+		ctl_forward(c, cmd);
+		break;
+	default:
+		ctl_line(c, "unknown command");
+		ctl_end(c, 1);
+		break;
+	}
+}
+
+static void
+ctl_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct ctl_conn	*c = arg;
+	struct ctl_cmd	 cmd;
+
+	/* A confused client is only disconnected, never fatal. */
+	if (imsg->hdr.type != IMSG_CTL_CMD || imsg->datalen != sizeof(cmd) ||
+	    c->waiting) {
+		log_warnx("control: bad message, disconnecting client");
+		ctl_close(c);
+		return;
+	}
+	memcpy(&cmd, imsg->data, sizeof(cmd));
+	ctl_command(c, &cmd);
+	explicit_bzero(&cmd, sizeof(cmd));
+}
+
+static void
+ctl_closed(struct imsgev *iev, const char *why, void *arg)
+{
+	ctl_close(arg);
+}
+
+void
+control_relay(struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+
+	if ((c = ctl_find(imsg->hdr.peerid)) == NULL)
+		return;		/* the client left meanwhile */
+	imsgev_compose(&c->iev, imsg->hdr.type, 0, 0, -1, imsg->data,
+	    imsg->datalen);
+	if (imsg->hdr.type == IMSG_CTL_END)
+		c->waiting = 0;
+}
+
+static void
+ctl_accept(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl_conn	*c;
+	struct ucred	 cred;
+	socklen_t	 len = sizeof(cred);
+	int		 s;
+
+	if ((s = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1)
+		return;
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1 ||
+	    cred.uid != 0) {
+		log_warnx("control: refused a client that is not root");
+		close(s);
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		close(s);
+		return;
+	}
+	c->id = ctl_next_id++;
+	if (imsgev_init(&c->iev, master.base, s, ctl_dispatch, ctl_closed,
+	    c) == -1) {
+		close(s);
+		free(c);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&ctl_conns, c, entry);
+}
+
+void
+control_init(const char *path)
+{
+	struct sockaddr_un	 sun;
+	mode_t			 old;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		fatalx("control socket path too long: %s", path);
+	strlcpy(control_path, path, sizeof(control_path));
+	control_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0);
+	if (control_fd == -1)
+		fatal("socket");
+	if (unlink(path) == -1 && errno != ENOENT)
+		fatal("unlink %s", path);
+	old = umask(S_IRWXG | S_IRWXO);
+	if (bind(control_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		fatal("bind %s", path);
+	umask(old);
+	if (chmod(path, S_IRUSR | S_IWUSR) == -1 || listen(control_fd, 16) == -1)
+		fatal("control socket %s", path);
+	ev_control = event_new(master.base, control_fd, EV_READ | EV_PERSIST,
+	    ctl_accept, NULL);
+	event_add(ev_control, NULL);
+	master.started = time(NULL);
+}
+
+void
+control_cleanup(void)
+{
+	if (control_fd != -1) {
+		close(control_fd);
+		unlink(control_path);
+		control_fd = -1;
+	}
+}

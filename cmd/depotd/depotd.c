@@ -1,0 +1,239 @@
+/*
+ * depotd.c: the master process.
+ *
+ * The master parses the configuration, binds the listening and control
+ * sockets, spawns the children (re-executing itself with -P), wires
+ * them together and then only watches: signals, dying children and the
+ * control socket.  It never reads network input.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "privdrop.h"
+#include "depotd.h"
+#include "proc.h"
+#include "master.h"
+
+struct master master;
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: depotd [-dnv] [-D macro=value] "
+	    "[-f file] [-p pidfile]\n");
+	exit(1);
+}
+
+static int
+bind_listener(const struct listen_conf *lc)
+{
+	int	 fd, on = 1;
+
+	fd = socket(lc->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		fatal("socket");
+	/* Each frontend has its own socket; the kernel spreads the load. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) == -1)
+		fatal("setsockopt");
+	if (lc->ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
+		fatal("setsockopt IPV6_V6ONLY");
+	if (bind(fd, (const struct sockaddr *)&lc->ss, lc->sslen) == -1)
+		fatal("bind %s port %u", lc->host, lc->port);
+	if (listen(fd, 1024) == -1)
+		fatal("listen");
+	return fd;
+}
+
+static void
+send_listeners(struct child_proc *cp)
+{
+	struct listen_conf	*lc;
+	int			 fd;
+
+	TAILQ_FOREACH(lc, &master.conf->listens, entry) {
+		fd = bind_listener(lc);
+		if (imsgev_compose(&cp->iev, IMSG_LISTEN_FD, 0, 0, fd,
+		    NULL, 0) == -1)
+			fatal("imsg_compose");
+	}
+}
+
+static void
+spawn_children(void)
+{
+	struct child_proc	*cp, *storage = NULL, *broker = NULL;
+	int			 i;
+
+	storage = proc_spawn(master.self, ROLE_STORAGE, 0, master.debug,
+	    master.verbose);
+	TAILQ_INSERT_TAIL(&master.children, storage, entry);
+	broker = proc_spawn(master.self, ROLE_BROKER, 0, master.debug,
+	    master.verbose);
+	TAILQ_INSERT_TAIL(&master.children, broker, entry);
+	for (i = 0; i < master.conf->prefork; i++) {
+		cp = proc_spawn(master.self, ROLE_FRONTEND, i, master.debug,
+		    master.verbose);
+		TAILQ_INSERT_TAIL(&master.children, cp, entry);
+	}
+	TAILQ_FOREACH(cp, &master.children, entry) {
+		if (imsgev_init(&cp->iev, master.base, cp->fd,
+		    master_dispatch, master_child_closed, cp) == -1)
+			fatal("imsgev_init");
+		proc_send_conf(cp, master.conf);
+	}
+	proc_connect_pair(storage, broker);
+	TAILQ_FOREACH(cp, &master.children, entry) {
+		if (cp->role != ROLE_FRONTEND)
+			continue;
+		send_listeners(cp);
+		proc_connect_pair(cp, storage);
+		proc_connect_pair(cp, broker);
+	}
+	TAILQ_FOREACH(cp, &master.children, entry)
+		imsgev_compose(&cp->iev, IMSG_START, 0, 0, -1, NULL, 0);
+}
+
+static void
+write_pidfile(const char *path)
+{
+	FILE	*f;
+
+	if (path == NULL)
+		return;
+	if ((f = fopen(path, "w")) == NULL)
+		fatal("%s", path);
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+}
+
+static const char *
+self_path(void)
+{
+	static char	 path[PATH_MAX];
+	ssize_t		 n;
+
+	/* Children run the very binary the master was started from. */
+	if ((n = readlink("/proc/self/exe", path, sizeof(path) - 1)) == -1)
+		fatal("readlink /proc/self/exe");
+	path[n] = '\0';
+	return path;
+}
+
+static void
+child_main(const char *role, const char *inst, int debug, int verbose)
+{
+	const char	*errstr;
+	int		 instance;
+
+	instance = strtonum(inst ? inst : "0", 0, FRONTEND_MAX - 1, &errstr);
+	if (errstr != NULL)
+		errx(1, "instance %s", errstr);
+	switch (role_from_name(role)) {
+	case ROLE_FRONTEND:
+		frontend_main(instance, debug, verbose);
+	case ROLE_STORAGE:
+		storage_main(debug, verbose);
+	case ROLE_BROKER:
+		broker_main(debug, verbose);
+	default:
+		errx(1, "unknown role %s", role);
+	}
+}
+
+int
+main(int argc, char *argv[], char *envp[])
+{
+	const char	*conffile = DEPOTD_CONF, *role = NULL, *inst = NULL;
+	const char	*pidfile = NULL;
+	struct privuser	 pu;
+	int		 ch, noaction = 0;
+
+	setproctitle_init(argc, argv, envp);
+	while ((ch = getopt(argc, argv, "dD:f:I:np:P:v")) != -1) {
+		switch (ch) {
+		case 'd':
+			master.debug = 1;
+			break;
+		case 'D':
+			if (cmdline_symset(optarg) < 0)
+				errx(1, "could not parse macro definition %s",
+				    optarg);
+			break;
+		case 'f':
+			conffile = optarg;
+			break;
+		case 'I':
+			inst = optarg;
+			break;
+		case 'n':
+			noaction = 1;
+			break;
+		case 'p':
+			pidfile = optarg;
+			break;
+		case 'P':
+			role = optarg;
+			break;
+		case 'v':
+			master.verbose++;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (role != NULL)
+		child_main(role, inst, master.debug, master.verbose);
+
+	log_init("depotd", 1, master.verbose);
+	if ((master.conf = parse_config(conffile, master.verbose)) == NULL)
+		exit(1);
+	if (noaction) {
+		if (master.verbose)
+			conf_print(stdout, master.conf);
+		fprintf(stderr, "configuration OK\n");
+		exit(0);
+	}
+	if (geteuid() != 0)
+		errx(1, "need root privileges");
+	if (priv_lookup(master.conf->user, &pu) == -1)
+		errx(1, "unknown user %s", master.conf->user);
+	master.conffile = conffile;
+	master.self = self_path();
+
+	log_init("depotd", master.debug, master.verbose);
+	if (!master.debug && daemon(0, 0) == -1)
+		fatal("daemon");
+	write_pidfile(pidfile);
+	master.pidfile = pidfile;
+	log_procname("master");
+	setproctitle("master");
+
+	if ((master.base = event_base_new()) == NULL)
+		fatalx("event_base_new");
+	TAILQ_INIT(&master.children);
+	master_signals();
+	control_init(master.conf->control_socket);
+	spawn_children();
+	log_info("started, %d frontends", master.conf->prefork);
+	event_base_dispatch(master.base);
+	master_shutdown(master.exit_status);
+}
