@@ -36,17 +36,36 @@ struct multipart;
  */
 struct multipart *multipart_new(const char *content_type,
 	    const struct multipart_cb *, void *arg, const char **why);
-/* 0 on success, -1 on malformed input or an abort: see multipart_error. */
+/*
+ * 0 on success, -1 on malformed input or an abort: see multipart_error.
+ * Framing is strict RFC 2046: CRLF line ends, and a line that starts
+ * with the delimiter must be a delimiter line.  Part headers are not
+ * folded.  The part passed to part_begin lives until the next part.
+ * Bytes after the closing delimiter are ignored; after an error every
+ * call fails.
+ */
 int	 multipart_feed(struct multipart *, const void *, size_t);
 /* At end of body: -1 unless the closing boundary was seen. */
 int	 multipart_finish(struct multipart *);
+/*
+ * Why the parse failed, NULL while it has not: "malformed part
+ * headers", "part headers too large", "part without Content-Disposition
+ * form-data", "part without a name", "malformed boundary line",
+ * "filename too long", "part name too long", "part Content-Type too
+ * long", "body ended before the closing boundary", "aborted".
+ * multipart_new's reasons: "not multipart/form-data", "missing
+ * boundary", "invalid boundary", "malformed Content-Type".
+ */
 const char *multipart_error(const struct multipart *);
 void	 multipart_free(struct multipart *);
 
 /*
  * Decodes a filename as browsers and the SDKs send it: %22, %0D, %0A
  * decoded, %5C kept as is, then control characters (0x00-0x1f, 0x7f)
- * removed.  UTF-8 is kept.  dst may be src.
+ * removed.  UTF-8 is kept.  dst may be src.  A name too long for dst is
+ * cut at a UTF-8 character boundary.  The parser applies this to the
+ * filename and name parameters; filename* (RFC 8187) is percent-decoded
+ * in full instead, then loses its control characters too.
  */
 void	 multipart_decode_filename(char *dst, size_t dstlen, const char *src);
 

@@ -114,6 +114,29 @@ utf8_cut(const char *s, size_t n)
 	return n - (lead - 1) < need ? lead - 1 : n;
 }
 
+/*
+ * How many bytes to replace by one '_': a whole UTF-8 character when p
+ * starts one, else the one byte.
+ */
+static size_t
+utf8_seqlen(const unsigned char *p)
+{
+	size_t	 need, i;
+
+	if (*p >= 0xc2 && *p <= 0xdf)
+		need = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		need = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		need = 4;
+	else
+		return 1;
+	for (i = 1; i < need; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 1;
+	return need;
+}
+
 /* Copies s[0..n) into out, cut at a character boundary to fit. */
 static void
 copy_cut(char *out, size_t len, const char *s, size_t n)
@@ -281,10 +304,7 @@ name_ascii_fallback(const char *in, char *out, size_t len)
 			out[n++] = *p++;
 		else {
 			out[n++] = '_';
-			/* One '_' for a whole UTF-8 character. */
-			if (*p++ >= 0xc0)
-				while ((*p & 0xc0) == 0x80)
-					p++;
+			p += utf8_seqlen(p);
 		}
 	}
 	out[n] = '\0';
