@@ -7,7 +7,13 @@
  * goes away the pool reconnects with exponential backoff (0.5 s to
  * 30 s); meanwhile db_up() is false and new queries fail at once.
  * At the first successful connection the compiled-in migrations are
- * applied under an advisory lock.
+ * applied under an advisory lock, asynchronously like any query, so a
+ * slow lock holder (another host migrating) never stalls the loop;
+ * queries are dispatched only once they are applied.
+ *
+ * Callbacks run from the event loop, never from inside db_query().
+ * db_free() must not be called from a callback; it drops queued
+ * queries without calling them.
  */
 #ifndef DEPOT_DB_H
 #define DEPOT_DB_H
@@ -40,5 +46,19 @@ void		 db_free(struct db *);
 /* Applies the migrations over a blocking connection (depotctl, tests). */
 int		 db_migrate_sync(PGconn *, char *err, size_t errlen);
 int		 db_schema_version(void);
+
+/*
+ * schema.c: the numbered migrations and the statements that apply them,
+ * shared by the asynchronous pool and db_migrate_sync().  Applying one
+ * step is: SCHEMA_BEGIN_SQL (its last result says whether
+ * schema_migrations exists), SCHEMA_VERSION_SQL when it does, then
+ * either "commit" (up to date), "rollback" (newer than this binary) or
+ * schema_step_sql(current + 1), which ends with its own commit.
+ */
+#define SCHEMA_LOCK_KEY		7234312000436973617	/* "depotd01" in ASCII */
+extern const char	 SCHEMA_BEGIN_SQL[];
+extern const char	 SCHEMA_VERSION_SQL[];
+/* The malloc'd text of migration version, or NULL. */
+char		*schema_step_sql(int version);
 
 #endif

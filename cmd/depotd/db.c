@@ -1,0 +1,783 @@
+/*
+ * db.c: a pool of non-blocking libpq connections on libevent.
+ *
+ * Each connection has one event on its socket whose interest follows
+ * what libpq needs next: the connect poll's direction, EV_WRITE while
+ * an outgoing query has not been flushed, EV_READ otherwise (an idle
+ * connection keeps reading so that a server going away is noticed
+ * before the next query is handed to it).
+ *
+ * Migrations run on the first connection to come up, as an ordinary
+ * asynchronous exchange: the advisory lock may be held for a while by
+ * another host migrating, and the storage helper's loop must not stall
+ * meanwhile.  Queries wait until the schema is current.
+ */
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <libpq-fe.h>
+
+#include "log.h"
+#include "db.h"
+
+#define BACKOFF_MIN_MS	500
+#define BACKOFF_MAX_MS	30000
+
+struct db_query {
+	TAILQ_ENTRY(db_query)	 entry;
+	char			*sql;
+	int			 nparams;
+	char			**params;
+	db_cb			 cb;
+	void			*arg;
+};
+TAILQ_HEAD(db_queue, db_query);
+
+enum conn_state {
+	CONN_WAITING,		/* backoff timer before the next attempt */
+	CONN_CONNECTING,
+	CONN_MIGRATING,
+	CONN_IDLE,
+	CONN_BUSY,
+};
+
+enum mig_step {
+	MIG_BEGIN,
+	MIG_VERSION,
+	MIG_APPLY,
+	MIG_COMMIT,
+	MIG_ROLLBACK,
+};
+
+struct db_conn {
+	struct db		*db;
+	PGconn			*pg;
+	enum conn_state		 state;
+	struct event		*ev;
+	int			 ev_fd;
+	short			 ev_what;
+	struct event		*timer;
+	int			 backoff_ms;
+	int			 flushing;
+	struct db_query		*query;		/* in flight */
+	PGresult		*res;		/* last result of it */
+	int			 res_failed;	/* any result an error */
+	enum mig_step		 mig_step;
+	int			 mig_version;	/* step being applied */
+};
+
+struct db {
+	struct event_base	*base;
+	char			*conninfo;
+	char			*password;	/* to keep out of logs */
+	int			 npool;
+	struct db_conn		*conns;
+	struct db_queue		 queue;
+	struct event		*fail_ev;	/* fails the queue when down */
+	int			 migrated;
+	int			 migrating;
+	int			 up;
+	void			(*updown)(void *, int);
+	void			*updown_arg;
+};
+
+static void	db_fail_queue(evutil_socket_t, short, void *);
+static void	conn_connect(struct db_conn *);
+static void	conn_broken(struct db_conn *, const char *);
+static void	conn_io(evutil_socket_t, short, void *);
+static void	conn_send(struct db_conn *);
+static void	db_dispatch(struct db *);
+static void	db_update_up(struct db *);
+static void	mig_begin(struct db_conn *);
+
+/*
+ * libpq does not put the password in its messages, but the message is
+ * checked anyway before it reaches a log: a conninfo can end up quoted
+ * by future libpq versions or by the server.
+ */
+static void
+db_log_error(struct db *db, const char *what, const char *msg)
+{
+	char	 line[512];
+	char	*nl;
+
+	if (msg == NULL || *msg == '\0')
+		msg = "unknown error";
+	strlcpy(line, msg, sizeof(line));
+	while ((nl = strchr(line, '\n')) != NULL)
+		*nl = (nl[1] == '\0') ? '\0' : ' ';
+	if (strstr(line, "password=") != NULL ||
+	    strstr(line, db->conninfo) != NULL ||
+	    (db->password != NULL && strstr(line, db->password) != NULL))
+		strlcpy(line, "(message withheld: it quotes the connection "
+		    "string)", sizeof(line));
+	log_warnx("database: %s: %s", what, line);
+	explicit_bzero(line, sizeof(line));
+}
+
+static void
+db_notice(void *arg, const char *msg)
+{
+	log_debug("database: %s", msg);
+}
+
+static char *
+conninfo_password(const char *conninfo)
+{
+	PQconninfoOption	*opts, *o;
+	char			*pw = NULL;
+
+	if ((opts = PQconninfoParse(conninfo, NULL)) == NULL)
+		return NULL;
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "password") == 0 && o->val != NULL &&
+		    *o->val != '\0')
+			pw = strdup(o->val);
+	PQconninfoFree(opts);
+	return pw;
+}
+
+struct db *
+db_new(struct event_base *base, const char *conninfo, int poolsize)
+{
+	struct db	*db;
+	int		 i;
+
+	if (poolsize < 1)
+		poolsize = 1;
+	if ((db = calloc(1, sizeof(*db))) == NULL)
+		return NULL;
+	db->base = base;
+	db->npool = poolsize;
+	TAILQ_INIT(&db->queue);
+	if ((db->conninfo = strdup(conninfo)) == NULL ||
+	    (db->conns = calloc(poolsize, sizeof(*db->conns))) == NULL)
+		goto fail;
+	db->password = conninfo_password(conninfo);
+	if ((db->fail_ev = event_new(base, -1, 0, db_fail_queue, db)) == NULL)
+		goto fail;
+	for (i = 0; i < poolsize; i++) {
+		db->conns[i].db = db;
+		db->conns[i].ev_fd = -1;
+		db->conns[i].backoff_ms = BACKOFF_MIN_MS;
+	}
+	return db;
+ fail:
+	db_free(db);
+	return NULL;
+}
+
+static void
+query_free(struct db_query *q)
+{
+	int	i;
+
+	if (q == NULL)
+		return;
+	free(q->sql);
+	for (i = 0; i < q->nparams; i++)
+		free(q->params[i]);
+	free(q->params);
+	free(q);
+}
+
+/* A query that cannot run: the callback hears of it with res NULL. */
+static void
+query_fail(struct db_query *q)
+{
+	q->cb(q->arg, NULL);
+	query_free(q);
+}
+
+static void
+db_fail_queue(evutil_socket_t fd, short what, void *arg)
+{
+	struct db	*db = arg;
+	struct db_query	*q;
+
+	while (!db->up && (q = TAILQ_FIRST(&db->queue)) != NULL) {
+		TAILQ_REMOVE(&db->queue, q, entry);
+		query_fail(q);
+	}
+}
+
+void
+db_start(struct db *db, void (*updown)(void *, int), void *arg)
+{
+	int	i;
+
+	db->updown = updown;
+	db->updown_arg = arg;
+	for (i = 0; i < db->npool; i++)
+		conn_connect(&db->conns[i]);
+}
+
+int
+db_up(const struct db *db)
+{
+	return db->up;
+}
+
+/* Point the connection's event at libpq's current socket and needs. */
+static void
+conn_watch(struct db_conn *c, short what)
+{
+	int	fd = PQsocket(c->pg);
+
+	if (c->ev != NULL && c->ev_fd == fd && c->ev_what == what)
+		return;
+	if (c->ev != NULL) {
+		event_free(c->ev);
+		c->ev = NULL;
+	}
+	c->ev_fd = fd;
+	c->ev_what = what;
+	if (fd == -1)
+		return;
+	c->ev = event_new(c->db->base, fd, what | EV_PERSIST, conn_io, c);
+	if (c->ev == NULL || event_add(c->ev, NULL) == -1)
+		fatal("%s: event", __func__);
+}
+
+static void
+conn_close(struct db_conn *c)
+{
+	if (c->ev != NULL) {
+		event_free(c->ev);
+		c->ev = NULL;
+	}
+	c->ev_fd = -1;
+	if (c->pg != NULL) {
+		PQfinish(c->pg);
+		c->pg = NULL;
+	}
+	PQclear(c->res);
+	c->res = NULL;
+	c->flushing = 0;
+}
+
+static void
+conn_retry(evutil_socket_t fd, short what, void *arg)
+{
+	conn_connect(arg);
+}
+
+/* Next attempt after the backoff, give or take a quarter, then double. */
+static void
+conn_schedule(struct db_conn *c)
+{
+	struct timeval	 tv;
+	int		 ms;
+
+	ms = c->backoff_ms * 3 / 4 + arc4random_uniform(c->backoff_ms / 2 + 1);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	c->backoff_ms = c->backoff_ms * 2 > BACKOFF_MAX_MS ?
+	    BACKOFF_MAX_MS : c->backoff_ms * 2;
+	c->state = CONN_WAITING;
+	if (c->timer == NULL &&
+	    (c->timer = evtimer_new(c->db->base, conn_retry, c)) == NULL)
+		fatal("%s: evtimer_new", __func__);
+	evtimer_add(c->timer, &tv);
+}
+
+static void
+conn_connect(struct db_conn *c)
+{
+	if ((c->pg = PQconnectStart(c->db->conninfo)) == NULL) {
+		log_warnx("database: out of memory connecting");
+		conn_schedule(c);
+		return;
+	}
+	if (PQstatus(c->pg) == CONNECTION_BAD) {
+		conn_broken(c, PQerrorMessage(c->pg));
+		return;
+	}
+	c->state = CONN_CONNECTING;
+	conn_watch(c, EV_WRITE);
+}
+
+/*
+ * The connection is gone: the query in flight, if any, learns it with
+ * res NULL; the rest of the queue waits for another connection, or
+ * fails once none is left.
+ */
+static void
+conn_broken(struct db_conn *c, const char *why)
+{
+	struct db	*db = c->db;
+	struct db_query	*q = c->query;
+	int		 was_up = c->state >= CONN_MIGRATING;
+
+	db_log_error(db, was_up ? "connection lost" : "cannot connect", why);
+	if (c->state == CONN_MIGRATING)
+		db->migrating = 0;
+	c->query = NULL;
+	conn_close(c);
+	conn_schedule(c);
+	db_update_up(db);
+	if (q != NULL)
+		query_fail(q);
+	/* Another connection may have to take over the migration. */
+	db_dispatch(db);
+}
+
+static void
+conn_ready(struct db_conn *c)
+{
+	struct db	*db = c->db;
+
+	if (PQsetnonblocking(c->pg, 1) == -1) {
+		conn_broken(c, PQerrorMessage(c->pg));
+		return;
+	}
+	PQsetNoticeProcessor(c->pg, db_notice, NULL);
+	c->backoff_ms = BACKOFF_MIN_MS;
+	c->state = CONN_IDLE;
+	conn_watch(c, EV_READ);
+	log_debug("database: connection up");
+	db_dispatch(db);
+}
+
+/*
+ * libpq may close its socket and open another during the connect
+ * sequence, possibly under the same number: the event is made anew
+ * each time so that epoll never keeps watching a closed descriptor.
+ */
+static void
+conn_poll_connect(struct db_conn *c)
+{
+	if (c->ev != NULL) {
+		event_free(c->ev);
+		c->ev = NULL;
+	}
+	switch (PQconnectPoll(c->pg)) {
+	case PGRES_POLLING_READING:
+		conn_watch(c, EV_READ);
+		break;
+	case PGRES_POLLING_WRITING:
+		conn_watch(c, EV_WRITE);
+		break;
+	case PGRES_POLLING_OK:
+		conn_ready(c);
+		break;
+	default:
+		conn_broken(c, PQerrorMessage(c->pg));
+		break;
+	}
+}
+
+/* Sends what libpq still holds; EV_WRITE only while it holds some. */
+static int
+conn_flush(struct db_conn *c)
+{
+	switch (PQflush(c->pg)) {
+	case 0:
+		c->flushing = 0;
+		conn_watch(c, EV_READ);
+		return 0;
+	case 1:
+		c->flushing = 1;
+		conn_watch(c, EV_READ | EV_WRITE);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static void
+conn_result_done(struct db_conn *c)
+{
+	struct db_query	*q = c->query;
+	PGresult	*res = c->res;
+
+	c->res = NULL;
+	c->query = NULL;
+	c->state = CONN_IDLE;
+	q->cb(q->arg, res);
+	PQclear(res);
+	query_free(q);
+}
+
+static void mig_result(struct db_conn *);
+
+/* Collects results until the exchange ends (PQgetResult gives NULL). */
+static void
+conn_read(struct db_conn *c)
+{
+	PGresult	*res;
+
+	if (PQconsumeInput(c->pg) == 0) {
+		conn_broken(c, PQerrorMessage(c->pg));
+		return;
+	}
+	if (c->flushing && conn_flush(c) == -1) {
+		conn_broken(c, PQerrorMessage(c->pg));
+		return;
+	}
+	if (c->state == CONN_IDLE) {
+		/* Nothing asked: drain what came (notices, a FATAL). */
+		while (!PQisBusy(c->pg) && (res = PQgetResult(c->pg)) != NULL)
+			PQclear(res);
+		if (PQstatus(c->pg) == CONNECTION_BAD)
+			conn_broken(c, PQerrorMessage(c->pg));
+		return;
+	}
+	while (!PQisBusy(c->pg)) {
+		if ((res = PQgetResult(c->pg)) == NULL)
+			break;
+		if (PQresultStatus(res) == PGRES_FATAL_ERROR ||
+		    PQresultStatus(res) == PGRES_BAD_RESPONSE)
+			c->res_failed = 1;
+		PQclear(c->res);
+		c->res = res;
+	}
+	if (PQisBusy(c->pg))
+		return;
+	/*
+	 * A backend terminated mid-query answers with a FATAL error and
+	 * hangs up: that is a lost connection, not a query error.
+	 */
+	if (PQstatus(c->pg) == CONNECTION_BAD) {
+		conn_broken(c, PQerrorMessage(c->pg));
+		return;
+	}
+	if (c->state == CONN_MIGRATING)
+		mig_result(c);
+	else {
+		conn_result_done(c);
+		db_dispatch(c->db);
+	}
+}
+
+static void
+conn_io(evutil_socket_t fd, short what, void *arg)
+{
+	struct db_conn	*c = arg;
+
+	if (c->state == CONN_CONNECTING) {
+		conn_poll_connect(c);
+		return;
+	}
+	if ((what & EV_WRITE) && c->flushing && conn_flush(c) == -1) {
+		conn_broken(c, PQerrorMessage(c->pg));
+		return;
+	}
+	if (what & EV_READ)
+		conn_read(c);
+}
+
+/* Sends c->query, or puts it back at the head when libpq refuses it. */
+static void
+conn_send(struct db_conn *c)
+{
+	struct db_query	*q = c->query;
+
+	c->state = CONN_BUSY;
+	c->res_failed = 0;
+	if (PQsendQueryParams(c->pg, q->sql, q->nparams, NULL,
+	    (const char *const *)q->params, NULL, NULL, 0) == 0 ||
+	    conn_flush(c) == -1) {
+		c->query = NULL;
+		TAILQ_INSERT_HEAD(&c->db->queue, q, entry);
+		conn_broken(c, PQerrorMessage(c->pg));
+	}
+}
+
+/* Sends one step of the migration exchange (simple query protocol). */
+static void
+mig_send(struct db_conn *c, enum mig_step step, const char *sql)
+{
+	c->mig_step = step;
+	c->res_failed = 0;
+	PQclear(c->res);
+	c->res = NULL;
+	if (PQsendQuery(c->pg, sql) == 0 || conn_flush(c) == -1)
+		conn_broken(c, PQerrorMessage(c->pg));
+}
+
+static void
+mig_begin(struct db_conn *c)
+{
+	c->state = CONN_MIGRATING;
+	c->db->migrating = 1;
+	mig_send(c, MIG_BEGIN, SCHEMA_BEGIN_SQL);
+}
+
+static void
+mig_failed(struct db_conn *c, const char *why)
+{
+	db_log_error(c->db, "migration failed", why);
+	mig_send(c, MIG_ROLLBACK, "rollback");
+}
+
+/* Now at version current: commit, give up, or apply the next step. */
+static void
+mig_decide(struct db_conn *c, int current)
+{
+	char	*sql;
+
+	if (current > db_schema_version()) {
+		log_warnx("database: schema version %d is newer than this "
+		    "depotd knows (%d)", current, db_schema_version());
+		mig_send(c, MIG_ROLLBACK, "rollback");
+		return;
+	}
+	if (current == db_schema_version()) {
+		mig_send(c, MIG_COMMIT, "commit");
+		return;
+	}
+	c->mig_version = current + 1;
+	if ((sql = schema_step_sql(c->mig_version)) == NULL) {
+		mig_failed(c, "out of memory");
+		return;
+	}
+	log_info("database: applying migration %d", c->mig_version);
+	mig_send(c, MIG_APPLY, sql);
+	free(sql);
+}
+
+static void
+mig_result(struct db_conn *c)
+{
+	struct db	*db = c->db;
+	PGresult	*res = c->res;
+	const char	*err;
+
+	err = res != NULL ? PQresultErrorMessage(res) : "no result";
+	if (c->res_failed && c->mig_step != MIG_ROLLBACK) {
+		mig_failed(c, err);
+		return;
+	}
+	switch (c->mig_step) {
+	case MIG_BEGIN:
+		if (res == NULL || PQntuples(res) != 1) {
+			mig_failed(c, "unexpected answer");
+		} else if (strcmp(PQgetvalue(res, 0, 0), "t") == 0)
+			mig_send(c, MIG_VERSION, SCHEMA_VERSION_SQL);
+		else
+			mig_decide(c, 0);
+		break;
+	case MIG_VERSION:
+		if (res == NULL || PQntuples(res) != 1)
+			mig_failed(c, "unexpected answer");
+		else
+			mig_decide(c, atoi(PQgetvalue(res, 0, 0)));
+		break;
+	case MIG_APPLY:
+		/* Committed; the next step starts a new transaction. */
+		mig_send(c, MIG_BEGIN, SCHEMA_BEGIN_SQL);
+		break;
+	case MIG_COMMIT:
+		db->migrating = 0;
+		db->migrated = 1;
+		c->state = CONN_IDLE;
+		PQclear(c->res);
+		c->res = NULL;
+		log_debug("database: schema at version %d",
+		    db_schema_version());
+		db_update_up(db);
+		db_dispatch(db);
+		break;
+	case MIG_ROLLBACK:
+		/* Retried after the backoff, in case someone fixes it. */
+		conn_broken(c, "schema not applied");
+		break;
+	}
+}
+
+static void
+db_update_up(struct db *db)
+{
+	int	i, up = 0;
+
+	for (i = 0; i < db->npool && db->migrated; i++)
+		if (db->conns[i].state == CONN_IDLE ||
+		    db->conns[i].state == CONN_BUSY)
+			up = 1;
+	if (up == db->up)
+		return;
+	db->up = up;
+	log_info("database: %s", up ? "up" : "down");
+	if (!up && !TAILQ_EMPTY(&db->queue))
+		event_active(db->fail_ev, 0, 0);
+	if (db->updown != NULL)
+		db->updown(db->updown_arg, up);
+}
+
+/* Hands queued queries to idle connections, or starts the migration. */
+static void
+db_dispatch(struct db *db)
+{
+	struct db_conn	*c;
+	struct db_query	*q;
+	int		 i;
+
+	for (i = 0; i < db->npool; i++) {
+		c = &db->conns[i];
+		if (c->state != CONN_IDLE)
+			continue;
+		if (!db->migrated) {
+			if (!db->migrating)
+				mig_begin(c);
+			continue;
+		}
+		if ((q = TAILQ_FIRST(&db->queue)) == NULL)
+			break;
+		TAILQ_REMOVE(&db->queue, q, entry);
+		c->query = q;
+		conn_send(c);
+	}
+	db_update_up(db);
+}
+
+static struct db_query *
+query_new(const char *sql, int nparams, const char *const *params,
+    db_cb cb, void *arg)
+{
+	struct db_query	*q;
+	int		 i;
+
+	if ((q = calloc(1, sizeof(*q))) == NULL)
+		return NULL;
+	q->cb = cb;
+	q->arg = arg;
+	if ((q->sql = strdup(sql)) == NULL)
+		goto fail;
+	if (nparams > 0 &&
+	    (q->params = calloc(nparams, sizeof(*q->params))) == NULL)
+		goto fail;
+	for (i = 0; i < nparams; i++) {
+		q->nparams = i + 1;
+		if (params[i] != NULL &&
+		    (q->params[i] = strdup(params[i])) == NULL)
+			goto fail;
+	}
+	return q;
+ fail:
+	query_free(q);
+	return NULL;
+}
+
+int
+db_query(struct db *db, const char *sql, int nparams,
+    const char *const *params, db_cb cb, void *arg)
+{
+	struct db_query	*q;
+
+	if (!db->up)
+		return -1;
+	if ((q = query_new(sql, nparams, params, cb, arg)) == NULL) {
+		log_warn("%s", __func__);
+		return -1;
+	}
+	TAILQ_INSERT_TAIL(&db->queue, q, entry);
+	db_dispatch(db);
+	return 0;
+}
+
+void
+db_free(struct db *db)
+{
+	struct db_query	*q;
+	int		 i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; db->conns != NULL && i < db->npool; i++) {
+		conn_close(&db->conns[i]);
+		query_free(db->conns[i].query);
+		if (db->conns[i].timer != NULL)
+			event_free(db->conns[i].timer);
+	}
+	while ((q = TAILQ_FIRST(&db->queue)) != NULL) {
+		TAILQ_REMOVE(&db->queue, q, entry);
+		query_free(q);
+	}
+	if (db->fail_ev != NULL)
+		event_free(db->fail_ev);
+	free(db->conns);
+	if (db->conninfo != NULL)
+		freezero(db->conninfo, strlen(db->conninfo));
+	if (db->password != NULL)
+		freezero(db->password, strlen(db->password));
+	free(db);
+}
+
+static PGresult *
+exec_ok(PGconn *pg, const char *sql, char *err, size_t errlen)
+{
+	PGresult	*res;
+
+	res = PQexec(pg, sql);
+	if (PQresultStatus(res) == PGRES_COMMAND_OK ||
+	    PQresultStatus(res) == PGRES_TUPLES_OK)
+		return res;
+	snprintf(err, errlen, "%s", res != NULL ?
+	    PQresultErrorMessage(res) : PQerrorMessage(pg));
+	PQclear(res);
+	PQclear(PQexec(pg, "rollback"));
+	return NULL;
+}
+
+/* The schema version inside the locked transaction, or -1. */
+static int
+sync_current_version(PGconn *pg, char *err, size_t errlen)
+{
+	PGresult	*res;
+	int		 exists, version;
+
+	if ((res = exec_ok(pg, SCHEMA_BEGIN_SQL, err, errlen)) == NULL)
+		return -1;
+	exists = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	if (!exists)
+		return 0;
+	if ((res = exec_ok(pg, SCHEMA_VERSION_SQL, err, errlen)) == NULL)
+		return -1;
+	version = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return version;
+}
+
+int
+db_migrate_sync(PGconn *pg, char *err, size_t errlen)
+{
+	PGresult	*res;
+	char		*sql;
+	int		 current;
+
+	for (;;) {
+		if ((current = sync_current_version(pg, err, errlen)) == -1)
+			return -1;
+		if (current > db_schema_version()) {
+			snprintf(err, errlen, "schema version %d is newer than "
+			    "this depotd knows (%d)", current,
+			    db_schema_version());
+			PQclear(PQexec(pg, "rollback"));
+			return -1;
+		}
+		if (current == db_schema_version()) {
+			if ((res = exec_ok(pg, "commit", err, errlen)) == NULL)
+				return -1;
+			PQclear(res);
+			return 0;
+		}
+		if ((sql = schema_step_sql(current + 1)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			PQclear(PQexec(pg, "rollback"));
+			return -1;
+		}
+		res = exec_ok(pg, sql, err, errlen);
+		free(sql);
+		if (res == NULL)
+			return -1;
+		PQclear(res);
+	}
+}

@@ -1,0 +1,127 @@
+/*
+ * schema.c: depotd's database schema as numbered migrations.
+ *
+ * Migration N is applied in one transaction that holds a transaction
+ * scoped advisory lock, so that several depotd hosts starting at once
+ * against one database apply each step exactly once.  A migration is
+ * never edited once released: changes are new, higher numbers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "db.h"
+
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
+
+const char SCHEMA_BEGIN_SQL[] =
+    "begin; "
+    "select pg_advisory_xact_lock(" XSTR(SCHEMA_LOCK_KEY) "); "
+    "select to_regclass('schema_migrations') is not null";
+
+const char SCHEMA_VERSION_SQL[] =
+    "select coalesce(max(version), 0) from schema_migrations";
+
+/*
+ * Ids are a type prefix and 128 random bits in hex; the checks keep
+ * hand-made rows (depotctl, psql) honest.  files.user_id and
+ * files.workspace_id carry no foreign keys: a file outlives the removal
+ * of its owner until the sweep reclaims its bytes.
+ *
+ * files_list serves the keyset listing: equality on user and workspace,
+ * then (created_at, id) ordered both ways, one index range scan for any
+ * page.  The partial sweep indexes stay small because the rows they
+ * cover are the few the sweep must reclaim.
+ */
+static const char migration_1[] =
+"create table schema_migrations (\n"
+"	version		int primary key,\n"
+"	applied_at	timestamptz not null default now()\n"
+");\n"
+"create table workspaces (\n"
+"	id		text primary key check (id ~ '^wrk-[0-9a-f]{32}$'),\n"
+"	name		text unique not null,\n"
+"	created_at	timestamptz not null default now()\n"
+");\n"
+"create table users (\n"
+"	id		text primary key check (id ~ '^usr-[0-9a-f]{32}$'),\n"
+"	name		text unique not null,\n"
+"	created_at	timestamptz not null default now()\n"
+");\n"
+"create table api_keys (\n"
+"	id		text primary key check (id ~ '^key-[0-9a-f]{32}$'),\n"
+"	prefix		text not null check (length(prefix) <= 12),\n"
+"	token_sha256	text unique not null\n"
+"			    check (token_sha256 ~ '^[0-9a-f]{64}$'),\n"
+"	user_id		text not null references users,\n"
+"	workspace_id	text not null references workspaces,\n"
+"	label		text,\n"
+"	created_at	timestamptz not null default now(),\n"
+"	expires_at	timestamptz,\n"
+"	revoked_at	timestamptz\n"
+");\n"
+"create index api_keys_user on api_keys (user_id);\n"
+"create index api_keys_workspace on api_keys (workspace_id);\n"
+"create table files (\n"
+"	id		text primary key,\n"
+"	user_id		text not null,\n"
+"	workspace_id	text not null,\n"
+"	filename	text not null,\n"
+"	mime_type	text not null,\n"
+"	bytes		bigint check (bytes >= 0),\n"
+"	sha256		text,\n"
+"	purpose		text not null,\n"
+"	source		text not null\n"
+"			    check (source in ('upload', 'code_execution_output')),\n"
+"	storage_ref	text not null,\n"
+"	state		text not null check (state in ('writing', 'ready')),\n"
+"	created_at	timestamptz not null default clock_timestamp(),\n"
+"	expires_at	timestamptz,\n"
+"	deleted_at	timestamptz,\n"
+"	updated_at	timestamptz not null default clock_timestamp()\n"
+");\n"
+"create index files_list on files (user_id, workspace_id, created_at, id)\n"
+"    where state = 'ready' and deleted_at is null;\n"
+"create index files_sweep_deleted on files (deleted_at)\n"
+"    where deleted_at is not null;\n"
+"create index files_sweep_expired on files (expires_at)\n"
+"    where expires_at is not null and deleted_at is null;\n"
+"create index files_sweep_writing on files (updated_at)\n"
+"    where state = 'writing' and deleted_at is null;\n"
+"create table sweep_runs (\n"
+"	id		bigint generated always as identity primary key,\n"
+"	host		text not null,\n"
+"	started_at	timestamptz not null default now(),\n"
+"	finished_at	timestamptz,\n"
+"	removed		int not null default 0,\n"
+"	failed		int not null default 0\n"
+");\n"
+"create index sweep_runs_started on sweep_runs (started_at);\n";
+
+static const char *const migrations[] = {
+	migration_1,
+};
+
+int
+db_schema_version(void)
+{
+	return sizeof(migrations) / sizeof(migrations[0]);
+}
+
+/*
+ * The step records its own version and commits, so that the schema
+ * change and its record land together or not at all.
+ */
+char *
+schema_step_sql(int version)
+{
+	char	*sql;
+
+	if (version < 1 || version > db_schema_version())
+		return NULL;
+	if (asprintf(&sql, "%s\n"
+	    "insert into schema_migrations (version) values (%d);\n"
+	    "commit", migrations[version - 1], version) == -1)
+		return NULL;
+	return sql;
+}
