@@ -79,7 +79,9 @@ void	 imsg_free(struct imsg *);
 
 /*
  * Queues a message.  fd (or -1) is passed and closed after sending.
- * Returns 0, or -1 (errno EMSGSIZE when data exceeds the maximum).
+ * Returns 0, or -1 (errno EMSGSIZE when data exceeds the maximum); on
+ * failure fd is not taken and stays the caller's to close.  pid 0
+ * stands for the sender's own pid.
  */
 int	 imsg_compose(struct imsgbuf *, uint32_t type, uint32_t peerid,
 	    pid_t pid, int fd, const void *data, size_t datalen);
@@ -92,6 +94,12 @@ int	 imsg_composev(struct imsgbuf *, uint32_t type, uint32_t peerid,
  * message; the message is freed when it returns (take the fd with
  * imsg_get_fd to keep it).  closed() is called once on EOF, a read or
  * write error or a malformed stream; after it the imsgev is dead.
+ *
+ * Either callback may call imsgev_clear() on its own imsgev.  closed()
+ * is the last thing the handler does with the imsgev, so closed() may
+ * also free the memory holding it; dispatch() must not (clear it there,
+ * free it later).  Clearing from dispatch() stops further dispatching
+ * and does not call closed().
  */
 struct imsgev;
 typedef void	(*imsgev_dispatch_cb)(struct imsgev *, struct imsg *, void *);
@@ -110,13 +118,17 @@ struct imsgev {
 	int			 free_pending;
 };
 
+/* Makes fd non-blocking.  On failure (-1) fd stays the caller's. */
 int	 imsgev_init(struct imsgev *, struct event_base *, int fd,
 	    imsgev_dispatch_cb, imsgev_closed_cb, void *arg);
 int	 imsgev_compose(struct imsgev *, uint32_t type, uint32_t peerid,
 	    pid_t pid, int fd, const void *data, size_t datalen);
 int	 imsgev_composev(struct imsgev *, uint32_t type, uint32_t peerid,
 	    pid_t pid, int fd, const struct iovec *iov, int iovcnt);
-/* Stops the event, clears the buffer and closes the socket. */
+/*
+ * Stops the event, clears the buffer and closes the socket.  Composing
+ * on a dead or cleared imsgev fails with EPIPE.
+ */
 void	 imsgev_clear(struct imsgev *);
 
 #endif

@@ -1,0 +1,526 @@
+/*
+ * test_imsg.c: imsg framing, descriptor passing, malformed streams,
+ * partial writes and the imsgev driver, over real socketpairs.
+ */
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "imsg.h"
+#include "t.h"
+
+static int
+pair(int sv[2], int nonblock)
+{
+	int	 type = SOCK_STREAM | (nonblock ? SOCK_NONBLOCK : 0);
+
+	return socketpair(AF_UNIX, type, 0, sv);
+}
+
+/*
+ * Waits (2 s at most) for the next complete message.  1 with *imsg
+ * filled, 0 on EOF or timeout, -1 on error.
+ */
+static int
+recv_one(struct imsgbuf *ibuf, struct imsg *imsg)
+{
+	struct pollfd	 pfd;
+	ssize_t		 n;
+	int		 rc;
+
+	for (;;) {
+		if ((rc = imsg_get(ibuf, imsg)) != 0)
+			return rc;
+		pfd.fd = ibuf->fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 2000) <= 0)
+			return 0;
+		if ((n = imsgbuf_read(ibuf)) <= 0)
+			return (int)n;
+	}
+}
+
+static void
+test_roundtrip(void)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 m;
+	int		 sv[2], v = 42;
+
+	T_OK(pair(sv, 0) == 0, "socketpair");
+	imsgbuf_init(&a, sv[0]);
+	imsgbuf_init(&b, sv[1]);
+	T_EQ_INT(imsg_compose(&a, 1, 0, 0, -1, NULL, 0), 0, "compose empty");
+	T_EQ_INT(imsg_compose(&a, 2, 7, 1234, -1, "hello", 5), 0,
+	    "compose hello");
+	T_EQ_INT(imsg_compose(&a, 3, 9, 0, -1, &v, sizeof(v)), 0,
+	    "compose int");
+	T_EQ_INT(imsgbuf_queuelen(&a), 3, "three queued");
+	T_EQ_INT(imsgbuf_flush(&a), 0, "flush");
+	T_EQ_INT(imsgbuf_queuelen(&a), 0, "queue empty after flush");
+
+	T_EQ_INT(recv_one(&b, &m), 1, "first message");
+	T_EQ_INT(m.hdr.type, 1, "type 1");
+	T_EQ_INT(m.hdr.len, IMSG_HDRSIZE, "len is the header");
+	T_OK(m.data == NULL && m.datalen == 0, "no payload");
+	T_EQ_INT(m.fd, -1, "no fd");
+	T_EQ_INT(m.hdr.pid, getpid(), "pid 0 means ours");
+	imsg_free(&m);
+
+	T_EQ_INT(recv_one(&b, &m), 1, "second message");
+	T_EQ_INT(m.hdr.type, 2, "type 2");
+	T_EQ_INT(m.hdr.peerid, 7, "peerid");
+	T_EQ_INT(m.hdr.pid, 1234, "explicit pid");
+	T_OK(m.datalen == 5 && memcmp(m.data, "hello", 5) == 0, "payload");
+	imsg_free(&m);
+
+	T_EQ_INT(recv_one(&b, &m), 1, "third message");
+	T_OK(m.datalen == sizeof(v) && memcmp(m.data, &v, sizeof(v)) == 0,
+	    "int payload");
+	imsg_free(&m);
+	T_EQ_INT(imsg_get(&b, &m), 0, "nothing more buffered");
+
+	imsgbuf_clear(&a);
+	imsgbuf_clear(&b);
+	close(sv[0]);
+	T_EQ_INT(imsgbuf_read(&b), 0, "EOF reads 0");
+	close(sv[1]);
+}
+
+static void
+test_sizes(void)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 m;
+	struct iovec	 iov[3];
+	unsigned char	*big, *max;
+	size_t		 maxdata = IMSG_MAXSIZE - IMSG_HDRSIZE, i;
+	pid_t		 pid;
+	int		 sv[2], status;
+
+	T_OK(pair(sv, 0) == 0, "socketpair");
+	imsgbuf_init(&a, sv[0]);
+	imsgbuf_init(&b, sv[1]);
+	big = malloc(60 * 1024);
+	max = malloc(maxdata + 1);
+	for (i = 0; i < 60 * 1024; i++)
+		big[i] = (unsigned char)(i * 31 + 7);
+	for (i = 0; i < maxdata + 1; i++)
+		max[i] = (unsigned char)(i ^ 0x5a);
+
+	T_EQ_INT(imsg_compose(&a, 10, 0, 0, -1, big, 60 * 1024), 0,
+	    "compose 60 KiB");
+	T_EQ_INT(imsg_compose(&a, 11, 0, 0, -1, max, maxdata), 0,
+	    "compose the largest payload");
+	errno = 0;
+	T_EQ_INT(imsg_compose(&a, 12, 0, 0, -1, max, maxdata + 1), -1,
+	    "one byte over the maximum refused");
+	T_EQ_INT(errno, EMSGSIZE, "errno EMSGSIZE");
+	iov[0].iov_base = max;
+	iov[0].iov_len = maxdata / 2;
+	iov[1].iov_base = max + maxdata / 2;
+	iov[1].iov_len = maxdata - maxdata / 2;
+	iov[2].iov_base = max;
+	iov[2].iov_len = 1;
+	errno = 0;
+	T_EQ_INT(imsg_composev(&a, 13, 0, 0, -1, iov, 3), -1,
+	    "composev over the maximum refused");
+	T_EQ_INT(errno, EMSGSIZE, "composev errno EMSGSIZE");
+	T_EQ_INT(imsg_composev(&a, 14, 0, 0, -1, iov, 2), 0,
+	    "composev of two halves");
+	T_EQ_INT(imsgbuf_queuelen(&a), 3, "refused messages not queued");
+
+	/* A blocking flush of ~190 KiB needs the reader running: fork. */
+	if ((pid = fork()) == 0)
+		_exit(imsgbuf_flush(&a) == 0 ? 0 : 1);
+	T_EQ_INT(recv_one(&b, &m), 1, "60 KiB arrives");
+	T_OK(m.hdr.type == 10 && m.datalen == 60 * 1024 &&
+	    memcmp(m.data, big, m.datalen) == 0, "60 KiB intact");
+	imsg_free(&m);
+	T_EQ_INT(recv_one(&b, &m), 1, "largest arrives");
+	T_OK(m.hdr.type == 11 && m.datalen == maxdata &&
+	    memcmp(m.data, max, maxdata) == 0, "largest intact");
+	imsg_free(&m);
+	T_EQ_INT(recv_one(&b, &m), 1, "composev message arrives");
+	T_OK(m.hdr.type == 14 && m.datalen == maxdata &&
+	    memcmp(m.data, max, maxdata) == 0, "composev intact");
+	imsg_free(&m);
+	T_OK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0, "writer flushed without error");
+
+	imsgbuf_clear(&a);
+	imsgbuf_clear(&b);
+	close(sv[0]);
+	close(sv[1]);
+	free(big);
+	free(max);
+}
+
+static void
+test_fds(void)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 m;
+	int		 sv[2], p[3][2], i, fd, ok;
+	char		 c;
+
+	T_OK(pair(sv, 0) == 0, "socketpair");
+	imsgbuf_init(&a, sv[0]);
+	imsgbuf_init(&b, sv[1]);
+	for (i = 0; i < 3; i++) {
+		if (pipe(p[i]) == -1)
+			T_OK(0, "pipe");
+		/* Payload i names the pipe; a plain message goes between. */
+		imsg_compose(&a, 20, 0, 0, p[i][0], &i, sizeof(i));
+		imsg_compose(&a, 21, 0, 0, -1, &i, sizeof(i));
+	}
+	T_EQ_INT(imsgbuf_flush(&a), 0, "flush with fds");
+	T_OK(fcntl(p[0][0], F_GETFD) == -1 && errno == EBADF,
+	    "sender closed the passed fd");
+
+	for (i = 0; i < 3; i++) {
+		T_OK(recv_one(&b, &m) == 1, "fd message %d", i);
+		T_OK(m.hdr.type == 20 && (m.hdr.flags & IMSGF_HASFD) &&
+		    m.fd != -1, "flagged and carries an fd");
+		fd = imsg_get_fd(&m);
+		T_EQ_INT(m.fd, -1, "imsg_get_fd takes it");
+		T_EQ_INT(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC,
+		    "received fd is close-on-exec");
+		c = 'a' + i;
+		ok = write(p[i][1], &c, 1) == 1;
+		c = 0;
+		ok = ok && read(fd, &c, 1) == 1 && c == 'a' + i &&
+		    *(int *)m.data == i;
+		T_OK(ok, "fd %d is pipe %d, in order", i, i);
+		close(fd);
+		close(p[i][1]);
+		imsg_free(&m);
+
+		T_OK(recv_one(&b, &m) == 1, "plain message %d", i);
+		T_OK(m.hdr.type == 21 && m.fd == -1 &&
+		    !(m.hdr.flags & IMSGF_HASFD), "plain has no fd");
+		imsg_free(&m);
+	}
+
+	/* An unclaimed fd is closed by imsg_free, a queued one by clear. */
+	if (pipe(p[0]) == -1)
+		T_OK(0, "pipe");
+	imsg_compose(&a, 22, 0, 0, p[0][0], NULL, 0);
+	imsgbuf_flush(&a);
+	T_EQ_INT(recv_one(&b, &m), 1, "unclaimed fd message");
+	fd = m.fd;
+	imsg_free(&m);
+	T_OK(fcntl(fd, F_GETFD) == -1, "imsg_free closed the fd");
+	close(p[0][1]);
+
+	imsgbuf_clear(&a);
+	imsgbuf_clear(&b);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* Writes raw bytes, then asks imsg_get what it thinks of them. */
+static void
+malformed(const void *raw, size_t len, const char *what)
+{
+	struct imsgbuf	 b;
+	struct imsg	 m;
+	int		 sv[2], rc;
+
+	if (pair(sv, 0) == -1 || write(sv[0], raw, len) != (ssize_t)len) {
+		T_OK(0, "%s: setup", what);
+		return;
+	}
+	imsgbuf_init(&b, sv[1]);
+	imsgbuf_read(&b);
+	errno = 0;
+	rc = imsg_get(&b, &m);
+	T_OK(rc == -1 && errno == EBADMSG, "%s: refused with EBADMSG", what);
+	imsgbuf_clear(&b);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+static void
+test_malformed(void)
+{
+	struct imsg_hdr	 hdr;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.type = 1;
+	hdr.len = 3;
+	malformed(&hdr, sizeof(hdr), "len 3");
+	hdr.len = IMSG_MAXSIZE + 1;
+	malformed(&hdr, sizeof(hdr), "len over the maximum");
+	hdr.len = IMSG_HDRSIZE;
+	hdr.flags = IMSGF_HASFD;
+	malformed(&hdr, sizeof(hdr), "HASFD without an fd");
+}
+
+static void
+test_partial(void)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 m;
+	unsigned char	 payload[30000];
+	int		 sv[2], p[2], sent = 0, got = 0, bad = 0, rounds = 0;
+	int		 saw_eagain = 0, fds = 0, sndbuf = 4096, fd;
+	const int	 total = 200;
+	size_t		 i;
+	char		 c;
+
+	T_OK(pair(sv, 1) == 0, "non-blocking socketpair");
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	imsgbuf_init(&a, sv[0]);
+	imsgbuf_init(&b, sv[1]);
+	if (pipe(p) == -1)
+		T_OK(0, "pipe");
+	for (sent = 0; sent < total; sent++) {
+		for (i = 0; i < sizeof(payload); i++)
+			payload[i] = (unsigned char)(sent + i * 13);
+		/* Every 40th message carries a dup of the pipe's read end. */
+		imsg_compose(&a, 30, sent, 0, sent % 40 == 0 ? dup(p[0]) : -1,
+		    payload, sizeof(payload) - sent);
+	}
+	while (got < total && rounds++ < 100000) {
+		if (imsgbuf_write(&a) == -1)
+			bad++;
+		if (rounds == 1 && imsgbuf_queuelen(&a) > 0)
+			saw_eagain = 1;
+		if (imsgbuf_read(&b) == -1)
+			break;
+		while (imsg_get(&b, &m) == 1) {
+			if (m.hdr.peerid != (uint32_t)got ||
+			    m.datalen != sizeof(payload) - got)
+				bad++;
+			for (i = 0; i < m.datalen; i++)
+				if (((unsigned char *)m.data)[i] !=
+				    (unsigned char)(got + i * 13)) {
+					bad++;
+					break;
+				}
+			if ((got % 40 == 0) != (m.fd != -1))
+				bad++;
+			if (m.fd != -1) {
+				fd = imsg_get_fd(&m);
+				c = 'x';
+				if (write(p[1], &c, 1) != 1 ||
+				    read(fd, &c, 1) != 1 || c != 'x')
+					bad++;
+				close(fd);
+				fds++;
+			}
+			imsg_free(&m);
+			got++;
+		}
+	}
+	T_OK(saw_eagain, "the first write stopped short at EAGAIN");
+	T_EQ_INT(got, total, "every message arrived");
+	T_EQ_INT(fds, total / 40, "every fd arrived");
+	T_EQ_INT(bad, 0, "no message damaged or out of order");
+	T_EQ_INT(imsgbuf_queuelen(&a), 0, "queue drained");
+	close(p[0]);
+	close(p[1]);
+	imsgbuf_clear(&a);
+	imsgbuf_clear(&b);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/*
+ * imsgev
+ */
+
+struct side {
+	struct imsgev	*iev;
+	int		 dispatched;
+	int		 closed;
+	int		 clear_in_dispatch;
+	int		 clear_in_closed;
+	int		 last_type;
+	int		 fd_ok;
+	char		 why[128];
+};
+
+static void
+side_dispatch(struct imsgev *iev, struct imsg *m, void *arg)
+{
+	struct side	*s = arg;
+	int		 fd;
+	char		 c = 0;
+
+	s->dispatched++;
+	s->last_type = m->hdr.type;
+	if ((fd = imsg_get_fd(m)) != -1) {
+		s->fd_ok = read(fd, &c, 1) == 1 && c == 'z';
+		close(fd);
+	}
+	if (m->hdr.type == 1)
+		imsgev_compose(iev, 100 + s->dispatched, 0, 0, -1, NULL, 0);
+	if (s->clear_in_dispatch)
+		imsgev_clear(iev);
+}
+
+static void
+side_closed(struct imsgev *iev, const char *why, void *arg)
+{
+	struct side	*s = arg;
+
+	s->closed++;
+	strlcpy(s->why, why, sizeof(s->why));
+	if (s->clear_in_closed) {
+		imsgev_clear(iev);
+		free(iev);
+		s->iev = NULL;
+	}
+}
+
+/* A has to go once B heard enough; polled from a timer. */
+static void
+close_when_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct side	*b = arg;
+	struct side	*a = b + 1;
+
+	if (b->dispatched >= 5 && a->dispatched >= 5 && a->iev != NULL &&
+	    !a->iev->dead)
+		imsgev_clear(a->iev);
+}
+
+static void
+test_imsgev(void)
+{
+	struct event_base	*base;
+	struct event		*tick;
+	struct side		 sides[2];	/* [0] is B, [1] is A */
+	struct side		*a = &sides[1], *b = &sides[0];
+	struct timeval		 tv = { 0, 10000 }, limit = { 5, 0 };
+	int			 sv[2], p[2], i;
+	char			 c = 'z';
+
+	memset(sides, 0, sizeof(sides));
+	base = event_base_new();
+	T_OK(pair(sv, 0) == 0, "socketpair");
+	a->iev = calloc(1, sizeof(*a->iev));
+	b->iev = calloc(1, sizeof(*b->iev));
+	b->clear_in_closed = 1;
+	T_EQ_INT(imsgev_init(a->iev, base, sv[0], side_dispatch, side_closed,
+	    a), 0, "imsgev_init A");
+	T_EQ_INT(imsgev_init(b->iev, base, sv[1], side_dispatch, side_closed,
+	    b), 0, "imsgev_init B");
+	T_OK(fcntl(sv[0], F_GETFL) & O_NONBLOCK, "made non-blocking");
+	for (i = 0; i < 4; i++)
+		imsgev_compose(a->iev, 1, 0, 0, -1, &i, sizeof(i));
+	if (pipe(p) == -1 || write(p[1], &c, 1) != 1)
+		T_OK(0, "pipe");
+	close(p[1]);
+	imsgev_compose(a->iev, 1, 0, 0, p[0], NULL, 0);
+	T_OK(a->iev->events & EV_WRITE, "EV_WRITE armed while queued");
+
+	tick = event_new(base, -1, EV_PERSIST, close_when_done, b);
+	event_add(tick, &tv);
+	event_base_loopexit(base, &limit);
+	/* Stop once B has gone, whatever else is pending. */
+	while (b->closed == 0 && !event_base_got_exit(base))
+		event_base_loop(base, EVLOOP_ONCE);
+
+	T_EQ_INT(b->dispatched, 5, "B got five messages");
+	T_OK(b->fd_ok, "B got the fd and read through it");
+	T_EQ_INT(a->dispatched, 5, "A got five replies");
+	T_EQ_INT(a->last_type, 105, "replies in order");
+	T_OK(!(a->iev->events & EV_WRITE), "EV_WRITE disarmed when drained");
+	T_EQ_INT(b->closed, 1, "B's closed() ran once on EOF");
+	T_EQ_STR(b->why, "connection closed", "closed reason");
+	T_OK(b->iev == NULL, "closed() could clear and free B");
+	T_EQ_INT(a->closed, 0, "clearing A did not call its closed()");
+	T_EQ_INT(imsgev_compose(a->iev, 1, 0, 0, -1, NULL, 0), -1,
+	    "compose on a cleared imsgev fails");
+
+	event_free(tick);
+	free(a->iev);
+	event_base_free(base);
+}
+
+static void
+test_clear_in_dispatch(void)
+{
+	struct event_base	*base;
+	struct imsgev		 iev;
+	struct imsgbuf		 peer;
+	struct side		 s;
+	struct timeval		 limit = { 5, 0 };
+	int			 sv[2], i;
+
+	memset(&s, 0, sizeof(s));
+	s.clear_in_dispatch = 1;
+	base = event_base_new();
+	T_OK(pair(sv, 0) == 0, "socketpair");
+	imsgbuf_init(&peer, sv[0]);
+	for (i = 0; i < 3; i++)
+		imsg_compose(&peer, 7, 0, 0, -1, &i, sizeof(i));
+	imsgbuf_flush(&peer);
+	T_EQ_INT(imsgev_init(&iev, base, sv[1], side_dispatch, side_closed,
+	    &s), 0, "imsgev_init");
+	event_base_loopexit(base, &limit);
+	event_base_dispatch(base);
+
+	T_EQ_INT(s.dispatched, 1, "no dispatch after clear");
+	T_EQ_INT(s.closed, 0, "no closed() after clear");
+	T_OK(iev.dead && iev.ev == NULL && iev.ibuf.fd == -1,
+	    "torn down once the handler returned");
+	T_EQ_INT(imsgbuf_read(&peer), 0, "peer sees the socket closed");
+
+	imsgbuf_clear(&peer);
+	close(sv[0]);
+	event_base_free(base);
+}
+
+static void
+test_malformed_ev(void)
+{
+	struct event_base	*base;
+	struct imsgev		 iev;
+	struct imsg_hdr		 hdr;
+	struct side		 s;
+	struct timeval		 limit = { 5, 0 };
+	int			 sv[2];
+
+	memset(&s, 0, sizeof(s));
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.len = 2;
+	base = event_base_new();
+	T_OK(pair(sv, 0) == 0 &&
+	    write(sv[0], &hdr, sizeof(hdr)) == sizeof(hdr), "garbage sent");
+	imsgev_init(&iev, base, sv[1], side_dispatch, side_closed, &s);
+	event_base_loopexit(base, &limit);
+	event_base_dispatch(base);
+	T_EQ_INT(s.closed, 1, "closed() on a malformed stream");
+	T_OK(strncmp(s.why, "bad message", 11) == 0, "reason: %s", s.why);
+	T_EQ_INT(s.dispatched, 0, "nothing dispatched");
+	imsgev_clear(&iev);
+	close(sv[0]);
+	event_base_free(base);
+}
+
+int
+main(void)
+{
+	test_roundtrip();
+	test_sizes();
+	test_fds();
+	test_malformed();
+	test_partial();
+	test_imsgev();
+	test_clear_in_dispatch();
+	test_malformed_ev();
+	return t_done();
+}
