@@ -110,8 +110,17 @@ void	 http_limits_default(struct http_limits *);
 struct http_server *
 	 http_server_new(struct event_base *, const struct http_limits *,
 	    const struct http_handler *);
-/* Serves connections accepted on fd, a bound, listening socket. */
+/*
+ * Serves connections accepted on fd, a bound, listening socket.  The
+ * server owns fd from then on and closes it in close_listeners or free.
+ */
 int	 http_server_listen_fd(struct http_server *, int fd);
+/*
+ * Serves one already-connected socket (a connection handed over by
+ * another process, or one end of a socketpair in tests).  Takes
+ * ownership of fd, even on failure.  peer names it in the log.
+ */
+int	 http_server_attach_fd(struct http_server *, int fd, const char *peer);
 /* Stops accepting; open connections finish their current request. */
 void	 http_server_close_listeners(struct http_server *);
 void	 http_server_free(struct http_server *);
