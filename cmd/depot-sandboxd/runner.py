@@ -1,0 +1,312 @@
+# runner.py: the interpreter host that depot-sandboxd starts inside each
+# session's bubblewrap jail.  It reads one JSON request per line on its
+# standard input and answers one JSON line per request on its standard
+# output.  Python code runs in one persistent globals dict, so variables
+# and imports survive between calls.  Nothing here is a security
+# boundary: the jail is.  The daemon enforces the wall-clock timeout by
+# killing the whole jail.
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import traceback
+
+OUTPUT_CAP = int(os.environ.get("DEPOT_OUTPUT_CAP", str(1 << 20)))
+WORKSPACE = os.environ.get("DEPOT_WORKSPACE", "/workspace")
+TRUNC_MARKER = "\n[output truncated: %d bytes in total, first %d shown]\n"
+
+
+class Capture:
+	"""Collects what is written to one fd during a call, keeping at most
+	OUTPUT_CAP bytes; the rest is read and counted, never stored."""
+
+	def __init__(self, target_fd):
+		self.target_fd = target_fd
+		self.saved_fd = os.dup(target_fd)
+		rfd, wfd = os.pipe()
+		self.rfd = rfd
+		os.dup2(wfd, target_fd)
+		os.close(wfd)
+		self.chunks = []
+		self.kept = 0
+		self.total = 0
+		self.thread = threading.Thread(target=self._drain, daemon=True)
+		self.thread.start()
+
+	def _drain(self):
+		while True:
+			try:
+				data = os.read(self.rfd, 65536)
+			except OSError:
+				break
+			if not data:
+				break
+			self.total += len(data)
+			room = OUTPUT_CAP - self.kept
+			if room > 0:
+				piece = data[:room]
+				self.chunks.append(piece)
+				self.kept += len(piece)
+
+	def finish(self):
+		# Restoring the fd closes our write end; a background process
+		# that kept a copy could hold the pipe open, so do not wait
+		# for it for long.
+		os.dup2(self.saved_fd, self.target_fd)
+		os.close(self.saved_fd)
+		self.thread.join(0.5)
+		text = b"".join(self.chunks).decode("utf-8", "replace")
+		if self.total > self.kept:
+			text += TRUNC_MARKER % (self.total, self.kept)
+		return text
+
+
+def run_python(code, env):
+	try:
+		compiled = compile(code, "<code>", "exec")
+	except SyntaxError:
+		traceback.print_exc(limit=0)
+		return 1
+	try:
+		exec(compiled, env)
+	except SystemExit as e:
+		if e.code is None:
+			return 0
+		if isinstance(e.code, int):
+			return e.code
+		print(e.code, file=sys.stderr)
+		return 1
+	except BaseException:
+		etype, value, tb = sys.exc_info()
+		# Drop the runner's own frame from the traceback.
+		traceback.print_exception(etype, value, tb.tb_next)
+		return 1
+	return 0
+
+
+def run_bash(command):
+	try:
+		proc = subprocess.Popen(["/bin/bash", "-c", command],
+		    stdin=subprocess.DEVNULL, cwd=WORKSPACE)
+		return proc.wait()
+	except OSError as e:
+		print("bash: %s" % e.strerror, file=sys.stderr)
+		return 126
+
+
+class Editor:
+	"""The text editor tool: view, create, str_replace, insert, undo_edit.
+	Errors raise EditorError; their message goes to stderr."""
+
+	def __init__(self):
+		self.history = {}
+
+	def resolve(self, path):
+		if not isinstance(path, str) or path == "":
+			raise EditorError("path is required")
+		if not path.startswith("/"):
+			path = os.path.join(WORKSPACE, path)
+		return os.path.normpath(path)
+
+	def remember(self, path):
+		try:
+			with open(path, "r", encoding="utf-8") as f:
+				old = f.read()
+		except FileNotFoundError:
+			old = None
+		self.history.setdefault(path, []).append(old)
+
+	def read(self, path):
+		try:
+			with open(path, "r", encoding="utf-8") as f:
+				return f.read()
+		except FileNotFoundError:
+			raise EditorError("%s: no such file" % path)
+		except IsADirectoryError:
+			raise EditorError("%s: is a directory" % path)
+		except UnicodeDecodeError:
+			raise EditorError("%s: not a UTF-8 text file" % path)
+
+	def write(self, path, text):
+		with open(path, "w", encoding="utf-8") as f:
+			f.write(text)
+
+	def view(self, path, args):
+		if os.path.isdir(path):
+			for root, dirs, files in os.walk(path):
+				dirs[:] = sorted(d for d in dirs
+				    if not d.startswith("."))
+				depth = root[len(path):].count(os.sep)
+				if depth >= 2:
+					dirs[:] = []
+				for name in sorted(files):
+					print(os.path.join(root, name))
+			return
+		lines = self.read(path).split("\n")
+		start, end = 1, len(lines)
+		rng = args.get("view_range")
+		if rng is not None:
+			if (not isinstance(rng, list) or len(rng) != 2 or
+			    not all(isinstance(x, int) for x in rng)):
+				raise EditorError("view_range must be [start, end]")
+			start, end = rng
+			if end == -1:
+				end = len(lines)
+			if start < 1 or start > len(lines) or end < start or \
+			    end > len(lines):
+				raise EditorError("view_range %r is outside the "
+				    "file's %d lines" % (rng, len(lines)))
+		for n in range(start, end + 1):
+			print("%6d\t%s" % (n, lines[n - 1]))
+
+	def create(self, path, args):
+		text = args.get("file_text")
+		if not isinstance(text, str):
+			raise EditorError("file_text is required for create")
+		parent = os.path.dirname(path)
+		os.makedirs(parent, exist_ok=True)
+		self.remember(path)
+		self.write(path, text)
+		print("File created: %s" % path)
+
+	def str_replace(self, path, args):
+		old = args.get("old_str")
+		new = args.get("new_str", "")
+		if not isinstance(old, str) or old == "":
+			raise EditorError("old_str is required for str_replace")
+		if not isinstance(new, str):
+			raise EditorError("new_str must be a string")
+		text = self.read(path)
+		count = text.count(old)
+		if count == 0:
+			raise EditorError("old_str was not found in %s; "
+			    "nothing replaced" % path)
+		if count > 1:
+			raise EditorError("old_str occurs %d times in %s; it "
+			    "must occur exactly once, nothing replaced" %
+			    (count, path))
+		self.remember(path)
+		self.write(path, text.replace(old, new, 1))
+		print("The file %s has been edited." % path)
+
+	def insert(self, path, args):
+		line = args.get("insert_line")
+		new = args.get("new_str", args.get("insert_text"))
+		if not isinstance(line, int) or isinstance(line, bool):
+			raise EditorError("insert_line is required for insert")
+		if not isinstance(new, str):
+			raise EditorError("new_str is required for insert")
+		text = self.read(path)
+		lines = text.split("\n")
+		if line < 0 or line > len(lines):
+			raise EditorError("insert_line %d is outside 0..%d" %
+			    (line, len(lines)))
+		self.remember(path)
+		lines[line:line] = new.split("\n")
+		self.write(path, "\n".join(lines))
+		print("The file %s has been edited." % path)
+
+	def undo_edit(self, path, args):
+		stack = self.history.get(path)
+		if not stack:
+			raise EditorError("no edit to undo for %s" % path)
+		old = stack.pop()
+		if old is None:
+			os.unlink(path)
+		else:
+			self.write(path, old)
+		print("Last edit to %s undone." % path)
+
+	def run(self, args):
+		commands = {
+			"view": self.view,
+			"create": self.create,
+			"str_replace": self.str_replace,
+			"insert": self.insert,
+			"undo_edit": self.undo_edit,
+		}
+		command = args.get("command")
+		if command not in commands:
+			print("unknown text editor command %r; expected one of "
+			    "%s" % (command, ", ".join(commands)),
+			    file=sys.stderr)
+			return 1
+		try:
+			commands[command](self.resolve(args.get("path")), args)
+		except EditorError as e:
+			print(str(e), file=sys.stderr)
+			return 1
+		except OSError as e:
+			print("%s: %s" % (e.filename or args.get("path"),
+			    e.strerror), file=sys.stderr)
+			return 1
+		return 0
+
+
+class EditorError(Exception):
+	pass
+
+
+def handle(request, env, editor):
+	tool = request.get("tool")
+	args = request.get("input") or {}
+	out = Capture(1)
+	err = Capture(2)
+	try:
+		if tool == "code_execution":
+			rc = run_python(args.get("code", ""), env)
+		elif tool == "bash_code_execution":
+			rc = run_bash(args.get("command", ""))
+		elif tool == "text_editor_code_execution":
+			rc = editor.run(args)
+		else:
+			print("unknown tool %r" % tool, file=sys.stderr)
+			rc = 1
+	finally:
+		try:
+			sys.stdout.flush()
+			sys.stderr.flush()
+		except Exception:
+			pass
+		stdout = out.finish()
+		stderr = err.finish()
+	return {"stdout": stdout, "stderr": stderr, "return_code": rc}
+
+
+def main():
+	# Keep private copies of the protocol channel, then point fds 0-2
+	# somewhere harmless so that user code cannot read our requests by
+	# accident.
+	proto_in = os.fdopen(os.dup(0), "rb")
+	proto_out = os.fdopen(os.dup(1), "wb")
+	devnull = os.open(os.devnull, os.O_RDWR)
+	os.dup2(devnull, 0)
+	os.close(devnull)
+	sys.stdout = open(1, "w", encoding="utf-8", errors="replace",
+	    closefd=False, buffering=1)
+	sys.stderr = open(2, "w", encoding="utf-8", errors="replace",
+	    closefd=False, buffering=1)
+	try:
+		os.chdir(WORKSPACE)
+	except OSError:
+		pass
+	env = {"__name__": "__main__", "__builtins__": __builtins__}
+	editor = Editor()
+	for line in proto_in:
+		try:
+			request = json.loads(line)
+			if not isinstance(request, dict):
+				raise ValueError("request is not an object")
+		except ValueError as e:
+			reply = {"stdout": "", "stderr": "runner: bad "
+			    "request: %s\n" % e, "return_code": 1}
+		else:
+			reply = handle(request, env, editor)
+		proto_out.write(json.dumps(reply).encode() + b"\n")
+		proto_out.flush()
+
+
+if __name__ == "__main__":
+	main()

@@ -1,0 +1,130 @@
+/*
+ * sandboxd.h: depot-sandboxd, a code-execution backend speaking
+ * protocol version 1 (SPEC.md section 7), one bubblewrap jail per
+ * session.
+ *
+ *	depot-sandboxd.c	options, listening socket, privilege drop
+ *	api.c			the HTTP routes of the protocol
+ *	session.c		sessions, the runner process, the reaper
+ *	jail.c			the bubblewrap command line and rlimits
+ *	workspace.c		path confinement, listings, removal
+ */
+#ifndef DEPOT_SANDBOXD_H
+#define DEPOT_SANDBOXD_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#define SBX_SESSION_ID_PREFIX	"sess_"
+#define SBX_MAX_CODE_CHARS	200000
+#define SBX_OUTPUT_CAP		(1 << 20)
+#define SBX_EXEC_TIMEOUT_MAX	120
+#define SBX_JAIL_WORKSPACE	"/workspace"
+
+struct sbx_limits {
+	int		 max_sessions;
+	int		 idle_default;		/* s */
+	int		 idle_max;
+	int		 life_default;
+	int		 life_max;
+	int		 exec_timeout;		/* default per Execute, s */
+	int64_t		 max_put;		/* PutFile cap, bytes */
+	int64_t		 rlim_as;		/* bytes */
+	int64_t		 rlim_cpu;		/* s, per process */
+	int64_t		 rlim_fsize;		/* bytes */
+	int64_t		 rlim_nofile;
+	int64_t		 rlim_nproc;
+	int64_t		 tmp_size;		/* the jail's /tmp, bytes */
+};
+
+struct sbx_config {
+	struct sbx_limits limits;
+	const char	*runner;	/* path of runner.py */
+	const char	*python;	/* the jail's interpreter */
+	char		 workdir[1024];	/* sessions/ and uploads/ */
+	int		 sessions_fd;	/* workdir/sessions */
+	int		 uploads_fd;	/* workdir/uploads */
+	char		*token;		/* NULL: no authentication */
+};
+
+extern struct sbx_config *sbx_conf;
+
+/* jail.c */
+/* The argv (NULL-terminated, static storage) to run the runner jailed. */
+char	**jail_argv(const char *workspace_path);
+/* In the child, before exec: the per-session rlimits.  0 or -1. */
+int	 jail_rlimits(const struct sbx_limits *);
+
+/* workspace.c */
+struct ws_entry {
+	char		*path;		/* relative to the workspace root */
+	int64_t		 size;
+	struct timespec	 mtime;
+};
+struct ws_listing {
+	struct ws_entry	*entries;
+	size_t		 n;
+	size_t		 cap;
+	int		 truncated;
+};
+#define WS_LIST_MAX	10000
+#define WS_DEPTH_MAX	32
+
+/*
+ * Normalises a client path: "", "." and "/workspace" name the root,
+ * "/workspace/x" is taken as "x"; other absolute paths and any ".."
+ * component that would leave the root are refused.  Returns 0 or -1.
+ */
+int	 ws_clean_path(const char *in, char *out, size_t outlen);
+/* openat2 beneath dirfd, no magic links.  -1 with errno (EXDEV: escape). */
+int	 ws_open(int rootfd, const char *rel, int flags, mode_t mode);
+/* mkdir -p of the parents of rel, beneath rootfd; returns the parent fd. */
+int	 ws_open_parent(int rootfd, const char *rel, const char **leaf);
+int	 ws_list(int rootfd, const char *sub, struct ws_listing *);
+void	 ws_listing_free(struct ws_listing *);
+/* Paths new or changed in after compared with before, as a json array. */
+struct json_object *ws_produced(const struct ws_listing *before,
+	    const struct ws_listing *after);
+/* rm -rf of name beneath dirfd without following symlinks. */
+int	 ws_remove_tree(int dirfd, const char *name);
+const char *ws_mime_type(const char *path);
+
+/* session.c */
+struct session;
+struct exec_result {
+	int		 status;	/* 200, or an HTTP error */
+	const char	*error;		/* message when status != 200 */
+	struct json_object *reply;	/* stdout, stderr, return_code */
+	struct json_object *produced;	/* the files array */
+	int64_t		 elapsed_ms;
+};
+typedef void (*exec_done_cb)(const struct exec_result *, void *);
+
+void	 session_init(struct event_base *);
+int	 session_count(void);
+struct session *session_create(int idle, int life, const char **why);
+struct session *session_find(const char *id);
+void	 session_destroy(struct session *, const char *why);
+void	 session_destroy_all(void);
+void	 session_touch(struct session *);
+const char *session_id(const struct session *);
+int	 session_rootfd(const struct session *);
+struct json_object *session_describe(const struct session *);
+/*
+ * Runs one tool call; done is called exactly once, possibly later.
+ * Returns a handle for session_exec_cancel (the client went away).
+ */
+void	*session_exec(struct session *, struct json_object *request,
+	    int timeout, exec_done_cb done, void *arg);
+void	 session_exec_cancel(void *handle);
+
+/* api.c */
+struct http_handler;
+void	 api_handler(struct http_handler *);
+
+#endif

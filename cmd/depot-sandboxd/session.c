@@ -1,0 +1,520 @@
+/*
+ * session.c: sessions, their runner processes and the reaper.
+ *
+ * A session is a workspace directory and one long-lived runner (python3
+ * runner.py in a bubblewrap jail) reached over a socketpair carrying one
+ * JSON line per request and per reply.  Calls on a session run one at a
+ * time in arrival order.  The wall-clock timeout of a call is enforced
+ * here by killing the jail, which takes every process in it along (the
+ * jail's pid 1 dies with bwrap, and the kernel then kills the rest of
+ * its pid namespace); a fresh runner is started at once.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "log.h"
+#include "util.h"
+#include "sandboxd.h"
+
+#define SESSION_MAX_QUEUE	16
+#define RUNNER_MAX_REPLY	(32 * 1024 * 1024)
+
+struct exec_call {
+	TAILQ_ENTRY(exec_call)	 entry;
+	struct session		*s;
+	struct json_object	*request;
+	int			 timeout;
+	exec_done_cb		 done;
+	void			*arg;
+	int			 cancelled;
+	int			 listed;
+	struct ws_listing	 before;
+	int64_t			 start;
+};
+TAILQ_HEAD(exec_queue, exec_call);
+
+struct session {
+	TAILQ_ENTRY(session)	 entry;
+	char			 id[ID_BUFSIZE];
+	char			 path[1200];
+	int			 rootfd;
+	int64_t			 created;
+	int64_t			 last_activity;
+	int			 idle;
+	int			 life;
+	pid_t			 pid;
+	struct bufferevent	*bev;
+	struct exec_queue	 calls;
+	struct exec_call	*running;
+	struct event		*timer;
+};
+TAILQ_HEAD(session_list, session);
+
+static struct session_list	 sessions = TAILQ_HEAD_INITIALIZER(sessions);
+static int			 nsessions;
+static struct event_base	*session_base;
+static struct event		*reaper_ev;
+static struct event		*sigchld_ev;
+
+static void	runner_read(struct bufferevent *, void *);
+static void	runner_event(struct bufferevent *, short, void *);
+static void	exec_start_next(struct session *);
+static void	exec_finish(struct session *, struct json_object *reply,
+		    int status, const char *error);
+
+static int
+runner_spawn(struct session *s)
+{
+	char	**argv;
+	int	 sv[2], devnull;
+	pid_t	 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+		log_warn("%s: socketpair", s->id);
+		return -1;
+	}
+	argv = jail_argv(s->path);
+	switch (pid = fork()) {
+	case -1:
+		log_warn("%s: fork", s->id);
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	case 0:
+		/* A new session, so that the whole group can be killed. */
+		setsid();
+		devnull = open("/dev/null", O_RDWR);
+		if (dup2(sv[1], 0) == -1 || dup2(sv[1], 1) == -1 ||
+		    devnull == -1 || dup2(devnull, 2) == -1)
+			_exit(127);
+		closefrom(3);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		if (jail_rlimits(&sbx_conf->limits) == -1)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	evutil_make_socket_nonblocking(sv[0]);
+	s->pid = pid;
+	s->bev = bufferevent_socket_new(session_base, sv[0],
+	    BEV_OPT_CLOSE_ON_FREE);
+	if (s->bev == NULL)
+		fatalx("bufferevent_socket_new");
+	bufferevent_setcb(s->bev, runner_read, NULL, runner_event, s);
+	bufferevent_enable(s->bev, EV_READ);
+	log_debug("%s: runner pid %d", s->id, (int)pid);
+	return 0;
+}
+
+static void
+runner_kill(struct session *s)
+{
+	if (s->bev != NULL) {
+		bufferevent_free(s->bev);
+		s->bev = NULL;
+	}
+	if (s->pid > 0) {
+		kill(-s->pid, SIGKILL);
+		kill(s->pid, SIGKILL);
+		/* bwrap dies at once on SIGKILL: this does not block long. */
+		while (waitpid(s->pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		s->pid = 0;
+	}
+}
+
+static void
+runner_restart(struct session *s, const char *why)
+{
+	log_info("%s: restarting the interpreter: %s", s->id, why);
+	runner_kill(s);
+	if (runner_spawn(s) == -1)
+		log_warnx("%s: could not restart the interpreter", s->id);
+}
+
+static struct json_object *
+failed_reply(const char *stderr_text)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "stdout", json_object_new_string(""));
+	json_object_object_add(o, "stderr",
+	    json_object_new_string(stderr_text));
+	json_object_object_add(o, "return_code", json_object_new_int(-1));
+	return o;
+}
+
+static void
+runner_read(struct bufferevent *bev, void *arg)
+{
+	struct session		*s = arg;
+	struct evbuffer		*in = bufferevent_get_input(bev);
+	struct json_object	*reply;
+	char			*line;
+	size_t			 len;
+
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
+		reply = json_tokener_parse(line);
+		free(line);
+		if (s->running == NULL) {
+			/* Code can write to the channel; nobody asked. */
+			json_object_put(reply);
+			continue;
+		}
+		if (reply == NULL ||
+		    !json_object_is_type(reply, json_type_object)) {
+			json_object_put(reply);
+			reply = failed_reply("the interpreter sent a "
+			    "malformed reply\n");
+		}
+		exec_finish(s, reply, 200, NULL);
+		if (s->bev == NULL)
+			return;
+	}
+	if (evbuffer_get_length(in) > RUNNER_MAX_REPLY) {
+		runner_restart(s, "reply too long");
+		if (s->running != NULL)
+			exec_finish(s, failed_reply("the interpreter's reply "
+			    "was too long; it was restarted\n"), 200, NULL);
+	}
+}
+
+static void
+runner_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct session	*s = arg;
+
+	runner_restart(s, (what & BEV_EVENT_EOF) ? "it exited" : "i/o error");
+	if (s->running != NULL)
+		exec_finish(s, failed_reply("The interpreter exited "
+		    "unexpectedly (killed, or out of memory or processes). "
+		    "It was restarted; variables and imports are lost.\n"),
+		    200, NULL);
+}
+
+static void
+exec_timeout(int fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+	char		 msg[256];
+	int		 timeout;
+
+	if (s->running == NULL)
+		return;
+	timeout = s->running->timeout;
+	runner_restart(s, "timeout");
+	snprintf(msg, sizeof(msg), "Execution timed out after %d s and was "
+	    "killed. The interpreter was restarted; variables and imports "
+	    "are lost.\n", timeout);
+	exec_finish(s, failed_reply(msg), 200, NULL);
+}
+
+static void
+exec_call_free(struct exec_call *c)
+{
+	if (c->listed)
+		ws_listing_free(&c->before);
+	json_object_put(c->request);
+	free(c);
+}
+
+static void
+exec_finish(struct session *s, struct json_object *reply, int status,
+    const char *error)
+{
+	struct exec_call	*c = s->running;
+	struct exec_result	 r;
+	struct ws_listing	 after;
+
+	s->running = NULL;
+	evtimer_del(s->timer);
+	memset(&r, 0, sizeof(r));
+	r.status = status;
+	r.error = error;
+	r.reply = reply;
+	r.elapsed_ms = (now_usec() - c->start) / 1000;
+	if (status == 200 && c->listed &&
+	    ws_list(s->rootfd, ".", &after) == 0) {
+		r.produced = ws_produced(&c->before, &after);
+		ws_listing_free(&after);
+	} else
+		r.produced = json_object_new_array();
+	s->last_activity = now_usec();
+	if (!c->cancelled)
+		c->done(&r, c->arg);
+	json_object_put(r.reply);
+	json_object_put(r.produced);
+	exec_call_free(c);
+	exec_start_next(s);
+}
+
+static void
+exec_start_next(struct session *s)
+{
+	struct exec_call	*c;
+	struct timeval		 tv;
+	const char		*line;
+
+	while (s->running == NULL && (c = TAILQ_FIRST(&s->calls)) != NULL) {
+		TAILQ_REMOVE(&s->calls, c, entry);
+		if (c->cancelled) {
+			exec_call_free(c);
+			continue;
+		}
+		s->running = c;
+		c->start = now_usec();
+		c->listed = ws_list(s->rootfd, ".", &c->before) == 0;
+		if (s->bev == NULL && runner_spawn(s) == -1) {
+			exec_finish(s, NULL, 503, "the interpreter could not "
+			    "be started");
+			continue;
+		}
+		line = json_object_to_json_string_ext(c->request,
+		    JSON_C_TO_STRING_PLAIN);
+		bufferevent_write(s->bev, line, strlen(line));
+		bufferevent_write(s->bev, "\n", 1);
+		tv.tv_sec = c->timeout;
+		tv.tv_usec = 0;
+		evtimer_add(s->timer, &tv);
+	}
+}
+
+void *
+session_exec(struct session *s, struct json_object *request, int timeout,
+    exec_done_cb done, void *arg)
+{
+	struct exec_call	*c;
+	struct exec_result	 r;
+	int			 queued = 0;
+
+	TAILQ_FOREACH(c, &s->calls, entry)
+		queued++;
+	if (queued >= SESSION_MAX_QUEUE) {
+		memset(&r, 0, sizeof(r));
+		r.status = 503;
+		r.error = "too many calls queued on this session";
+		done(&r, arg);
+		return NULL;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		fatal("calloc");
+	c->s = s;
+	c->request = json_object_get(request);
+	c->timeout = timeout;
+	c->done = done;
+	c->arg = arg;
+	TAILQ_INSERT_TAIL(&s->calls, c, entry);
+	session_touch(s);
+	exec_start_next(s);
+	return c;
+}
+
+void
+session_exec_cancel(void *handle)
+{
+	struct exec_call	*c = handle;
+
+	if (c != NULL)
+		c->cancelled = 1;
+}
+
+struct session *
+session_create(int idle, int life, const char **why)
+{
+	struct session	*s;
+	int		 n;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		*why = "out of memory";
+		return NULL;
+	}
+	id_new(s->id, sizeof(s->id), SBX_SESSION_ID_PREFIX);
+	TAILQ_INIT(&s->calls);
+	s->idle = idle;
+	s->life = life;
+	s->created = s->last_activity = now_usec();
+	n = snprintf(s->path, sizeof(s->path), "%s/sessions/%s",
+	    sbx_conf->workdir, s->id);
+	if (n < 0 || (size_t)n >= sizeof(s->path)) {
+		*why = "workspace path too long";
+		free(s);
+		return NULL;
+	}
+	if (mkdirat(sbx_conf->sessions_fd, s->id, 0700) == -1 ||
+	    (s->rootfd = openat(sbx_conf->sessions_fd, s->id,
+	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		log_warn("%s: workspace", s->id);
+		*why = "cannot create the workspace";
+		free(s);
+		return NULL;
+	}
+	if ((s->timer = evtimer_new(session_base, exec_timeout, s)) == NULL)
+		fatalx("evtimer_new");
+	if (runner_spawn(s) == -1) {
+		*why = "cannot start the interpreter";
+		event_free(s->timer);
+		close(s->rootfd);
+		ws_remove_tree(sbx_conf->sessions_fd, s->id);
+		free(s);
+		return NULL;
+	}
+	TAILQ_INSERT_TAIL(&sessions, s, entry);
+	nsessions++;
+	return s;
+}
+
+void
+session_destroy(struct session *s, const char *why)
+{
+	struct exec_call	*c;
+	struct exec_result	 r;
+
+	TAILQ_REMOVE(&sessions, s, entry);
+	nsessions--;
+	runner_kill(s);
+	evtimer_del(s->timer);
+	memset(&r, 0, sizeof(r));
+	r.status = 404;
+	r.error = "the session was destroyed";
+	if (s->running != NULL) {
+		TAILQ_INSERT_HEAD(&s->calls, s->running, entry);
+		s->running = NULL;
+	}
+	while ((c = TAILQ_FIRST(&s->calls)) != NULL) {
+		TAILQ_REMOVE(&s->calls, c, entry);
+		if (!c->cancelled)
+			c->done(&r, c->arg);
+		exec_call_free(c);
+	}
+	event_free(s->timer);
+	close(s->rootfd);
+	if (ws_remove_tree(sbx_conf->sessions_fd, s->id) == -1)
+		log_warn("%s: removing the workspace", s->id);
+	log_info("%s: destroyed (%s)", s->id, why);
+	free(s);
+}
+
+void
+session_destroy_all(void)
+{
+	struct session	*s;
+
+	while ((s = TAILQ_FIRST(&sessions)) != NULL)
+		session_destroy(s, "shutdown");
+}
+
+struct session *
+session_find(const char *id)
+{
+	struct session	*s;
+
+	TAILQ_FOREACH(s, &sessions, entry)
+		if (strcmp(s->id, id) == 0)
+			return s;
+	return NULL;
+}
+
+int
+session_count(void)
+{
+	return nsessions;
+}
+
+void
+session_touch(struct session *s)
+{
+	s->last_activity = now_usec();
+}
+
+const char *
+session_id(const struct session *s)
+{
+	return s->id;
+}
+
+int
+session_rootfd(const struct session *s)
+{
+	return s->rootfd;
+}
+
+struct json_object *
+session_describe(const struct session *s)
+{
+	struct json_object	*o = json_object_new_object();
+	char			 t[RFC3339_LEN];
+
+	json_object_object_add(o, "session_id", json_object_new_string(s->id));
+	json_object_object_add(o, "idle_timeout_seconds",
+	    json_object_new_int(s->idle));
+	json_object_object_add(o, "max_lifetime_seconds",
+	    json_object_new_int(s->life));
+	time_rfc3339_usec(s->created, t, sizeof(t));
+	json_object_object_add(o, "created_at", json_object_new_string(t));
+	time_rfc3339_usec(s->last_activity, t, sizeof(t));
+	json_object_object_add(o, "last_activity_at",
+	    json_object_new_string(t));
+	return o;
+}
+
+static void
+session_reap(int fd, short ev, void *arg)
+{
+	struct session	*s, *next;
+	int64_t		 now = now_usec();
+
+	for (s = TAILQ_FIRST(&sessions); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (now - s->created >= (int64_t)s->life * 1000000)
+			session_destroy(s, "maximum lifetime reached");
+		else if (s->running == NULL && TAILQ_EMPTY(&s->calls) &&
+		    now - s->last_activity >= (int64_t)s->idle * 1000000)
+			session_destroy(s, "idle");
+	}
+}
+
+static void
+session_sigchld(int sig, short ev, void *arg)
+{
+	struct session	*s;
+	pid_t		 pid;
+
+	/*
+	 * Runners that died on their own are noticed on their socket;
+	 * here they are only reaped, and forgotten so that a recycled
+	 * pid is never signalled.
+	 */
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		TAILQ_FOREACH(s, &sessions, entry)
+			if (s->pid == pid)
+				s->pid = 0;
+}
+
+void
+session_init(struct event_base *base)
+{
+	struct timeval	 tv = { 1, 0 };
+
+	session_base = base;
+	reaper_ev = event_new(base, -1, EV_PERSIST, session_reap, NULL);
+	if (reaper_ev == NULL || event_add(reaper_ev, &tv) == -1)
+		fatalx("reaper event");
+	sigchld_ev = evsignal_new(base, SIGCHLD, session_sigchld, NULL);
+	if (sigchld_ev == NULL || event_add(sigchld_ev, NULL) == -1)
+		fatalx("SIGCHLD event");
+}
