@@ -85,6 +85,7 @@ struct depotd_conf {
 	int64_t				 sweep_interval; /* seconds, 0 = off */
 	int				 max_filename;	/* bytes */
 	int				 max_uploads_per_key;
+	int64_t				 writing_grace;	/* seconds */
 
 	/* http { ... } */
 	int				 max_header_size;
@@ -116,6 +117,8 @@ struct depotd_conf	*parse_config(const char *file, int verbose);
 int			 cmdline_symset(const char *);
 /* conf.c */
 struct depotd_conf	*conf_new(void);
+/* Does a libpq conninfo (key=value or URI) carry a password? */
+int			 conf_conninfo_has_password(const char *);
 void			 conf_free(struct depotd_conf *);
 void			 conf_print(FILE *, const struct depotd_conf *);
 /* Serialises for a child; secrets outside mask are left out. */
