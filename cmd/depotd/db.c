@@ -64,6 +64,7 @@ struct db_conn {
 	short			 ev_what;
 	struct event		*timer;
 	int			 backoff_ms;
+	int			 failures;	/* attempts since last up */
 	int			 flushing;
 	struct db_query		*query;		/* in flight */
 	PGresult		*res;		/* last result of it */
@@ -102,7 +103,7 @@ static void	mig_begin(struct db_conn *);
  * by future libpq versions or by the server.
  */
 static void
-db_log_error(struct db *db, const char *what, const char *msg)
+db_log_error(struct db *db, int quiet, const char *what, const char *msg)
 {
 	char	 line[512];
 	char	*nl;
@@ -117,7 +118,10 @@ db_log_error(struct db *db, const char *what, const char *msg)
 	    (db->password != NULL && strstr(line, db->password) != NULL))
 		strlcpy(line, "(message withheld: it quotes the connection "
 		    "string)", sizeof(line));
-	log_warnx("database: %s: %s", what, line);
+	if (quiet)
+		log_debug("database: %s: %s", what, line);
+	else
+		log_warnx("database: %s: %s", what, line);
 	explicit_bzero(line, sizeof(line));
 }
 
@@ -306,7 +310,8 @@ conn_connect(struct db_conn *c)
 /*
  * The connection is gone: the query in flight, if any, learns it with
  * res NULL; the rest of the queue waits for another connection, or
- * fails once none is left.
+ * fails once none is left.  Only the first failed attempt of an outage
+ * is a warning; the retries that follow it are debug noise.
  */
 static void
 conn_broken(struct db_conn *c, const char *why)
@@ -315,7 +320,10 @@ conn_broken(struct db_conn *c, const char *why)
 	struct db_query	*q = c->query;
 	int		 was_up = c->state >= CONN_MIGRATING;
 
-	db_log_error(db, was_up ? "connection lost" : "cannot connect", why);
+	db_log_error(db, !was_up && c->failures > 0,
+	    was_up ? "connection lost" : "cannot connect", why);
+	if (!was_up)
+		c->failures++;
 	if (c->state == CONN_MIGRATING)
 		db->migrating = 0;
 	c->query = NULL;
@@ -339,6 +347,7 @@ conn_ready(struct db_conn *c)
 	}
 	PQsetNoticeProcessor(c->pg, db_notice, NULL);
 	c->backoff_ms = BACKOFF_MIN_MS;
+	c->failures = 0;
 	c->state = CONN_IDLE;
 	conn_watch(c, EV_READ);
 	log_debug("database: connection up");
@@ -513,7 +522,7 @@ mig_begin(struct db_conn *c)
 static void
 mig_failed(struct db_conn *c, const char *why)
 {
-	db_log_error(c->db, "migration failed", why);
+	db_log_error(c->db, 0, "migration failed", why);
 	mig_send(c, MIG_ROLLBACK, "rollback");
 }
 

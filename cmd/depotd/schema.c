@@ -31,7 +31,13 @@ const char SCHEMA_VERSION_SQL[] =
  * files_list serves the keyset listing: equality on user and workspace,
  * then (created_at, id) ordered both ways, one index range scan for any
  * page.  The partial sweep indexes stay small because the rows they
- * cover are the few the sweep must reclaim.
+ * cover are few, and their predicates are implied by the branches of
+ * the sweep's claim query (deleted; ready and expired; writing and
+ * stale) so that it runs as a BitmapOr of three range scans.
+ * sweep_claim and sweep_claimed_at let one host claim a batch while it
+ * removes the bytes; a claim older than a lapse is taken over.  A
+ * sweep_runs row is written when a pass ends, hence finished_at's
+ * default.
  */
 static const char migration_1[] =
 "create table schema_migrations (\n"
@@ -78,25 +84,27 @@ static const char migration_1[] =
 "	created_at	timestamptz not null default clock_timestamp(),\n"
 "	expires_at	timestamptz,\n"
 "	deleted_at	timestamptz,\n"
-"	updated_at	timestamptz not null default clock_timestamp()\n"
+"	updated_at	timestamptz not null default clock_timestamp(),\n"
+"	sweep_claim	text,\n"
+"	sweep_claimed_at timestamptz\n"
 ");\n"
 "create index files_list on files (user_id, workspace_id, created_at, id)\n"
 "    where state = 'ready' and deleted_at is null;\n"
 "create index files_sweep_deleted on files (deleted_at)\n"
 "    where deleted_at is not null;\n"
 "create index files_sweep_expired on files (expires_at)\n"
-"    where expires_at is not null and deleted_at is null;\n"
+"    where state = 'ready' and expires_at is not null;\n"
 "create index files_sweep_writing on files (updated_at)\n"
-"    where state = 'writing' and deleted_at is null;\n"
+"    where state = 'writing';\n"
 "create table sweep_runs (\n"
 "	id		bigint generated always as identity primary key,\n"
 "	host		text not null,\n"
 "	started_at	timestamptz not null default now(),\n"
-"	finished_at	timestamptz,\n"
+"	finished_at	timestamptz not null default now(),\n"
 "	removed		int not null default 0,\n"
 "	failed		int not null default 0\n"
 ");\n"
-"create index sweep_runs_started on sweep_runs (started_at);\n";
+"create index sweep_runs_finished on sweep_runs (finished_at);\n";
 
 static const char *const migrations[] = {
 	migration_1,

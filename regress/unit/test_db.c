@@ -137,6 +137,11 @@ exec_long(PGconn *pg, const char *sql)
 	return v;
 }
 
+static void
+quiet_notice(void *arg, const char *msg)
+{
+}
+
 static int
 recreate_scratch(PGconn *admin)
 {
@@ -406,6 +411,36 @@ test_kill(struct db *db, PGconn *admin, PGconn *bystander)
 	one_clear(&after);
 }
 
+/* The sweep's claim query finds its rows through the partial indexes. */
+static void
+check_sweep_plan(PGconn *pg)
+{
+	PGresult	*res;
+	char		*plan;
+	size_t		 len;
+	FILE		*f;
+	int		 i;
+
+	res = PQexec(pg, "explain select id from files where"
+	    " (deleted_at is not null or (state = 'ready' and"
+	    " expires_at <= now()) or (state = 'writing' and updated_at <"
+	    " now() - interval '1 hour')) for update skip locked");
+	T_EQ_INT(PQresultStatus(res), PGRES_TUPLES_OK, "sweep explain ran");
+	if ((f = open_memstream(&plan, &len)) == NULL)
+		return;
+	for (i = 0; i < PQntuples(res); i++)
+		fprintf(f, "%s\n", PQgetvalue(res, i, 0));
+	fclose(f);
+	PQclear(res);
+	T_OK(strstr(plan, "Seq Scan") == NULL &&
+	    strstr(plan, "files_sweep_deleted") != NULL &&
+	    strstr(plan, "files_sweep_expired") != NULL &&
+	    strstr(plan, "files_sweep_writing") != NULL,
+	    "sweep candidates come from the three sweep indexes");
+	printf("# %s", plan);
+	free(plan);
+}
+
 static void
 check_plan(struct db *db, const char *sql, const char *what)
 {
@@ -449,6 +484,42 @@ test_keyset_plan(struct db *db, PGconn *pg)
 	    " and workspace_id = $2 and state = 'ready' and deleted_at is null"
 	    " and (created_at, id) > ($3::timestamptz, $4)"
 	    " order by created_at, id limit 20", "ascending page");
+	check_sweep_plan(pg);
+}
+
+/* Failed attempts are logged, but never with the password. */
+static void
+test_no_secret_logged(void)
+{
+	struct db	*db;
+	char		 path[] = "/tmp/test_db.XXXXXX", buf[8192];
+	ssize_t		 n;
+	int		 fd, saved, never = 0;
+
+	if ((fd = mkstemp(path)) == -1)
+		return;
+	unlink(path);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	log_setverbose(2);
+	db = db_new(base, "host=/nonexistent/dir port=1 user=nobody"
+	    " password=Sekr1tPassw0rd dbname=none", 2);
+	db_start(db, updown, NULL);
+	run_until(&never, 1.2);
+	T_OK(!db_up(db), "no database behind a bogus conninfo");
+	db_free(db);
+	log_setverbose(0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	T_OK(strstr(buf, "cannot connect") != NULL,
+	    "failed attempts are logged");
+	T_OK(strstr(buf, "Sekr1tPassw0rd") == NULL,
+	    "the password never reaches the log");
 }
 
 static struct db *
@@ -473,6 +544,7 @@ test_main(PGconn *admin, const char *scratch)
 	struct one	 o = { 0 };
 
 	test_migrate_sync(admin, scratch);
+	test_no_secret_logged();
 
 	T_OK(recreate_scratch(admin), "scratch database recreated");
 	db = start_pool(scratch, 4);
@@ -551,6 +623,7 @@ main(int argc, char *argv[])
 		printf("not ok - cannot connect: %s", PQerrorMessage(admin));
 		return 1;
 	}
+	PQsetNoticeProcessor(admin, quiet_notice, NULL);
 	if ((scratch = conninfo_for(admin, SCRATCH)) == NULL)
 		return 1;
 	if (argc == 3 && strcmp(argv[1], "restart") == 0) {
