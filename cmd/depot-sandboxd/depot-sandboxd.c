@@ -315,9 +315,11 @@ main(int argc, char *argv[])
 	}
 	if (argc != optind || (sockpath != NULL && listen_spec != NULL))
 		usage();
-	if (config.limits.idle_default > config.limits.idle_max ||
-	    config.limits.life_default > config.limits.life_max)
-		errx(1, "a default lifetime exceeds its maximum");
+	/* A lowered maximum lowers the default with it. */
+	if (config.limits.idle_default > config.limits.idle_max)
+		config.limits.idle_default = config.limits.idle_max;
+	if (config.limits.life_default > config.limits.life_max)
+		config.limits.life_default = config.limits.life_max;
 	if (access(config.runner, R_OK) == -1)
 		err(1, "runner %s", config.runner);
 	if (access("/usr/bin/bwrap", X_OK) == -1)

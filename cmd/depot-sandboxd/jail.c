@@ -20,7 +20,7 @@
 #include "log.h"
 #include "sandboxd.h"
 
-#define JAIL_MAXARGS	96
+#define JAIL_MAXARGS	160
 
 static char	*jail_args[JAIL_MAXARGS];
 static char	 jail_tmpsize[32];
@@ -55,6 +55,11 @@ jail_argv(const char *workspace_path)
 		"--symlink", "usr/sbin", "/sbin",
 		"--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
 		"--ro-bind-try", "/etc/localtime", "/etc/localtime",
+		/* Debian keeps some Python packages' data here. */
+		"--ro-bind-try", "/etc/matplotlibrc", "/etc/matplotlibrc",
+		"--ro-bind-try", "/etc/python3", "/etc/python3",
+		"--ro-bind-try", "/etc/python3.11", "/etc/python3.11",
+		"--ro-bind-try", "/etc/fonts", "/etc/fonts",
 		"--proc", "/proc",
 		"--dev", "/dev",
 		"--clearenv",
