@@ -410,7 +410,7 @@ imsgev_teardown(struct imsgev *iev)
 	}
 	iev->events = 0;
 	iev->dead = 1;
-	iev->free_pending = 0;
+	iev->in_dispatch = 0;
 }
 
 /* Arms EV_READ, plus EV_WRITE while anything is queued. */
@@ -494,20 +494,20 @@ imsgev_compose(struct imsgev *iev, uint32_t type, uint32_t peerid,
 void
 imsgev_clear(struct imsgev *iev)
 {
-	if (iev->in_dispatch > 0) {
-		/* The handler still uses the buffer: it finishes the job. */
-		iev->free_pending = 1;
-		iev->dead = 1;
-		if (iev->ev != NULL)
-			event_del(iev->ev);
-		return;
+	/*
+	 * Tear down now and tell a running handler, through its own stack,
+	 * that iev is gone: the caller may free iev as soon as we return.
+	 */
+	if (iev->gone != NULL) {
+		*iev->gone = 1;
+		iev->gone = NULL;
 	}
 	imsgev_teardown(iev);
 }
 
 /* Reads and dispatches.  NULL, or why the channel is finished. */
 static const char *
-imsgev_read(struct imsgev *iev, char *why, size_t whylen)
+imsgev_read(struct imsgev *iev, const int *gone, char *why, size_t whylen)
 {
 	struct imsg	 imsg;
 	ssize_t		 n;
@@ -520,7 +520,7 @@ imsgev_read(struct imsgev *iev, char *why, size_t whylen)
 	}
 	if (n == 0)
 		return "connection closed";
-	while (!iev->dead) {
+	for (;;) {
 		rc = imsg_get(&iev->ibuf, &imsg);
 		if (rc == 0)
 			break;
@@ -531,6 +531,8 @@ imsgev_read(struct imsgev *iev, char *why, size_t whylen)
 		}
 		iev->dispatch(iev, &imsg, iev->arg);
 		imsg_free(&imsg);
+		if (*gone)
+			return NULL;	/* iev may be freed memory now */
 	}
 	return NULL;
 }
@@ -541,28 +543,30 @@ imsgev_handler(evutil_socket_t fd, short what, void *arg)
 	struct imsgev	*iev = arg;
 	const char	*why = NULL;
 	char		 buf[128];
+	int		 gone = 0, *outer = iev->gone;
 
 	iev->events = 0;	/* a fired non-persistent event is disarmed */
+	iev->gone = &gone;
 	iev->in_dispatch++;
 	if ((what & EV_WRITE) && imsgbuf_write(&iev->ibuf) == -1) {
 		snprintf(buf, sizeof(buf), "write: %s", strerror(errno));
 		why = buf;
 	}
-	if (why == NULL && !iev->dead && (what & EV_READ))
-		why = imsgev_read(iev, buf, sizeof(buf));
-	iev->in_dispatch--;
-
-	if (iev->free_pending && iev->in_dispatch == 0) {
-		/* dispatch() cleared us: the user is done, closed() is not due. */
-		imsgev_teardown(iev);
+	if (why == NULL && (what & EV_READ))
+		why = imsgev_read(iev, &gone, buf, sizeof(buf));
+	if (gone) {
+		/* Cleared in dispatch(); pass the news to an outer handler. */
+		if (outer != NULL)
+			*outer = 1;
 		return;
 	}
+	iev->in_dispatch--;
+	iev->gone = outer;
+
 	if (why != NULL && !iev->dead) {
 		iev->dead = 1;
 		event_del(iev->ev);
-		/*
-		 * Last use of iev here: closed() may clear and even free it.
-		 */
+		/* Last use of iev here: closed() may clear and free it. */
 		if (iev->closed != NULL)
 			iev->closed(iev, why, iev->arg);
 		return;

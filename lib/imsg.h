@@ -95,11 +95,10 @@ int	 imsg_composev(struct imsgbuf *, uint32_t type, uint32_t peerid,
  * imsg_get_fd to keep it).  closed() is called once on EOF, a read or
  * write error or a malformed stream; after it the imsgev is dead.
  *
- * Either callback may call imsgev_clear() on its own imsgev.  closed()
- * is the last thing the handler does with the imsgev, so closed() may
- * also free the memory holding it; dispatch() must not (clear it there,
- * free it later).  Clearing from dispatch() stops further dispatching
- * and does not call closed().
+ * Either callback may call imsgev_clear() on its own imsgev and then
+ * free the memory holding it: the handler does not touch a cleared
+ * imsgev again.  Clearing from dispatch() stops further dispatching and
+ * does not call closed().
  */
 struct imsgev;
 typedef void	(*imsgev_dispatch_cb)(struct imsgev *, struct imsg *, void *);
@@ -115,7 +114,8 @@ struct imsgev {
 	void			*arg;
 	int			 dead;
 	int			 in_dispatch;
-	int			 free_pending;
+	int			 free_pending;	/* unused, kept for the API */
+	int			*gone;		/* handler's flag, set by clear */
 };
 
 /* Makes fd non-blocking.  On failure (-1) fd stays the caller's. */

@@ -345,6 +345,7 @@ struct side {
 	int		 dispatched;
 	int		 closed;
 	int		 clear_in_dispatch;
+	int		 free_in_dispatch;
 	int		 clear_in_closed;
 	int		 last_type;
 	int		 fd_ok;
@@ -368,6 +369,12 @@ side_dispatch(struct imsgev *iev, struct imsg *m, void *arg)
 		imsgev_compose(iev, 100 + s->dispatched, 0, 0, -1, NULL, 0);
 	if (s->clear_in_dispatch)
 		imsgev_clear(iev);
+	if (s->free_in_dispatch) {
+		/* Poison first, so that a later use shows even without ASan. */
+		memset(iev, 0xa5, sizeof(*iev));
+		free(iev);
+		s->iev = NULL;
+	}
 }
 
 static void
@@ -450,38 +457,59 @@ test_imsgev(void)
 	event_base_free(base);
 }
 
+/*
+ * dispatch() answers the first of three buffered messages, then clears
+ * its imsgev, and with free_it also frees the memory, as a connection
+ * object would.
+ */
 static void
-test_clear_in_dispatch(void)
+clear_in_dispatch(int free_it)
 {
 	struct event_base	*base;
-	struct imsgev		 iev;
+	struct imsgev		 embedded, *iev;
 	struct imsgbuf		 peer;
+	struct imsg		 m;
 	struct side		 s;
 	struct timeval		 limit = { 5, 0 };
+	const char		*how = free_it ? "clear+free" : "clear";
 	int			 sv[2], i;
 
 	memset(&s, 0, sizeof(s));
 	s.clear_in_dispatch = 1;
+	s.free_in_dispatch = free_it;
+	iev = free_it ? malloc(sizeof(*iev)) : &embedded;
+	s.iev = iev;
 	base = event_base_new();
 	T_OK(pair(sv, 0) == 0, "socketpair");
 	imsgbuf_init(&peer, sv[0]);
 	for (i = 0; i < 3; i++)
-		imsg_compose(&peer, 7, 0, 0, -1, &i, sizeof(i));
+		imsg_compose(&peer, 1, 0, 0, -1, &i, sizeof(i));
 	imsgbuf_flush(&peer);
-	T_EQ_INT(imsgev_init(&iev, base, sv[1], side_dispatch, side_closed,
-	    &s), 0, "imsgev_init");
+	T_OK(imsgev_init(iev, base, sv[1], side_dispatch, side_closed,
+	    &s) == 0, "%s: imsgev_init", how);
 	event_base_loopexit(base, &limit);
 	event_base_dispatch(base);
 
-	T_EQ_INT(s.dispatched, 1, "no dispatch after clear");
-	T_EQ_INT(s.closed, 0, "no closed() after clear");
-	T_OK(iev.dead && iev.ev == NULL && iev.ibuf.fd == -1,
-	    "torn down once the handler returned");
-	T_EQ_INT(imsgbuf_read(&peer), 0, "peer sees the socket closed");
+	T_OK(s.dispatched == 1, "%s: no dispatch after clear (%d)", how,
+	    s.dispatched);
+	T_OK(s.closed == 0, "%s: no closed() after clear", how);
+	if (!free_it)
+		T_OK(iev->dead && iev->ev == NULL && iev->ibuf.fd == -1 &&
+		    iev->gone == NULL, "%s: torn down", how);
+	/* dispatch() queued a reply before clearing: it must be dropped. */
+	T_OK(recv_one(&peer, &m) == 0 && imsgbuf_read(&peer) == 0,
+	    "%s: peer sees the socket closed, no reply", how);
 
 	imsgbuf_clear(&peer);
 	close(sv[0]);
 	event_base_free(base);
+}
+
+static void
+test_clear_in_dispatch(void)
+{
+	clear_in_dispatch(0);
+	clear_in_dispatch(1);
 }
 
 static void
