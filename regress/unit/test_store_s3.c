@@ -6,7 +6,11 @@
  * writes or reads the store's socketpair end.
  */
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <pthread.h>
@@ -351,6 +355,96 @@ check(struct store *st)
 	return r.done ? r.error : ETIMEDOUT;
 }
 
+/*
+ * A fake S3 on loopback that answers each request with the next status
+ * of a script, to see what the store retries.
+ */
+struct fake {
+	int		 lfd;
+	const int	*statuses;
+	int		 n;
+	volatile int	 served;
+	pthread_t	 thread;
+};
+
+static void *
+fake_serve(void *arg)
+{
+	struct fake	*f = arg;
+	char		 buf[8192], resp[256];
+	int		 c, i;
+
+	for (i = 0; i < f->n; i++) {
+		if ((c = accept(f->lfd, NULL, NULL)) == -1)
+			break;
+		/* A HEAD has no body: the headers fit one read here. */
+		if (read(c, buf, sizeof(buf)) <= 0) {
+			close(c);
+			break;
+		}
+		snprintf(resp, sizeof(resp), "HTTP/1.1 %d X\r\n"
+		    "Content-Length: 0\r\nConnection: close\r\n\r\n",
+		    f->statuses[i]);
+		write(c, resp, strlen(resp));
+		close(c);
+		f->served++;
+	}
+	return NULL;
+}
+
+static int
+fake_check(const int *statuses, int n, int *served)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 len = sizeof(sin);
+	struct fake		 f = { .statuses = statuses, .n = n };
+	struct store		*st;
+	char			 ep[64];
+	int			 error;
+
+	f.lfd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(f.lfd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(f.lfd, 8) == -1 ||
+	    getsockname(f.lfd, (struct sockaddr *)&sin, &len) == -1)
+		return -1;
+	snprintf(ep, sizeof(ep), "http://127.0.0.1:%d", ntohs(sin.sin_port));
+	endpoint = ep;
+	access_key = "AKIDFAKE";
+	st = store_open("fake-secret", "fakebucket", 0);
+	pthread_create(&f.thread, NULL, fake_serve, &f);
+	error = check(st);
+	store_close(st);
+	/* Unblock accept() if the store asked less often than scripted. */
+	shutdown(f.lfd, SHUT_RDWR);
+	close(f.lfd);
+	pthread_join(f.thread, NULL);
+	*served = f.served;
+	endpoint = NULL;
+	return error;
+}
+
+static void
+test_retries(void)
+{
+	static const int	 s503[] = { 503, 500, 200 };
+	static const int	 s429[] = { 429, 200 };
+	static const int	 s400[] = { 400, 200 };
+	static const int	 s403[] = { 403, 200 };
+	int			 served = 0;
+
+	T_EQ_INT(fake_check(s503, 3, &served), 0, "503 then 500 are retried");
+	T_EQ_INT(served, 3, "three requests for 503, 500, 200");
+	T_EQ_INT(fake_check(s429, 2, &served), 0, "429 is retried");
+	T_EQ_INT(served, 2, "two requests for 429, 200");
+	T_EQ_INT(fake_check(s400, 2, &served), EIO, "400 is an error");
+	T_EQ_INT(served, 1, "400 is not retried");
+	T_EQ_INT(fake_check(s403, 2, &served), EACCES, "403 is EACCES");
+	T_EQ_INT(served, 1, "403 is not retried");
+}
+
 static long
 maxrss_kib(void)
 {
@@ -442,21 +536,24 @@ main(void)
 	long		 rss0, rss1;
 	off_t		 size;
 
-	endpoint = getenv("DEPOT_S3_ENDPOINT");
-	access_key = getenv("DEPOT_S3_ACCESS_KEY");
-	secret_key = getenv("DEPOT_S3_SECRET_KEY");
-	if ((region = getenv("DEPOT_S3_REGION")) == NULL)
-		region = "us-east-1";
-	if (endpoint == NULL || access_key == NULL || secret_key == NULL) {
-		printf("# no S3 server in the environment: "
-		    "run regress/s3/suite.sh\n");
-		return t_done();
-	}
 	signal(SIGPIPE, SIG_IGN);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	base = event_base_new();
 	ev = event_new(base, -1, EV_PERSIST, tick, NULL);
 	event_add(ev, &tv);
+	region = "us-east-1";
+	test_retries();
+
+	endpoint = getenv("DEPOT_S3_ENDPOINT");
+	access_key = getenv("DEPOT_S3_ACCESS_KEY");
+	secret_key = getenv("DEPOT_S3_SECRET_KEY");
+	if (getenv("DEPOT_S3_REGION") != NULL)
+		region = getenv("DEPOT_S3_REGION");
+	if (endpoint == NULL || access_key == NULL || secret_key == NULL) {
+		printf("# no S3 server in the environment: "
+		    "run regress/s3/suite.sh for the rest\n");
+		return t_done();
+	}
 	snprintf(bucket, sizeof(bucket), "depot-test-%ld-%d", (long)time(NULL),
 	    (int)getpid());
 
