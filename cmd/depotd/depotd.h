@@ -101,7 +101,9 @@ struct ctl_cmd {
 
 /* What a key lookup asks and learns. */
 struct auth_lookup {
-	char		 token_sha256[65];
+	char		 token_sha256[65];	/* a key's token, or */
+	char		 user_name[128];	/* the admin key's user */
+	char		 workspace_name[128];	/* "" = "default" */
 };
 
 enum auth_status {
@@ -154,10 +156,14 @@ struct file_key {
 	struct owner	 owner;
 };
 
+/* Purpose and expiry travel with the commit: form fields may follow
+ * the file part. */
 struct file_commit {
 	struct file_key	 key;
 	int64_t		 bytes;
 	char		 sha256[65];
+	char		 purpose[PURPOSE_MAX];
+	int64_t		 expires_after;	/* seconds, 0 = none asked */
 };
 
 struct file_open {
@@ -200,8 +206,6 @@ struct file_list_end {
 struct health_msg {
 	int32_t		 db_up;
 	int32_t		 store_up;
-	int64_t		 files;
-	int64_t		 bytes;
 };
 
 struct error_msg {
@@ -219,6 +223,7 @@ void		 frontend_main(int instance, int debug, int verbose)
 /* storage.c */
 void		 storage_main(int debug, int verbose)
 		    __attribute__((noreturn));
+#define STATUS_DB_DOWN	503
 /* broker.c */
 void		 broker_main(int debug, int verbose)
 		    __attribute__((noreturn));

@@ -1,0 +1,137 @@
+/*
+ * api_errors.c: the two dialects, and errors in each provider's own
+ * envelope so that each SDK raises its proper exception.
+ */
+#include <sys/types.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "log.h"
+#include "frontend.h"
+
+/*
+ * Anthropic when the request carries anthropic-version, or an
+ * anthropic-beta with a value starting files-api.
+ */
+enum dialect
+dialect_of(const struct http_request *req)
+{
+	const char	*beta, *p;
+
+	if (http_header_get(req, "anthropic-version") != NULL)
+		return DIALECT_ANTHROPIC;
+	if ((beta = http_header_get(req, "anthropic-beta")) == NULL)
+		return DIALECT_OPENAI;
+	for (p = beta; p != NULL; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		p += strspn(p, " \t");
+		if (strncmp(p, "files-api", 9) == 0)
+			return DIALECT_ANTHROPIC;
+	}
+	return DIALECT_OPENAI;
+}
+
+static const char *
+openai_type(int status)
+{
+	switch (status) {
+	case 401:
+		return "authentication_error";
+	case 403:
+		return "permission_error";
+	case 404:
+		return "not_found_error";
+	case 429:
+		return "rate_limit_error";
+	default:
+		return status >= 500 ? "server_error" :
+		    "invalid_request_error";
+	}
+}
+
+static const char *
+anthropic_type(int status)
+{
+	switch (status) {
+	case 401:
+		return "authentication_error";
+	case 403:
+		return "permission_error";
+	case 404:
+		return "not_found_error";
+	case 413:
+		return "request_too_large";
+	case 429:
+		return "rate_limit_error";
+	case 503:
+	case 529:
+		return "overloaded_error";
+	default:
+		return status >= 500 ? "api_error" : "invalid_request_error";
+	}
+}
+
+void
+api_reply_json(struct api_req *ar, int status, struct json_object *obj)
+{
+	const char	*text;
+	size_t		 len;
+
+	text = json_object_to_json_string_length(obj,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	http_reply(ar->req, status, "application/json", text, len);
+	json_object_put(obj);
+}
+
+void
+api_error(struct api_req *ar, int status, const char *param,
+    const char *fmt, ...)
+{
+	struct json_object	*root, *err;
+	char			 msg[512];
+	va_list			 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err = json_object_new_object();
+	root = json_object_new_object();
+	if (ar->dialect == DIALECT_ANTHROPIC) {
+		json_object_object_add(root, "type",
+		    json_object_new_string("error"));
+		json_object_object_add(err, "type",
+		    json_object_new_string(anthropic_type(status)));
+		json_object_object_add(err, "message",
+		    json_object_new_string(msg));
+	} else {
+		json_object_object_add(err, "message",
+		    json_object_new_string(msg));
+		json_object_object_add(err, "type",
+		    json_object_new_string(openai_type(status)));
+		json_object_object_add(err, "param", param ?
+		    json_object_new_string(param) : NULL);
+		json_object_object_add(err, "code", status == 413 ?
+		    json_object_new_string("file_too_large") : NULL);
+	}
+	json_object_object_add(root, "error", err);
+	api_reply_json(ar, status, root);
+}
+
+void
+api_error_from_storage(struct api_req *ar, struct imsg *imsg)
+{
+	struct error_msg	 em;
+
+	if (imsg->hdr.type != IMSG_ERROR || imsg->datalen != sizeof(em)) {
+		api_error(ar, 500, NULL, "unexpected reply from storage");
+		return;
+	}
+	memcpy(&em, imsg->data, sizeof(em));
+	em.message[sizeof(em.message) - 1] = '\0';
+	api_error(ar, em.status, NULL, "%s", em.message);
+}

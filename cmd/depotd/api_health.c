@@ -1,0 +1,149 @@
+/*
+ * api_health.c: GET /healthz and GET /metrics.
+ *
+ * Counters are this frontend's own (each process counts what it
+ * served); every sample carries a frontend label so that scrapes of
+ * different frontends add up.
+ */
+#include <sys/types.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <json-c/json.h>
+
+#include "log.h"
+#include "frontend.h"
+
+#define ROUTES_MAX	32
+
+struct route_count {
+	const char	*route;		/* a string literal of a route */
+	int		 status;
+	uint64_t	 count;
+};
+
+static struct route_count	 counts[ROUTES_MAX * 8];
+static int			 ncounts;
+static uint64_t			 bytes_in, bytes_out;
+
+void
+metrics_count(const struct http_request *req)
+{
+	const char	*route = req->route ? req->route : "unrouted";
+	int		 i;
+
+	bytes_in += req->bytes_in;
+	bytes_out += req->bytes_out;
+	for (i = 0; i < ncounts; i++)
+		if (counts[i].status == req->status &&
+		    strcmp(counts[i].route, route) == 0) {
+			counts[i].count++;
+			return;
+		}
+	if (ncounts == (int)(sizeof(counts) / sizeof(counts[0])))
+		return;
+	counts[ncounts].route = route;
+	counts[ncounts].status = req->status;
+	counts[ncounts].count = 1;
+	ncounts++;
+}
+
+static int
+health_reply(struct api_req *ar, struct imsg *imsg, struct health_msg *hm)
+{
+	ar->call = 0;
+	if (imsg->hdr.type != IMSG_HEALTH || imsg->datalen != sizeof(*hm))
+		fatalx("bad health reply");
+	memcpy(hm, imsg->data, sizeof(*hm));
+	return hm->db_up && hm->store_up;
+}
+
+static void
+healthz_done(void *arg, struct imsg *imsg)
+{
+	struct api_req		*ar = arg;
+	struct health_msg	 hm;
+	struct json_object	*o, *procs;
+	int			 ok = health_reply(ar, imsg, &hm);
+
+	o = json_object_new_object();
+	json_object_object_add(o, "status",
+	    json_object_new_string(ok ? "ok" : "unavailable"));
+	procs = json_object_new_object();
+	json_object_object_add(procs, "frontend", json_object_new_string("up"));
+	json_object_object_add(procs, "storage", json_object_new_string("up"));
+	json_object_object_add(o, "processes", procs);
+	json_object_object_add(o, "frontend", json_object_new_int(fe.instance));
+	json_object_object_add(o, "database",
+	    json_object_new_string(hm.db_up ? "up" : "down"));
+	json_object_object_add(o, "store",
+	    json_object_new_string(hm.store_up ? "up" : "down"));
+	api_reply_json(ar, ok ? 200 : 503, o);
+}
+
+void
+health_route(struct api_req *ar)
+{
+	ar->req->route = "healthz";
+	if (ar->req->method != HTTP_M_GET && ar->req->method != HTTP_M_HEAD) {
+		api_error(ar, 405, NULL, "use GET");
+		return;
+	}
+	ar->call = fe_storage_call(IMSG_HEALTH_REQ, -1, NULL, 0,
+	    healthz_done, ar);
+}
+
+static void
+metrics_done(void *arg, struct imsg *imsg)
+{
+	struct api_req		*ar = arg;
+	struct health_msg	 hm;
+	struct evbuffer		*b;
+	int			 i, n = fe.instance;
+	size_t			 len;
+	char			*text;
+
+	health_reply(ar, imsg, &hm);
+	if ((b = evbuffer_new()) == NULL) {
+		api_error(ar, 503, NULL, "out of memory");
+		return;
+	}
+	evbuffer_add_printf(b, "# HELP depotd_requests_total HTTP requests "
+	    "served, by route and status.\n"
+	    "# TYPE depotd_requests_total counter\n");
+	for (i = 0; i < ncounts; i++)
+		evbuffer_add_printf(b, "depotd_requests_total{frontend=\"%d\","
+		    "route=\"%s\",status=\"%d\"} %" PRIu64 "\n", n,
+		    counts[i].route, counts[i].status, counts[i].count);
+	evbuffer_add_printf(b, "# TYPE depotd_bytes_in_total counter\n"
+	    "depotd_bytes_in_total{frontend=\"%d\"} %" PRIu64 "\n"
+	    "# TYPE depotd_bytes_out_total counter\n"
+	    "depotd_bytes_out_total{frontend=\"%d\"} %" PRIu64 "\n"
+	    "# TYPE depotd_up gauge\n"
+	    "depotd_up{frontend=\"%d\"} 1\n"
+	    "# TYPE depotd_database_up gauge\n"
+	    "depotd_database_up %d\n"
+	    "# TYPE depotd_store_up gauge\n"
+	    "depotd_store_up %d\n",
+	    n, bytes_in, n, bytes_out, n, hm.db_up, hm.store_up);
+	len = evbuffer_get_length(b);
+	text = (char *)evbuffer_pullup(b, -1);
+	http_reply(ar->req, 200, "text/plain; version=0.0.4", text, len);
+	evbuffer_free(b);
+}
+
+void
+metrics_route(struct api_req *ar)
+{
+	ar->req->route = "metrics";
+	if (ar->req->method != HTTP_M_GET) {
+		api_error(ar, 405, NULL, "use GET");
+		return;
+	}
+	ar->call = fe_storage_call(IMSG_HEALTH_REQ, -1, NULL, 0,
+	    metrics_done, ar);
+}

@@ -1,0 +1,123 @@
+/*
+ * fe_storage.c: a frontend's calls to the storage helper.
+ *
+ * Each call has a number that travels as the imsg peer id; replies
+ * find their call by it.  A call whose HTTP request went away is
+ * cancelled: its replies are dropped and their descriptors closed.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "frontend.h"
+
+struct fe_call {
+	TAILQ_ENTRY(fe_call)	 entry;
+	uint32_t		 id;
+	fe_call_cb		 cb;
+	void			*arg;
+};
+
+/* Few calls are in flight per frontend: a list is plenty. */
+TAILQ_HEAD(call_list, fe_call);
+static struct call_list	 calls = TAILQ_HEAD_INITIALIZER(calls);
+
+static struct fe_call *
+call_find(uint32_t id)
+{
+	struct fe_call		*c;
+
+	TAILQ_FOREACH(c, &calls, entry)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+static struct imsgev	 storage_iev;
+static int		 storage_attached;
+static uint32_t		 next_id = 1;
+
+/* Replies that end a call; list items and nothing else keep it open. */
+static int
+ends_call(uint32_t type)
+{
+	return type != IMSG_FILE_LIST_ITEM;
+}
+
+static void
+storage_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct fe_call	*c;
+
+	if ((c = call_find(imsg->hdr.peerid)) == NULL)
+		return;		/* cancelled; imsg_free closes any fd */
+	if (ends_call(imsg->hdr.type))
+		TAILQ_REMOVE(&calls, c, entry);
+	c->cb(c->arg, imsg);
+	if (ends_call(imsg->hdr.type))
+		free(c);
+}
+
+static void
+storage_closed(struct imsgev *iev, const char *why, void *arg)
+{
+	fatalx("lost the storage helper: %s", why);
+}
+
+void
+fe_storage_attach(int fd)
+{
+	if (storage_attached)
+		fatalx("a second storage channel");
+	if (imsgev_init(&storage_iev, fe.base, fd, storage_dispatch,
+	    storage_closed, NULL) == -1)
+		fatal("imsgev_init");
+	storage_attached = 1;
+}
+
+int
+fe_storage_up(void)
+{
+	return storage_attached;
+}
+
+uint32_t
+fe_storage_call(uint32_t type, int fd, const void *data, size_t len,
+    fe_call_cb cb, void *arg)
+{
+	struct fe_call	*c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		fatal("calloc");
+	do {
+		c->id = next_id++;
+	} while (c->id == 0 || call_find(c->id) != NULL);
+	c->cb = cb;
+	c->arg = arg;
+	TAILQ_INSERT_TAIL(&calls, c, entry);
+	if (imsgev_compose(&storage_iev, type, c->id, 0, fd, data, len) == -1)
+		fatal("imsg_compose");
+	return c->id;
+}
+
+/* A message that needs no answer. */
+void
+fe_storage_send(uint32_t type, const void *data, size_t len)
+{
+	if (imsgev_compose(&storage_iev, type, 0, 0, -1, data, len) == -1)
+		fatal("imsg_compose");
+}
+
+void
+fe_storage_cancel(uint32_t id)
+{
+	struct fe_call	*c;
+
+	if ((c = call_find(id)) != NULL) {
+		TAILQ_REMOVE(&calls, c, entry);
+		free(c);
+	}
+}

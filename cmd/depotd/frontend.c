@@ -1,0 +1,163 @@
+/*
+ * frontend.c: an HTTP frontend process.
+ *
+ * It parses HTTP, decides who the caller is, and serves the API.  It
+ * has no filesystem, no database and no storage credentials: it asks
+ * the storage helper, and reads or writes the descriptors it is given.
+ */
+#include <sys/types.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "child.h"
+#include "frontend.h"
+
+struct frontend fe;
+
+static int	 listen_fds[16];
+static int	 nlisten;
+
+static void
+route_not_found(struct api_req *ar)
+{
+	ar->req->route = "notfound";
+	api_error(ar, 404, NULL, "no route for %s %s", ar->req->method_str,
+	    ar->req->path);
+}
+
+static void
+on_request(struct http_request *req, void *arg)
+{
+	struct api_req	*ar;
+
+	if ((ar = calloc(1, sizeof(*ar))) == NULL) {
+		http_reply_close(req);
+		http_reply(req, 503, "application/json", "{}", 2);
+		return;
+	}
+	ar->req = req;
+	ar->dialect = dialect_of(req);
+	req->arg = ar;
+	if (strcmp(req->path, "/healthz") == 0)
+		health_route(ar);
+	else if (strcmp(req->path, "/metrics") == 0)
+		metrics_route(ar);
+	else if (strcmp(req->path, "/v1/files") == 0 ||
+	    strncmp(req->path, "/v1/files/", 10) == 0)
+		files_route(ar);
+	else
+		route_not_found(ar);
+}
+
+static void
+on_body(struct http_request *req, const void *data, size_t len, void *arg)
+{
+	files_body(req->arg, data, len);
+}
+
+static void
+on_body_end(struct http_request *req, void *arg)
+{
+	files_body_end(req->arg);
+}
+
+static void
+on_free(struct http_request *req, void *arg)
+{
+	struct api_req	*ar = req->arg;
+
+	metrics_count(req);
+	if (ar == NULL)
+		return;
+	if (ar->call != 0)
+		fe_storage_cancel(ar->call);
+	if (ar->free_route != NULL)
+		ar->free_route(ar);
+	if (ar->auth != NULL)
+		free(ar->auth);
+	explicit_bzero(ar, sizeof(*ar));
+	free(ar);
+	req->arg = NULL;
+}
+
+static const struct http_handler handler = {
+	.on_request = on_request,
+	.on_body = on_body,
+	.on_body_end = on_body_end,
+	.on_free = on_free,
+};
+
+static void
+fe_conf(struct depotd_conf *conf, int reload)
+{
+	fe.conf = conf;
+	fe.base = child_base();
+	if (reload)
+		fe_auth_flush();
+}
+
+static void
+fe_listen(int fd)
+{
+	if (nlisten == (int)(sizeof(listen_fds) / sizeof(listen_fds[0])))
+		fatalx("too many listening sockets");
+	listen_fds[nlisten++] = fd;
+}
+
+static void
+fe_peer(enum proc_role role, int instance, int fd)
+{
+	if (role == ROLE_STORAGE)
+		fe_storage_attach(fd);
+	else
+		close(fd);	/* the broker: used by the model pipeline */
+}
+
+static void
+fe_start(void)
+{
+	struct http_limits	 lim;
+	int			 i;
+
+	http_limits_default(&lim);
+	if (fe.conf->max_header_size > 0)
+		lim.max_header_bytes = fe.conf->max_header_size;
+	if (fe.conf->max_headers > 0)
+		lim.max_headers = fe.conf->max_headers;
+	if (fe.conf->header_timeout > 0)
+		lim.header_timeout = fe.conf->header_timeout;
+	if (fe.conf->idle_timeout > 0)
+		lim.idle_timeout = fe.conf->idle_timeout;
+	if (fe.conf->max_connections > 0)
+		lim.max_conns = fe.conf->max_connections;
+	if ((fe.http = http_server_new(fe.base, &lim, &handler)) == NULL)
+		fatalx("http_server_new");
+	for (i = 0; i < nlisten; i++)
+		if (http_server_listen_fd(fe.http, listen_fds[i]) == -1)
+			fatal("listen");
+}
+
+static void
+fe_shutdown(void)
+{
+	if (fe.http != NULL)
+		http_server_close_listeners(fe.http);
+}
+
+static const struct child_ops frontend_ops = {
+	.conf = fe_conf,
+	.listen_fd = fe_listen,
+	.peer = fe_peer,
+	.start = fe_start,
+	.shutdown = fe_shutdown,
+};
+
+void
+frontend_main(int instance, int debug, int verbose)
+{
+	fe.instance = instance;
+	child_run(ROLE_FRONTEND, instance, &frontend_ops, debug, verbose);
+}

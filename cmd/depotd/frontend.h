@@ -1,0 +1,79 @@
+/*
+ * frontend.h: the HTTP frontend's parts: the process (frontend.c),
+ * calls to the storage helper (fe_storage.c), authentication
+ * (fe_auth.c), dialects and errors (api_errors.c), the Files API
+ * (api_files.c), health and metrics (api_health.c).
+ */
+#ifndef DEPOTD_FRONTEND_H
+#define DEPOTD_FRONTEND_H
+
+#include "http.h"
+#include "depotd.h"
+
+struct json_object;
+
+enum dialect {
+	DIALECT_OPENAI,
+	DIALECT_ANTHROPIC,
+};
+
+struct fe_call;
+typedef void	(*fe_call_cb)(void *arg, struct imsg *);
+
+/* The caller, once authenticated. */
+struct principal {
+	struct owner	 owner;
+	char		 key_id[IDLEN];
+	char		 user_name[128];
+	int		 admin;
+};
+
+/* Per-request state of every API route. */
+struct api_req {
+	struct http_request	*req;
+	enum dialect		 dialect;
+	struct principal	 who;
+	uint32_t		 call;		/* outstanding storage call */
+	void			*auth;		/* authentication under way */
+	void			(*free_route)(struct api_req *);
+	void			*route;		/* the route's own state */
+};
+
+struct frontend {
+	struct event_base	*base;
+	struct depotd_conf	*conf;
+	struct http_server	*http;
+	int			 instance;
+};
+extern struct frontend fe;
+
+/* fe_storage.c */
+void	 fe_storage_attach(int fd);
+int	 fe_storage_up(void);
+uint32_t fe_storage_call(uint32_t type, int fd, const void *, size_t,
+	    fe_call_cb, void *);
+void	 fe_storage_send(uint32_t type, const void *, size_t);
+void	 fe_storage_cancel(uint32_t);
+
+/* fe_auth.c */
+void	 fe_authenticate(struct api_req *, void (*)(struct api_req *));
+void	 fe_auth_flush(void);
+
+/* api_errors.c */
+enum dialect dialect_of(const struct http_request *);
+void	 api_error(struct api_req *, int status, const char *param,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void	 api_error_from_storage(struct api_req *, struct imsg *);
+void	 api_reply_json(struct api_req *, int status, struct json_object *);
+
+/* api_files.c */
+void	 files_route(struct api_req *);
+void	 files_body(struct api_req *, const void *, size_t);
+void	 files_body_end(struct api_req *);
+
+/* api_health.c */
+void	 health_route(struct api_req *);
+void	 metrics_route(struct api_req *);
+void	 metrics_count(const struct http_request *);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * storage.c: the storage helper process.
+ *
+ * It alone holds the database connection string and the store's
+ * credentials.  Frontends ask it, over their channels, for key lookups
+ * and file operations; it answers with records and with descriptors
+ * the frontends read or write directly, so file bytes never pass
+ * through this process.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "child.h"
+#include "storage.h"
+
+struct fe_peer {
+	TAILQ_ENTRY(fe_peer)	 entry;
+	enum proc_role		 role;
+	int			 instance;
+	struct imsgev		 iev;
+};
+
+struct storage storage;
+static TAILQ_HEAD(, fe_peer)	 peers = TAILQ_HEAD_INITIALIZER(peers);
+static const char		*ro_list[8];
+static const char		*rw_list[4];
+
+int
+storage_reply(struct fe_peer *p, uint32_t type, uint32_t peerid, int fd,
+    const void *data, size_t len)
+{
+	return imsgev_compose(&p->iev, type, peerid, 0, fd, data, len);
+}
+
+void
+storage_error(struct fe_peer *p, uint32_t peerid, int status,
+    const char *fmt, ...)
+{
+	struct error_msg	 em;
+	va_list			 ap;
+
+	memset(&em, 0, sizeof(em));
+	em.status = status;
+	va_start(ap, fmt);
+	vsnprintf(em.message, sizeof(em.message), fmt, ap);
+	va_end(ap);
+	storage_reply(p, IMSG_ERROR, peerid, -1, &em, sizeof(em));
+}
+
+static void
+peer_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct fe_peer	*p = arg;
+
+	if (p->role != ROLE_FRONTEND && p->role != ROLE_BROKER)
+		fatalx("storage: message from %s", role_name(p->role));
+	files_dispatch(p, imsg);
+}
+
+static void
+peer_closed(struct imsgev *iev, const char *why, void *arg)
+{
+	struct fe_peer	*p = arg;
+
+	/* A lost frontend takes its half-written uploads with it. */
+	files_peer_lost(p);
+	log_warnx("%s %d channel closed: %s", role_name(p->role), p->instance,
+	    why);
+	TAILQ_REMOVE(&peers, p, entry);
+	imsgev_clear(&p->iev);
+	free(p);
+}
+
+static void
+storage_peer(enum proc_role role, int instance, int fd)
+{
+	struct fe_peer	*p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		fatal("calloc");
+	p->role = role;
+	p->instance = instance;
+	if (imsgev_init(&p->iev, storage.base, fd, peer_dispatch, peer_closed,
+	    p) == -1)
+		fatal("imsgev_init");
+	TAILQ_INSERT_TAIL(&peers, p, entry);
+}
+
+static void
+store_checked(void *arg, int error)
+{
+	int	 was = storage.store_up;
+
+	storage.store_up = error == 0;
+	if (error != 0 && (was || arg != NULL))
+		log_warnx("storage: %s is not usable: %s",
+		    storage.conf->storage_url[0] ? "the store" : "store",
+		    strerror(error));
+	else if (error == 0 && !was)
+		log_info("storage: store is usable");
+}
+
+static void
+store_check_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct timeval	 tv = { 30, 0 };
+
+	storage.store->ops->check(storage.store, store_checked, NULL);
+	evtimer_add(storage.ev_store_check, &tv);
+}
+
+static void
+db_state(void *arg, int up)
+{
+	if (up)
+		log_info("database is up");
+	else
+		log_warnx("database is down");
+}
+
+static void
+storage_conf(struct depotd_conf *conf, int reload)
+{
+	storage.conf = conf;
+	storage.base = child_base();
+	if (reload)
+		sweep_reschedule();
+}
+
+/* Opened as root: the store's directory or key files may be root's. */
+static void
+storage_prepare(void)
+{
+	struct store_conf	 sc;
+	const char		*why;
+
+	conf_store(storage.conf, &sc);
+	if ((storage.store = store_new(storage.base, &sc, &why)) == NULL)
+		fatalx("storage %s: %s", storage.conf->storage_url, why);
+	ro_list[0] = "/etc";
+	ro_list[1] = "/usr/share/ca-certificates";
+	ro_list[2] = "/var/run/postgresql";
+	if (storage.conf->storage.identity[0] != '\0')
+		ro_list[3] = storage.conf->storage.identity;
+	if (storage.conf->storage.known_hosts[0] != '\0')
+		ro_list[4] = storage.conf->storage.known_hosts;
+	if (strncmp(storage.conf->storage_url, "file://", 7) == 0)
+		rw_list[0] = storage.conf->storage_url + 7;
+}
+
+static const char *const *
+storage_ro(void)
+{
+	return ro_list;
+}
+
+static const char *const *
+storage_rw(void)
+{
+	return rw_list;
+}
+
+static void
+storage_start(void)
+{
+	struct timeval	 now = { 0, 0 };
+
+	storage.db = db_new(storage.base, storage.conf->database,
+	    storage.conf->db_pool);
+	if (storage.db == NULL)
+		fatalx("database: cannot set up the connection pool");
+	/* The conninfo may hold a password; the pool has its own copy. */
+	db_start(storage.db, db_state, NULL);
+	storage.ev_store_check = evtimer_new(storage.base, store_check_timer,
+	    NULL);
+	storage.store->ops->check(storage.store, store_checked, &storage);
+	evtimer_add(storage.ev_store_check, &now);
+	sweep_init();
+}
+
+static void
+storage_parent_msg(struct imsg *imsg)
+{
+	if (imsg->hdr.type != IMSG_CTL_CMD)
+		fatalx("storage: unexpected message %u from the master",
+		    imsg->hdr.type);
+	ctl_dispatch_cmd(imsg);
+}
+
+static void
+storage_shutdown(void)
+{
+	struct fe_peer	*p;
+
+	TAILQ_FOREACH(p, &peers, entry)
+		files_peer_lost(p);
+}
+
+static const struct child_ops storage_ops = {
+	.conf = storage_conf,
+	.peer = storage_peer,
+	.prepare = storage_prepare,
+	.ro_paths = storage_ro,
+	.rw_paths = storage_rw,
+	.start = storage_start,
+	.parent_msg = storage_parent_msg,
+	.shutdown = storage_shutdown,
+};
+
+void
+storage_main(int debug, int verbose)
+{
+	gethostname(storage.host, sizeof(storage.host));
+	storage.host[sizeof(storage.host) - 1] = '\0';
+	snprintf(storage.host + strlen(storage.host),
+	    sizeof(storage.host) - strlen(storage.host), ":%d", (int)getpid());
+	child_run(ROLE_STORAGE, 0, &storage_ops, debug, verbose);
+}

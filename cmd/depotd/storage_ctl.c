@@ -1,0 +1,225 @@
+/*
+ * storage_ctl.c: depotctl's commands that need the database: users,
+ * workspaces, keys, status and an immediate sweep.  The master relays
+ * them here and relays the reply lines back.
+ */
+#include <sys/types.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+#include "child.h"
+#include "storage.h"
+
+struct ctl_req {
+	uint32_t	 client;
+	int		 type;
+	char		 token[TOKEN_LEN];
+};
+
+static void
+ctl_line(uint32_t client, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+ctl_line(uint32_t client, const char *fmt, ...)
+{
+	char	 line[1024];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	child_send_parent(IMSG_CTL_LINE, client, -1, line, strlen(line) + 1);
+}
+
+static void
+ctl_end(struct ctl_req *c, int status)
+{
+	int32_t	 s = status;
+
+	child_send_parent(IMSG_CTL_END, c->client, -1, &s, sizeof(s));
+	explicit_bzero(c->token, sizeof(c->token));
+	free(c);
+}
+
+static int
+ctl_failed(struct ctl_req *c, const PGresult *res, ExecStatusType want)
+{
+	if (res == NULL) {
+		ctl_line(c->client, "the database is unavailable");
+		ctl_end(c, 1);
+		return 1;
+	}
+	if (PQresultStatus(res) != want) {
+		ctl_line(c->client, "%s", PQresultErrorField(res,
+		    PG_DIAG_MESSAGE_PRIMARY));
+		ctl_end(c, 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* Prints every row as tab-separated columns. */
+static void
+ctl_rows(void *arg, const PGresult *res)
+{
+	struct ctl_req	*c = arg;
+	char		 line[1024];
+	int		 i, j;
+
+	if (ctl_failed(c, res, PGRES_TUPLES_OK))
+		return;
+	for (i = 0; i < PQntuples(res); i++) {
+		line[0] = '\0';
+		for (j = 0; j < PQnfields(res); j++) {
+			if (j > 0)
+				strlcat(line, "\t", sizeof(line));
+			strlcat(line, PQgetisnull(res, i, j) ? "-" :
+			    PQgetvalue(res, i, j), sizeof(line));
+		}
+		ctl_line(c->client, "%s", line);
+	}
+	if (PQntuples(res) == 0 && c->type == CTL_KEY_REVOKE) {
+		ctl_line(c->client, "no such key");
+		ctl_end(c, 1);
+		return;
+	}
+	if (c->type == CTL_KEY_CREATE && PQntuples(res) == 1) {
+		/* The only time the token is ever shown. */
+		ctl_line(c->client, "token\t%s", c->token);
+	}
+	ctl_end(c, 0);
+}
+
+static void
+ctl_query(struct ctl_req *c, const char *sql, int n, const char **params)
+{
+	if (db_query(storage.db, sql, n, params, ctl_rows, c) == -1) {
+		ctl_line(c->client, "the database is unavailable");
+		ctl_end(c, 1);
+	}
+}
+
+static void
+key_create(struct ctl_req *c, const struct ctl_cmd *cmd)
+{
+	const char	*params[6];
+	char		 id[ID_BUFSIZE], hash[SHA256_HEXLEN], prefix[16];
+
+	token_new(c->token, sizeof(c->token));
+	sha256_hex(c->token, strlen(c->token), hash);
+	strlcpy(prefix, c->token, sizeof(prefix) < 13 ? sizeof(prefix) : 13);
+	id_new(id, sizeof(id), "key-");
+	params[0] = id;
+	params[1] = prefix;
+	params[2] = hash;
+	params[3] = cmd->args[0];
+	params[4] = cmd->args[1];
+	params[5] = cmd->args[2];
+	ctl_query(c, "insert into api_keys (id, prefix, token_sha256, "
+	    "user_id, workspace_id, expires_at) select $1, $2, $3, u.id, "
+	    "w.id, case when $6 = '' then null else now() + $6::interval "
+	    "end from users u, workspaces w where u.name = $4 and "
+	    "w.name = $5 returning id, prefix, $4, $5, "
+	    "coalesce(expires_at::text, 'never')", 6, params);
+	explicit_bzero(hash, sizeof(hash));
+}
+
+static void
+sweep_reported(void *arg, const char *result)
+{
+	struct ctl_req	*c = arg;
+
+	ctl_line(c->client, "%s", result);
+	ctl_end(c, 0);
+}
+
+static void
+status_rows(struct ctl_req *c)
+{
+	ctl_line(c->client, "database %s, store %s",
+	    db_up(storage.db) ? "up" : "down",
+	    storage.store_up ? "up" : "down");
+	ctl_query(c, "select 'files ' || state || case when deleted_at is "
+	    "not null then ' deleted' when expires_at <= now() then "
+	    "' expired' else '' end, count(*), coalesce(sum(bytes), 0) "
+	    "from files group by 1 union all (select 'last sweep ' || host "
+	    "|| ' at ' || finished_at::text || ': removed ' || removed || "
+	    "', failed ' || failed, null, null from sweep_runs order by "
+	    "finished_at desc limit 1) order by 1", 0, NULL);
+}
+
+void
+ctl_dispatch_cmd(struct imsg *imsg)
+{
+	struct ctl_cmd	 cmd;
+	struct ctl_req	*c;
+	const char	*p[2];
+	char		 id[ID_BUFSIZE];
+	int		 i;
+
+	if (imsg->datalen != sizeof(cmd))
+		fatalx("storage: bad control message");
+	memcpy(&cmd, imsg->data, sizeof(cmd));
+	for (i = 0; i < CTL_ARGS; i++)
+		cmd.args[i][CTL_ARGLEN - 1] = '\0';
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		fatal("calloc");
+	c->client = imsg->hdr.peerid;
+	c->type = cmd.type;
+	p[0] = id;
+	p[1] = cmd.args[0];
+	switch (cmd.type) {
+	case CTL_STATUS:
+		status_rows(c);
+		break;
+	case CTL_USER_ADD:
+		id_new(id, sizeof(id), "usr-");
+		ctl_query(c, "insert into users (id, name) values ($1, $2) "
+		    "returning id, name", 2, p);
+		break;
+	case CTL_WORKSPACE_ADD:
+		id_new(id, sizeof(id), "wrk-");
+		ctl_query(c, "insert into workspaces (id, name) values "
+		    "($1, $2) returning id, name", 2, p);
+		break;
+	case CTL_USER_LIST:
+		ctl_query(c, "select id, name, created_at from users "
+		    "order by name", 0, NULL);
+		break;
+	case CTL_WORKSPACE_LIST:
+		ctl_query(c, "select id, name, created_at from workspaces "
+		    "order by name", 0, NULL);
+		break;
+	case CTL_KEY_CREATE:
+		key_create(c, &cmd);
+		break;
+	case CTL_KEY_LIST:
+		ctl_query(c, "select k.id, k.prefix || '...', u.name, w.name, "
+		    "k.created_at, coalesce(k.expires_at::text, 'never'), "
+		    "case when k.revoked_at is null then 'active' else "
+		    "'revoked' end from api_keys k join users u on "
+		    "u.id = k.user_id join workspaces w on "
+		    "w.id = k.workspace_id order by k.created_at", 0, NULL);
+		break;
+	case CTL_KEY_REVOKE:
+		p[0] = cmd.args[0];
+		ctl_query(c, "update api_keys set revoked_at = now() where "
+		    "(id = $1 or prefix = $1) and revoked_at is null "
+		    "returning id, 'revoked'", 1, p);
+		break;
+	case CTL_SWEEP:
+		sweep_run(sweep_reported, c);
+		break;
+	default:
+		ctl_line(c->client, "unknown command");
+		ctl_end(c, 1);
+		break;
+	}
+	explicit_bzero(&cmd, sizeof(cmd));
+}
