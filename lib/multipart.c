@@ -54,15 +54,16 @@ static int	 fail(struct multipart *, const char *);
 static int
 is_bchar(int c)
 {
-	return isascii(c) && (isalnum(c) || strchr("'()+_,-./:=? ", c) != NULL);
+	return c != '\0' && isascii(c) &&
+	    (isalnum(c) || strchr("'()+_,-./:=? ", c) != NULL);
 }
 
 /* RFC 7230 tchar. */
 static int
 is_tchar(int c)
 {
-	return isascii(c) && (isalnum(c) ||
-	    strchr("!#$%&'*+-.^_`|~", c) != NULL);
+	return c != '\0' && isascii(c) &&
+	    (isalnum(c) || strchr("!#$%&'*+-.^_`|~", c) != NULL);
 }
 
 static const char *

@@ -316,7 +316,8 @@ name_ascii_fallback(const char *in, char *out, size_t len)
 static int
 is_attr_char(int c)
 {
-	return isascii(c) && (isalnum(c) || strchr("!#$&+-.^_`|~", c) != NULL);
+	return c != '\0' && isascii(c) &&
+	    (isalnum(c) || strchr("!#$&+-.^_`|~", c) != NULL);
 }
 
 /* Appends s to out at *off; -1 when it does not fit. */

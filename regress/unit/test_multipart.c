@@ -343,6 +343,11 @@ test_errors(void)
 	    "name=\"f\"\nX: y\r\n\r\nx\r\n--XyZ123--",
 	    "malformed part headers", "bare LF in headers");
 	expect_error(CT, "--XyZ123\r\nContent-Disposition: form-data; "
+	    "name\r\n\r\nx\r\n--XyZ123--", "malformed part headers",
+	    "parameter without a value at the end of the line");
+	expect_error("multipart/form-data; boundary", "", "malformed Content-Type",
+	    "boundary without a value");
+	expect_error(CT, "--XyZ123\r\nContent-Disposition: form-data; "
 	    "filename=\"a\"\r\n\r\nx\r\n--XyZ123--", "part without a name",
 	    "no name parameter");
 	expect_error(CT, "--XyZ123\r\n" DISP "x\r\n--XyZ123x\r\n",
