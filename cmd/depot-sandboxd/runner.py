@@ -8,9 +8,10 @@
 
 import json
 import os
-import subprocess
+import signal
 import sys
 import threading
+import time
 import traceback
 
 OUTPUT_CAP = int(os.environ.get("DEPOT_OUTPUT_CAP", str(1 << 20)))
@@ -87,6 +88,8 @@ def run_python(code, env):
 
 
 def run_bash(command):
+	import subprocess
+
 	try:
 		proc = subprocess.Popen(["/bin/bash", "-c", command],
 		    stdin=subprocess.DEVNULL, cwd=WORKSPACE)
@@ -249,6 +252,31 @@ class EditorError(Exception):
 	pass
 
 
+def reap_leftovers():
+	"""Processes a call started do not outlive it: a background job
+	or a fork bomb would otherwise hold the jail's process and memory
+	limits for the calls that follow.  kill(-1) reaches every process
+	in the jail's pid namespace except its init and us; a bomb may fork
+	during one sweep, so sweep until nothing is left."""
+	me = os.getpid()
+	for _ in range(50):
+		others = [p for p in os.listdir("/proc") if p.isdigit() and
+		    int(p) not in (1, me)]
+		if not others:
+			return
+		try:
+			os.kill(-1, signal.SIGKILL)
+		except OSError:
+			pass
+		while True:
+			try:
+				if os.waitpid(-1, os.WNOHANG)[0] == 0:
+					break
+			except ChildProcessError:
+				break
+		time.sleep(0.01)
+
+
 def handle(request, env, editor):
 	tool = request.get("tool")
 	args = request.get("input") or {}
@@ -270,6 +298,7 @@ def handle(request, env, editor):
 			sys.stderr.flush()
 		except Exception:
 			pass
+		reap_leftovers()
 		stdout = out.finish()
 		stderr = err.finish()
 	return {"stdout": stdout, "stderr": stderr, "return_code": rc}

@@ -75,6 +75,8 @@ static void	exec_start_next(struct session *);
 static void	exec_finish(struct session *, struct json_object *reply,
 		    int status, const char *error);
 
+static char	*jail_env[] = { "PATH=/usr/bin:/bin", NULL };
+
 static int
 runner_spawn(struct session *s)
 {
@@ -105,7 +107,8 @@ runner_spawn(struct session *s)
 		signal(SIGCHLD, SIG_DFL);
 		if (jail_rlimits(&sbx_conf->limits) == -1)
 			_exit(127);
-		execv(argv[0], argv);
+		/* Not even bwrap sees the daemon's environment. */
+		execve(argv[0], argv, jail_env);
 		_exit(127);
 	}
 	close(sv[1]);

@@ -75,8 +75,9 @@ class Daemon:
 		for o in opts:
 			args += ["-o", o]
 		self.log = open(os.path.join(self.dir, "log"), "w")
+		env = dict(os.environ, SBX_DAEMON_ONLY="secret-in-env")
 		self.proc = subprocess.Popen(args, stdout=self.log,
-		    stderr=self.log)
+		    stderr=self.log, env=env)
 		deadline = time.time() + 10
 		while time.time() < deadline:
 			try:
