@@ -43,6 +43,7 @@ LIBDEPOT =	$(B)/libdepot.a
 DEPOTD_SRCS :=	$(wildcard cmd/depotd/*.c)
 DEPOTD_OBJS :=	$(DEPOTD_SRCS:%.c=$(B)/%.o) $(B)/cmd/depotd/parse.o
 CTL_OBJS :=	$(patsubst %.c,$(B)/%.o,$(wildcard cmd/depotctl/*.c))
+$(CTL_OBJS): CFLAGS += -Icmd/depotd
 SBX_OBJS :=	$(patsubst %.c,$(B)/%.o,$(wildcard cmd/depot-sandboxd/*.c))
 
 PROGS =		$(B)/depotd $(B)/depotctl $(B)/depot-sandboxd

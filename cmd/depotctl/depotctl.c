@@ -1,0 +1,107 @@
+/*
+ * depotctl.c: talk to depotd over its control socket.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "imsg.h"
+#include "parser.h"
+
+static int
+control_connect(const char *path)
+{
+	struct sockaddr_un	 sun;
+	int			 fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		errx(1, "socket path too long: %s", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		err(1, "socket");
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		err(1, "connect %s", path);
+	return fd;
+}
+
+/* Prints reply lines until the end marker; returns its status. */
+static int
+read_replies(struct imsgbuf *ibuf)
+{
+	struct imsg	 imsg;
+	int32_t		 status;
+	ssize_t		 n;
+	int		 r;
+
+	for (;;) {
+		while ((r = imsg_get(ibuf, &imsg)) == 1) {
+			switch (imsg.hdr.type) {
+			case IMSG_CTL_LINE:
+				if (imsg.datalen == 0 ||
+				    ((char *)imsg.data)[imsg.datalen - 1] !=
+				    '\0')
+					errx(1, "malformed reply");
+				printf("%s\n", (char *)imsg.data);
+				break;
+			case IMSG_CTL_END:
+				if (imsg.datalen != sizeof(status))
+					errx(1, "malformed reply");
+				memcpy(&status, imsg.data, sizeof(status));
+				imsg_free(&imsg);
+				return status;
+			default:
+				errx(1, "unexpected reply %u", imsg.hdr.type);
+			}
+			imsg_free(&imsg);
+		}
+		if (r == -1)
+			errx(1, "malformed reply");
+		if ((n = imsgbuf_read(ibuf)) == 0)
+			errx(1, "depotd closed the connection");
+		if (n == -1)
+			err(1, "read");
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char	*sock = DEPOTD_SOCKET;
+	struct imsgbuf	 ibuf;
+	struct ctl_cmd	 cmd;
+	int		 ch, fd, status;
+
+	while ((ch = getopt(argc, argv, "+s:")) != -1) {
+		switch (ch) {
+		case 's':
+			sock = optarg;
+			break;
+		default:
+			parser_usage();
+			return 1;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (parse_command(argc, argv, &cmd) == -1)
+		return 1;
+	fd = control_connect(sock);
+	if (imsgbuf_init(&ibuf, fd) == -1)
+		err(1, "imsgbuf_init");
+	if (imsg_compose(&ibuf, IMSG_CTL_CMD, 0, getpid(), -1, &cmd,
+	    sizeof(cmd)) == -1 || imsgbuf_flush(&ibuf) == -1)
+		err(1, "send");
+	status = read_replies(&ibuf);
+	imsgbuf_clear(&ibuf);
+	close(fd);
+	return status;
+}

@@ -1,0 +1,135 @@
+/*
+ * parser.c: depotctl's commands, one table row each.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parser.h"
+
+struct command {
+	const char	*words[2];
+	int		 type;
+	const char	*usage;
+};
+
+static const struct command commands[] = {
+	{ { "show", "status" }, CTL_STATUS, "show status" },
+	{ { "reload", NULL }, CTL_RELOAD, "reload" },
+	{ { "log", "verbose" }, CTL_LOG_VERBOSE, "log verbose" },
+	{ { "log", "brief" }, CTL_LOG_BRIEF, "log brief" },
+	{ { "sweep", NULL }, CTL_SWEEP, "sweep" },
+	{ { "user", "add" }, CTL_USER_ADD, "user add name" },
+	{ { "user", "list" }, CTL_USER_LIST, "user list" },
+	{ { "workspace", "add" }, CTL_WORKSPACE_ADD, "workspace add name" },
+	{ { "workspace", "list" }, CTL_WORKSPACE_LIST, "workspace list" },
+	{ { "key", "create" }, CTL_KEY_CREATE,
+	    "key create -u user -w workspace [-e lifetime]" },
+	{ { "key", "list" }, CTL_KEY_LIST, "key list" },
+	{ { "key", "revoke" }, CTL_KEY_REVOKE, "key revoke key-id|prefix" },
+};
+
+void
+parser_usage(void)
+{
+	size_t	 i;
+
+	fprintf(stderr, "usage: depotctl [-s socket] command [argument ...]\n"
+	    "commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(stderr, "\t%s\n", commands[i].usage);
+}
+
+static int
+arg_copy(struct ctl_cmd *cmd, int i, const char *v)
+{
+	if (strlcpy(cmd->args[i], v, CTL_ARGLEN) >= CTL_ARGLEN) {
+		fprintf(stderr, "depotctl: argument too long: %s\n", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+key_create_args(int argc, char *argv[], struct ctl_cmd *cmd)
+{
+	int	 ch;
+
+	optind = 0;
+	while ((ch = getopt(argc, argv, "e:u:w:")) != -1) {
+		switch (ch) {
+		case 'u':
+			if (arg_copy(cmd, 0, optarg) == -1)
+				return -1;
+			break;
+		case 'w':
+			if (arg_copy(cmd, 1, optarg) == -1)
+				return -1;
+			break;
+		case 'e':
+			if (arg_copy(cmd, 2, optarg) == -1)
+				return -1;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (optind != argc || cmd->args[0][0] == '\0' ||
+	    cmd->args[1][0] == '\0') {
+		fprintf(stderr, "usage: depotctl key create -u user "
+		    "-w workspace [-e lifetime]\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+words_match(const struct command *c, int argc, char *argv[])
+{
+	if (argc < 1 || strcmp(argv[0], c->words[0]) != 0)
+		return 0;
+	if (c->words[1] == NULL)
+		return 1;
+	return argc >= 2 && strcmp(argv[1], c->words[1]) == 0;
+}
+
+int
+parse_command(int argc, char *argv[], struct ctl_cmd *cmd)
+{
+	const struct command	*c = NULL;
+	size_t			 i;
+	int			 used;
+
+	memset(cmd, 0, sizeof(*cmd));
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (words_match(&commands[i], argc, argv)) {
+			c = &commands[i];
+			break;
+		}
+	if (c == NULL) {
+		parser_usage();
+		return -1;
+	}
+	cmd->type = c->type;
+	used = c->words[1] ? 2 : 1;
+	argc -= used;
+	argv += used;
+	switch (c->type) {
+	case CTL_KEY_CREATE:
+		return key_create_args(argc + 1, argv - 1, cmd);
+	case CTL_USER_ADD:
+	case CTL_WORKSPACE_ADD:
+	case CTL_KEY_REVOKE:
+		if (argc != 1) {
+			fprintf(stderr, "usage: depotctl %s\n", c->usage);
+			return -1;
+		}
+		return arg_copy(cmd, 0, argv[0]);
+	default:
+		if (argc != 0) {
+			fprintf(stderr, "usage: depotctl %s\n", c->usage);
+			return -1;
+		}
+		return 0;
+	}
+}
