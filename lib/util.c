@@ -67,7 +67,7 @@ id_valid(const char *s, const char *prefix)
 {
 	size_t	 plen = strlen(prefix), i;
 
-	if (strncmp(s, prefix, plen) != 0)
+	if (s == NULL || strncmp(s, prefix, plen) != 0)
 		return 0;
 	s += plen;
 	for (i = 0; i < ID_HEXLEN; i++) {
@@ -186,9 +186,16 @@ sha256_abort(struct sha256_ctx *ctx)
 int
 timingsafe_streq(const char *a, const char *b)
 {
-	size_t		 alen = strlen(a), blen = strlen(b);
-	size_t		 n = alen > blen ? alen : blen, i;
-	unsigned char	 diff = alen != blen;
+	size_t		 alen, blen, n, i;
+	unsigned char	 diff;
+
+	/* A missing secret never matches, not even another missing one. */
+	if (a == NULL || b == NULL)
+		return 0;
+	alen = strlen(a);
+	blen = strlen(b);
+	n = alen > blen ? alen : blen;
+	diff = alen != blen;
 
 	/*
 	 * Walk the longer length on both strings, reading the shorter one

@@ -24,7 +24,7 @@ int	 random_bytes(void *buf, size_t len);
  * Aborts (fatalx) if buf is too small or the kernel has no randomness.
  */
 void	 id_new(char *buf, size_t len, const char *prefix);
-/* 1 when s is exactly prefix + 32 lowercase hex digits, else 0. */
+/* 1 when s is exactly prefix + 32 lowercase hex digits, else 0 (NULL: 0). */
 int	 id_valid(const char *s, const char *prefix);
 
 /* "dpt-" + base64url of 256 random bits; len >= TOKEN_LEN.  Wipe it after use. */
@@ -46,7 +46,10 @@ int	 sha256_final_hex(struct sha256_ctx *, char out[SHA256_HEXLEN]);
 /* Releases a context without a digest (an aborted upload). */
 void	 sha256_abort(struct sha256_ctx *);
 
-/* 1 when equal.  Time depends only on the longer length, not the content. */
+/*
+ * 1 when equal, 0 otherwise or when either is NULL.  Time depends only
+ * on the longer length, not on the content.
+ */
 int	 timingsafe_streq(const char *a, const char *b);
 
 /* Microseconds since the epoch, wall clock. */

@@ -60,6 +60,7 @@ test_ids(void)
 	    "missing prefix refused");
 	T_OK(!id_valid("", "file-"), "empty refused");
 	T_OK(!id_valid("file-", "file-"), "prefix alone refused");
+	T_OK(!id_valid(NULL, "file-"), "NULL refused");
 }
 
 static void
@@ -133,6 +134,8 @@ test_streq(void)
 	T_OK(!timingsafe_streq("secret1", "secret"), "longer a");
 	T_OK(!timingsafe_streq("", "x"), "empty vs one");
 	T_OK(timingsafe_streq("", ""), "empty vs empty");
+	T_OK(!timingsafe_streq(NULL, "x") && !timingsafe_streq(NULL, NULL),
+	    "NULL never matches");
 }
 
 static void
