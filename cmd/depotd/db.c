@@ -613,7 +613,8 @@ db_update_up(struct db *db)
 	if (up == db->up)
 		return;
 	db->up = up;
-	log_info("database: %s", up ? "up" : "down");
+	/* The owner's callback reports it; this is for debugging. */
+	log_debug("database: %s", up ? "up" : "down");
 	if (!up && !TAILQ_EMPTY(&db->queue))
 		event_active(db->fail_ev, 0, 0);
 	if (db->updown != NULL)

@@ -378,13 +378,17 @@ test_error(struct db *db)
 static void
 test_kill(struct db *db, PGconn *admin, PGconn *bystander)
 {
-	struct one	 o = { 0 }, after = { 0 };
+	struct one	 o = { 0 }, after = { 0 }, more[4];
 	char		 sql[256];
-	int		 never = 0, up_again;
+	int		 never = 0, up_again, i, nulls = 0;
 	long		 killed;
 
+	memset(more, 0, sizeof(more));
 	T_EQ_INT(db_query(db, "select pg_sleep(30)", 0, NULL, one_cb, &o), 0,
 	    "long query queued");
+	/* Three more busy the pool; the last one waits in the queue. */
+	for (i = 0; i < 4; i++)
+		db_query(db, "select pg_sleep(30)", 0, NULL, one_cb, &more[i]);
 	run_until(&never, 0.5);
 	down_seen = 0;
 	snprintf(sql, sizeof(sql), "select count(pg_terminate_backend(pid))"
@@ -397,6 +401,13 @@ test_kill(struct db *db, PGconn *admin, PGconn *bystander)
 	T_OK(o.done && o.got_null, "in-flight query gets res NULL");
 	run_until(&down_seen, 5);
 	T_OK(down_seen, "database reported down");
+	run_until(&more[3].done, 2);
+	for (i = 0; i < 4; i++)
+		if (more[i].done && more[i].got_null)
+			nulls++;
+	T_EQ_INT(nulls, 4, "other in-flight and queued queries get NULL");
+	for (i = 0; i < 4; i++)
+		one_clear(&more[i]);
 	T_EQ_INT(db_query(db, "select 1", 0, NULL, one_cb, &after), -1,
 	    "queries refused while down");
 	up_seen = 0;
@@ -487,14 +498,30 @@ test_keyset_plan(struct db *db, PGconn *pg)
 	check_sweep_plan(pg);
 }
 
-/* Failed attempts are logged, but never with the password. */
+static int
+count_substr(const char *hay, const char *needle)
+{
+	int	n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * Failed attempts are logged, never with the password, and retried
+ * after 0.5 s, 1 s, 2 s (each give or take a quarter): 3 or 4 attempts
+ * fit in 3.2 s, where a fixed or missing backoff would make more.
+ */
 static void
-test_no_secret_logged(void)
+test_backoff_and_log(void)
 {
 	struct db	*db;
-	char		 path[] = "/tmp/test_db.XXXXXX", buf[8192];
+	char		 path[] = "/tmp/test_db.XXXXXX", buf[16384];
 	ssize_t		 n;
-	int		 fd, saved, never = 0;
+	int		 fd, saved, never = 0, attempts;
 
 	if ((fd = mkstemp(path)) == -1)
 		return;
@@ -504,9 +531,9 @@ test_no_secret_logged(void)
 	dup2(fd, 2);
 	log_setverbose(2);
 	db = db_new(base, "host=/nonexistent/dir port=1 user=nobody"
-	    " password=Sekr1tPassw0rd dbname=none", 2);
+	    " password=Sekr1tPassw0rd dbname=none", 1);
 	db_start(db, updown, NULL);
-	run_until(&never, 1.2);
+	run_until(&never, 3.2);
 	T_OK(!db_up(db), "no database behind a bogus conninfo");
 	db_free(db);
 	log_setverbose(0);
@@ -516,8 +543,9 @@ test_no_secret_logged(void)
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
-	T_OK(strstr(buf, "cannot connect") != NULL,
-	    "failed attempts are logged");
+	attempts = count_substr(buf, "cannot connect");
+	T_OK(attempts >= 3 && attempts <= 4,
+	    "exponential backoff: %d attempts in 3.2 s", attempts);
 	T_OK(strstr(buf, "Sekr1tPassw0rd") == NULL,
 	    "the password never reaches the log");
 }
@@ -544,7 +572,7 @@ test_main(PGconn *admin, const char *scratch)
 	struct one	 o = { 0 };
 
 	test_migrate_sync(admin, scratch);
-	test_no_secret_logged();
+	test_backoff_and_log();
 
 	T_OK(recreate_scratch(admin), "scratch database recreated");
 	db = start_pool(scratch, 4);
