@@ -1,0 +1,87 @@
+# lifetime.py: sessions end: idle reaping, maximum lifetime, DELETE,
+# SIGTERM with work in flight, and a unix-socket daemon without a token.
+
+import os
+import signal
+import threading
+import time
+
+from sbx import Daemon, check, finish, jailed_processes
+
+d = Daemon(opts=["idle-timeout=2", "max-lifetime=4"])
+try:
+	idle = d.session()
+	busy = d.session(idle_timeout_seconds=600)
+	check(os.path.isdir(os.path.join(d.workdir, "sessions", idle)),
+	    "a workspace exists while the session lives")
+	d.code(idle, "open('f.txt', 'w').write('x')")
+	# Keep busy active while idle goes idle.
+	for _ in range(6):
+		d.code(busy, "pass")
+		time.sleep(0.5)
+	st, _ = d.listing(idle)
+	check(st == 404, "an idle session is reaped")
+	check(not os.path.exists(os.path.join(d.workdir, "sessions", idle)),
+	    "the reaped session's workspace is removed")
+	st, _ = d.listing(busy)
+	check(st == 200, "an active session is kept")
+	time.sleep(1.5)
+	st, _ = d.listing(busy)
+	check(st == 404, "a session is reaped at its maximum lifetime (4 s)")
+	check(d.delete(busy) == 204, "DELETE of a reaped session: 204")
+	check(d.delete(busy) == 204, "DELETE twice: 204")
+	check(d.healthy(), "daemon healthy after reaping")
+finally:
+	d.stop()
+	d.cleanup()
+
+# SIGTERM with sessions, background work and a call in flight.
+d = Daemon(opts=["max-lifetime=600"])
+marker = d.workdir
+try:
+	sids = [d.session() for _ in range(3)]
+	for s in sids:
+		d.code(s, "x = 1")
+	answers = []
+
+	def long_call():
+		try:
+			answers.append(d.code(sids[0], "import time; time.sleep(60)",
+			    timeout_seconds=90)[0])
+		except Exception as e:
+			answers.append(repr(e))
+	t = threading.Thread(target=long_call)
+	t.start()
+	time.sleep(1)
+	check(len(jailed_processes(marker)) >= 3,
+	    "jails running before SIGTERM (%d)" % len(jailed_processes(marker)))
+	start = time.time()
+	rc = d.stop(signal.SIGTERM)
+	t.join(10)
+	check(rc == 0 and time.time() - start < 10,
+	    "SIGTERM: exits 0 promptly with a call in flight")
+	time.sleep(0.5)
+	left = jailed_processes(marker) + jailed_processes("/run/depot/runner.py")
+	check(left == [], "SIGTERM leaves no jailed process (%r)" % left[:3])
+	check(os.listdir(os.path.join(d.workdir, "sessions")) == [],
+	    "SIGTERM leaves no workspace")
+	check(os.listdir(os.path.join(d.workdir, "uploads")) == [],
+	    "SIGTERM leaves no upload")
+finally:
+	d.stop()
+	d.cleanup()
+
+# A unix socket and no token.
+d = Daemon(token=False, unix=True)
+try:
+	st, s = d.create()
+	check(st == 201, "unix socket without a token: CreateSession")
+	st, c = d.code(s["session_id"], "print('unix')")
+	check(c["stdout"] == "unix\n", "unix socket: Execute")
+	check(d.delete(s["session_id"]) == 204, "unix socket: DestroySession")
+	mode = os.stat(d.sock).st_mode & 0o777
+	check(mode == 0o660, "the socket is mode 0660 (%o)" % mode)
+finally:
+	d.stop()
+	d.cleanup()
+finish()

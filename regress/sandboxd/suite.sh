@@ -1,0 +1,17 @@
+#!/bin/sh
+# regress/sandboxd/suite.sh: depot-sandboxd's own tests: the protocol,
+# escape and abuse attempts, session lifetime.  Needs root (the daemon
+# drops to nobody), bubblewrap, Debian's python3 with numpy, pandas and
+# matplotlib.
+cd "$(dirname "$0")" || exit 1
+PY=/usr/bin/python3
+if [ ! -x ../../build/depot-sandboxd ]; then
+	echo "not ok - build/depot-sandboxd is missing (run make)"
+	exit 1
+fi
+status=0
+for t in proto abuse lifetime; do
+	echo "# $t"
+	$PY "$t.py" || status=1
+done
+exit $status
