@@ -1,0 +1,78 @@
+# regress/harness/depotd.sh: run the real depotd for tests and `make run'.
+# Sourced, after pg.sh:
+#
+#	depot_user			create the _depotd user if missing
+#	depot_conf DIR PORT [extra]	write DIR/depotd.conf (mode 600) for a
+#					local store in DIR/files
+#	depot_start DIR [flags]		start depotd -d in the background;
+#					DEPOT_PID, DEPOT_URL, DEPOT_SOCK set
+#	depot_stop			SIGTERM and wait
+#	depot_key DIR USER WORKSPACE	create user, workspace and key;
+#					prints the token
+#	depotctl_ ARGS			depotctl on DEPOT_SOCK
+
+top=${top:-$(cd "$(dirname "$0")/../.." && pwd)}
+DEPOTD=${DEPOTD:-$top/build/depotd}
+DEPOTCTL=${DEPOTCTL:-$top/build/depotctl}
+
+depot_user() {
+	id _depotd >/dev/null 2>&1 ||
+	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotd
+}
+
+depot_conf() {	# dir port [extra lines]
+	local d=$1 port=$2 extra=${3:-}
+	mkdir -p "$d/files" "$d/run"
+	chown _depotd "$d/files"
+	chmod 750 "$d/files"
+	cat >"$d/depotd.conf" <<CONF
+listen on 127.0.0.1 port $port
+prefork ${DEPOT_PREFORK:-2}
+control socket "$d/run/depotd.sock"
+database "$DEPOT_PG_CONNINFO"
+storage "${DEPOT_STORAGE:-file://$d/files}"${DEPOT_STORAGE_OPTS:-}
+files {
+	max-size ${DEPOT_MAX_SIZE:-64M}
+	sweep-interval ${DEPOT_SWEEP:-0}
+	writing-grace ${DEPOT_GRACE:-1d}
+}
+admin-key "${DEPOT_ADMIN_KEY:-dpt-admin-test-key-0123456789abcdef}"
+$extra
+CONF
+	chmod 600 "$d/depotd.conf"
+}
+
+depot_start() {	# dir [flags]
+	local d=$1 i
+	shift
+	DEPOT_SOCK=$d/run/depotd.sock
+	DEPOT_PORT=$(sed -n 's/^listen on .* port \([0-9]*\)$/\1/p' \
+	    "$d/depotd.conf" | head -1)
+	DEPOT_URL=http://127.0.0.1:$DEPOT_PORT
+	"$DEPOTD" -d "$@" -f "$d/depotd.conf" >>"$d/depotd.log" 2>&1 &
+	DEPOT_PID=$!
+	for i in $(seq 100); do
+		curl -fs -o /dev/null "$DEPOT_URL/healthz" && return 0
+		kill -0 "$DEPOT_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "depotd did not come up; see $d/depotd.log" >&2
+	return 1
+}
+
+depot_stop() {
+	[ -n "${DEPOT_PID:-}" ] || return 0
+	kill "$DEPOT_PID" 2>/dev/null
+	wait "$DEPOT_PID" 2>/dev/null
+	DEPOT_PID=
+}
+
+depotctl_() {
+	"$DEPOTCTL" -s "$DEPOT_SOCK" "$@"
+}
+
+depot_key() {	# user workspace
+	depotctl_ user add "$1" >/dev/null 2>&1
+	depotctl_ workspace add "$2" >/dev/null 2>&1
+	depotctl_ key create -u "$1" -w "$2" | sed -n 's/^token	//p'
+}
