@@ -27,7 +27,7 @@ void	 id_new(char *buf, size_t len, const char *prefix);
 /* 1 when s is exactly prefix + 32 lowercase hex digits, else 0 (NULL: 0). */
 int	 id_valid(const char *s, const char *prefix);
 
-/* "dpt-" + base64url of 256 random bits; len >= TOKEN_LEN.  Wipe it after use. */
+/* "dpt-" + base64url of 256 random bits; len >= TOKEN_LEN.  Wipe after use. */
 void	 token_new(char *buf, size_t len);
 
 /* out gets 2 * len lowercase hex digits and a NUL. */
