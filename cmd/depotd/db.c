@@ -346,7 +346,12 @@ conn_ready(struct db_conn *c)
 		return;
 	}
 	PQsetNoticeProcessor(c->pg, db_notice, NULL);
-	c->backoff_ms = BACKOFF_MIN_MS;
+	/*
+	 * A connection that cannot migrate (schema too new) keeps its
+	 * backoff growing: the reset waits for a usable schema.
+	 */
+	if (db->migrated)
+		c->backoff_ms = BACKOFF_MIN_MS;
 	c->failures = 0;
 	c->state = CONN_IDLE;
 	conn_watch(c, EV_READ);
@@ -586,6 +591,7 @@ mig_result(struct db_conn *c)
 	case MIG_COMMIT:
 		db->migrating = 0;
 		db->migrated = 1;
+		c->backoff_ms = BACKOFF_MIN_MS;
 		c->state = CONN_IDLE;
 		PQclear(c->res);
 		c->res = NULL;

@@ -151,6 +151,51 @@ recreate_scratch(PGconn *admin)
 }
 
 static void
+count_up(void *arg, int up)
+{
+	if (up)
+		(*(int *)arg)++;
+}
+
+/* The pool never comes up on a schema newer than it knows. */
+static void
+test_pool_refuses_newer(const char *scratch)
+{
+	struct db	*db;
+	int		 ups = 0;
+
+	db = db_new(base, scratch, 2);
+	db_start(db, count_up, &ups);
+	run_until(&ups, 1.5);
+	T_OK(ups == 0 && !db_up(db), "pool stays down on a newer schema");
+	db_free(db);
+}
+
+/* Two pools (two hosts) migrating one fresh database at once. */
+static void
+test_concurrent_migration(PGconn *admin, const char *scratch)
+{
+	struct db	*a, *b;
+	PGconn		*pg;
+	int		 ups_a = 0, ups_b = 0, never = 0, i;
+
+	T_OK(recreate_scratch(admin), "scratch database recreated");
+	a = db_new(base, scratch, 3);
+	b = db_new(base, scratch, 3);
+	db_start(a, count_up, &ups_a);
+	db_start(b, count_up, &ups_b);
+	for (i = 0; i < 100 && !(ups_a && ups_b); i++)
+		run_until(&never, 0.1);
+	T_OK(db_up(a) && db_up(b), "both pools up after migrating together");
+	pg = PQconnectdb(scratch);
+	T_EQ_INT(exec_long(pg, "select count(*) from schema_migrations"),
+	    db_schema_version(), "each migration applied once");
+	PQfinish(pg);
+	db_free(a);
+	db_free(b);
+}
+
+static void
 test_migrate_sync(PGconn *admin, const char *scratch)
 {
 	PGconn	*pg;
@@ -192,6 +237,7 @@ test_migrate_sync(PGconn *admin, const char *scratch)
 	T_OK(strstr(err, "newer") != NULL, "error says why: %s", err);
 	T_EQ_INT(PQtransactionStatus(pg), PQTRANS_IDLE,
 	    "refusal rolls back");
+	test_pool_refuses_newer(scratch);
 	T_OK(exec_ok(pg, "delete from schema_migrations where version ="
 	    " 100000"), "future version removed");
 	T_OK(exec_fails(pg, "insert into files (id, user_id, workspace_id,"
@@ -573,6 +619,7 @@ test_main(PGconn *admin, const char *scratch)
 
 	test_migrate_sync(admin, scratch);
 	test_backoff_and_log();
+	test_concurrent_migration(admin, scratch);
 
 	T_OK(recreate_scratch(admin), "scratch database recreated");
 	db = start_pool(scratch, 4);
