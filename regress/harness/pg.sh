@@ -70,7 +70,7 @@ _pg_try_start() {	# dir port
 _pg_start_on_free_port() {
 	local dir port tries
 	dir=$1
-	if [ -n "$PGPORT" ]; then
+	if [ -n "${PGPORT:-}" ]; then
 		port=$PGPORT
 	elif [ -f "$dir/pgport" ]; then
 		port=$(cat "$dir/pgport")
@@ -89,7 +89,7 @@ _pg_start_on_free_port() {
 			echo "pg.sh: postgres did not start, see $dir/pg.log" >&2
 			return 1
 		fi
-		if [ -n "$PGPORT" ]; then
+		if [ -n "${PGPORT:-}" ]; then
 			echo "pg.sh: port $PGPORT is in use" >&2
 			return 1
 		fi
@@ -102,7 +102,7 @@ _pg_start_on_free_port() {
 
 pg_start() {
 	local dir port
-	[ -n "$1" ] || { echo "usage: pg_start DIR" >&2; return 1; }
+	[ -n "${1:-}" ] || { echo "usage: pg_start DIR" >&2; return 1; }
 	case $1 in
 	/*)	dir=$1 ;;
 	*)	dir=$(pwd)/$1 ;;
@@ -135,7 +135,7 @@ pg_start() {
 
 pg_stop() {
 	local dir pid n
-	[ -n "$1" ] || { echo "usage: pg_stop DIR" >&2; return 1; }
+	[ -n "${1:-}" ] || { echo "usage: pg_stop DIR" >&2; return 1; }
 	dir=$1
 	[ -f "$dir/pgdata/postmaster.pid" ] || return 0
 	pid=$(head -n 1 "$dir/pgdata/postmaster.pid")
