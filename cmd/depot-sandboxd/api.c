@@ -46,6 +46,7 @@ struct api_req {
 	size_t			 len;
 	int			 replied;
 	void			*exec;
+	int			 exec_done;
 	char			 tool[64];
 	char			 tool_use_id[256];
 	/* PutFile */
@@ -282,6 +283,7 @@ api_exec_done(const struct exec_result *r, void *arg)
 	int			 rc = -1;
 
 	a->exec = NULL;
+	a->exec_done = 1;
 	if (r->status != 200) {
 		log_warnx("exec %s: %s", a->sid, r->error);
 		api_error(a->req, r->status, r->error);
@@ -417,6 +419,9 @@ api_exec(struct api_req *a)
 	json_object_object_add(request, "input", json_object_get(input));
 	json_object_put(body);
 	a->exec = session_exec(s, request, (int)timeout, api_exec_done, a);
+	/* It may have finished already (a runner that could not start). */
+	if (a->exec_done)
+		a->exec = NULL;
 	json_object_put(request);
 }
 
