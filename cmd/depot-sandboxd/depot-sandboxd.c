@@ -250,14 +250,33 @@ workdir_setup(const struct privuser *pu)
 	close(fd);
 }
 
+#define SHUTDOWN_GRACE_TICKS	20	/* of 100 ms */
+
+/* Lets the answers to calls cut short by the shutdown go out. */
+static void
+on_shutdown_tick(int fd, short ev, void *arg)
+{
+	static int	 ticks;
+
+	if (http_server_nconns(server) == 0 || ++ticks >= SHUTDOWN_GRACE_TICKS)
+		event_base_loopbreak(base);
+}
+
 static void
 on_shutdown(int sig, short ev, void *arg)
 {
+	static struct event	*tick;
+	struct timeval		 tv = { 0, 100000 };
+
+	if (tick != NULL)
+		return;
 	log_info("received signal %d; destroying %d sessions", sig,
 	    session_count());
 	session_destroy_all();
 	http_server_close_listeners(server);
-	event_base_loopbreak(base);
+	tick = event_new(base, -1, EV_PERSIST, on_shutdown_tick, NULL);
+	if (tick == NULL || event_add(tick, &tv) == -1)
+		event_base_loopbreak(base);
 }
 
 int
