@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
@@ -154,6 +155,7 @@ struct sftp_store {
 	int			 probing;
 	int			 running, rerun;
 	struct xfer_list	 xfers;
+	LIST_HEAD(, sess_block)	 arena;	/* what the session allocated */
 	struct orphan_list	 orphans;
 	int			 norphans;
 };
@@ -300,6 +302,7 @@ sftp_init(struct store *st, const struct store_conf *sc)
 	ss->st = st;
 	ss->sock = -1;
 	TAILQ_INIT(&ss->xfers);
+	LIST_INIT(&ss->arena);
 	TAILQ_INIT(&ss->orphans);
 	if (sftp_parse_url(ss, sc->url) == -1) {
 		log_warnx("sftp: cannot parse storage URL \"%s\"", sc->url);
@@ -330,6 +333,72 @@ sftp_init(struct store *st, const struct store_conf *sc)
  fail:
 	st->ops->free(st);
 	return -1;
+}
+
+/* ---- memory ----
+ *
+ * libssh2 1.10 frees an SFTP handle only when the server confirms its
+ * close, so a session that died with transfers open would leak their
+ * buffers.  Each session allocates from its own list instead, and
+ * whatever libssh2 still holds after libssh2_session_free goes with it.
+ */
+
+struct sess_block {
+	LIST_ENTRY(sess_block)	 entry;
+	max_align_t		 pad[0];
+};
+
+static void *
+sess_alloc(size_t size, void **abstract)
+{
+	struct sftp_store	*ss = *abstract;
+	struct sess_block	*b;
+
+	if ((b = malloc(sizeof(*b) + size)) == NULL)
+		return NULL;
+	LIST_INSERT_HEAD(&ss->arena, b, entry);
+	return b + 1;
+}
+
+static void
+sess_free(void *p, void **abstract)
+{
+	struct sess_block	*b;
+
+	if (p == NULL)
+		return;
+	b = (struct sess_block *)p - 1;
+	LIST_REMOVE(b, entry);
+	free(b);
+}
+
+static void *
+sess_realloc(void *p, size_t size, void **abstract)
+{
+	struct sess_block	*b, *nb;
+
+	if (p == NULL)
+		return sess_alloc(size, abstract);
+	b = (struct sess_block *)p - 1;
+	LIST_REMOVE(b, entry);
+	if ((nb = realloc(b, sizeof(*b) + size)) == NULL) {
+		LIST_INSERT_HEAD(&((struct sftp_store *)*abstract)->arena, b,
+		    entry);
+		return NULL;
+	}
+	LIST_INSERT_HEAD(&((struct sftp_store *)*abstract)->arena, nb, entry);
+	return nb + 1;
+}
+
+static void
+sess_sweep(struct sftp_store *ss)
+{
+	struct sess_block	*b;
+
+	while ((b = LIST_FIRST(&ss->arena)) != NULL) {
+		LIST_REMOVE(b, entry);
+		free(b);
+	}
 }
 
 /* ---- connection ---- */
@@ -533,14 +602,22 @@ ss_teardown(struct sftp_store *ss)
 		event_free(ss->ev_keepalive);
 		ss->ev_keepalive = NULL;
 	}
-	/*
-	 * Over a dead socket an orderly shutdown cannot complete; the
-	 * session free releases what the SFTP channel held.
-	 */
 	ss->sftp = NULL;
 	if (ss->sess != NULL) {
+		/*
+		 * Freeing closes channels and waits for the peer, which a
+		 * non-blocking session cannot: with the socket shut down
+		 * every wait ends at once and the free completes.
+		 */
+		if (ss->state == CONN_UP)
+			libssh2_session_disconnect(ss->sess, "closing");
+		if (ss->sock != -1)
+			shutdown(ss->sock, SHUT_RDWR);
+		libssh2_session_set_timeout(ss->sess, 1000);
+		libssh2_session_set_blocking(ss->sess, 1);
 		libssh2_session_free(ss->sess);
 		ss->sess = NULL;
+		sess_sweep(ss);
 	}
 	if (ss->sock != -1) {
 		close(ss->sock);
@@ -624,8 +701,8 @@ ss_tcp_done(struct sftp_store *ss)
 		ss->conn_error = EIO;
 		return -1;
 	}
-	if ((ss->sess = libssh2_session_init_ex(NULL, NULL, NULL,
-	    ss)) == NULL) {
+	if ((ss->sess = libssh2_session_init_ex(sess_alloc, sess_free,
+	    sess_realloc, ss)) == NULL) {
 		ss->conn_error = EIO;
 		return -1;
 	}

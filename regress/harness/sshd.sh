@@ -129,8 +129,8 @@ sshd_start() {	# dir
 
 sshd_alive() {	# pid; a zombie counts as dead
 	[ -n "$1" ] && [ -r "/proc/$1/stat" ] || return 1
-	state=$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)
-	[ "$state" != Z ]
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$state" ] && [ "$state" != Z ]
 }
 
 sshd_kill_pid() {	# pid
