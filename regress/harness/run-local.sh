@@ -1,0 +1,48 @@
+#!/bin/sh
+# run-local.sh: `make run'.  depotd in the foreground on 127.0.0.1:8080
+# with everything under ./var: a private PostgreSQL cluster, local
+# storage, the control socket, and an API key made on the first run.
+# ^C or SIGTERM stops depotd and PostgreSQL.
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+var=$top/var
+port=${DEPOT_RUN_PORT:-8080}
+. "$top/regress/harness/pg.sh"
+. "$top/regress/harness/depotd.sh"
+
+cleanup() {
+	trap - INT TERM EXIT
+	depot_stop
+	pg_stop "$var/pg"
+	echo "depotd and PostgreSQL stopped."
+	exit 0
+}
+
+mkdir -p "$var"
+pg_start "$var/pg" || exit 1
+trap cleanup INT TERM EXIT
+depot_user
+DEPOT_MAX_SIZE=512M DEPOT_SWEEP=1h depot_conf "$var" "$port"
+: >"$var/depotd.log"
+depot_start "$var" || { cat "$var/depotd.log"; exit 1; }
+
+if [ ! -s "$var/api-key" ]; then
+	(umask 077; depot_key local default >"$var/api-key")
+fi
+key=$(cat "$var/api-key")
+[ -n "$key" ] || { echo "could not create an API key" >&2; exit 1; }
+
+cat <<MSG
+DEPOT_BASE_URL=http://127.0.0.1:$port
+DEPOT_API_KEY=$key
+
+Try:
+  echo hello > hello.txt
+  curl -H "Authorization: Bearer $key" -F purpose=user_data \\
+      -F file=@hello.txt http://127.0.0.1:$port/v1/files
+  build/depotctl -s $var/run/depotd.sock show status
+
+depotd logs below; ^C stops it.
+MSG
+tail -n +1 -f "$var/depotd.log" --pid="$DEPOT_PID" &
+wait "$DEPOT_PID"
