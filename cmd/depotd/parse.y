@@ -32,6 +32,7 @@
 #define CONF_MAX_DEPTH		16	/* nested includes */
 #define CONF_PUSHBACK		(3 * CONF_MAX_STRING)
 #define CONF_MAX_EXPANSIONS	64	/* macros expanding macros */
+#define BAD_VALUE		INT64_MIN /* already reported */
 
 /* Where text came from, for the rule on secrets in readable files. */
 struct origin {
@@ -90,6 +91,8 @@ static enum storage_scheme	 scheme;
 static int			 storage_seen;
 static struct upstream_conf	*upstream;
 static struct model_conf	*model;
+static char			**arena;
+static size_t			 narena, arena_cap;
 
 int		 yylex(void);
 int		 yyparse(void);
@@ -112,7 +115,9 @@ static void	 upstream_end(void);
 static void	 model_begin(const char *, const char *);
 static void	 sandbox_url(const char *);
 static void	 copy_string(char *, size_t, const char *, const char *);
-static void	 set_secret(char **, char *);
+static void	 set_secret(char **, const char *);
+static char	*arena_keep(char *);
+static void	 arena_clear(void);
 static void	 final_checks(const char *);
 %}
 
@@ -142,16 +147,17 @@ grammar		: /* empty */
 
 include		: INCLUDE STRING		{
 			include_file($2);
-			free($2);
 		}
 		;
 
 string		: STRING
 		| NUMBER			{
-			if (asprintf(&$$, "%lld", (long long)$1) == -1) {
-				yyerror("out of memory");
+			char	*text;
+
+			if (asprintf(&text, "%lld", (long long)$1) == -1)
+				text = NULL;
+			if (($$ = arena_keep(text)) == NULL)
 				YYERROR;
-			}
 		}
 		;
 
@@ -165,8 +171,6 @@ varset		: STRING '=' string		{
 				yyerror("invalid macro name \"%s\"", $1);
 			else if (symset($1, $3, 0) == -1)
 				yyerror("cannot set macro \"%s\"", $1);
-			free($1);
-			free($3);
 		}
 		;
 
@@ -176,37 +180,34 @@ secret		: STRING			{
 		}
 		;
 
+/* A bad value is reported once here and then ignored (BAD_VALUE). */
 size		: NUMBER			{
+			$$ = $1;
 			if ($1 < 0) {
 				yyerror("invalid size %lld", (long long)$1);
-				YYERROR;
+				$$ = BAD_VALUE;
 			}
-			$$ = $1;
 		}
 		| STRING			{
 			if (parse_size($1, &$$) == -1) {
 				yyerror("invalid size \"%s\"", $1);
-				free($1);
-				YYERROR;
+				$$ = BAD_VALUE;
 			}
-			free($1);
 		}
 		;
 
 duration	: NUMBER			{
+			$$ = $1;
 			if ($1 < 0) {
 				yyerror("invalid duration %lld", (long long)$1);
-				YYERROR;
+				$$ = BAD_VALUE;
 			}
-			$$ = $1;
 		}
 		| STRING			{
 			if (parse_duration($1, &$$) == -1) {
 				yyerror("invalid duration \"%s\"", $1);
-				free($1);
-				YYERROR;
+				$$ = BAD_VALUE;
 			}
-			free($1);
 		}
 		;
 
@@ -232,7 +233,6 @@ optnl		: /* empty */
 
 main		: LISTEN ON STRING port		{
 			listen_add($3, $4);
-			free($3);
 		}
 		| LISTEN ON NUMBER port		{
 			yyerror("invalid listen address %lld",
@@ -245,7 +245,6 @@ main		: LISTEN ON STRING port		{
 		| USER STRING			{
 			copy_string(conf->user, sizeof(conf->user), $2,
 			    "user");
-			free($2);
 		}
 		| CHROOT STRING			{
 			if ($2[0] != '/')
@@ -253,7 +252,6 @@ main		: LISTEN ON STRING port		{
 			else
 				copy_string(conf->chroot,
 				    sizeof(conf->chroot), $2, "chroot");
-			free($2);
 		}
 		| CONTROL SOCKET STRING		{
 			if ($3[0] != '/')
@@ -263,7 +261,6 @@ main		: LISTEN ON STRING port		{
 				copy_string(conf->control_socket,
 				    sizeof(conf->control_socket), $3,
 				    "control socket");
-			free($3);
 		}
 		| DATABASE STRING pool		{
 			if (conf->database != NULL)
@@ -275,7 +272,6 @@ main		: LISTEN ON STRING port		{
 		}
 		| STORAGE STRING		{
 			storage_begin($2);
-			free($2);
 		} storeblock			{
 			storage_end();
 		}
@@ -289,7 +285,6 @@ main		: LISTEN ON STRING port		{
 		}
 		| SANDBOX STRING		{
 			sandbox_url($2);
-			free($2);
 		} sandboxblock
 		| MAXTOOLITERATIONS NUMBER	{
 			if (in_range($2, 1, 100, "max-tool-iterations"))
@@ -303,14 +298,11 @@ main		: LISTEN ON STRING port		{
 		}
 		| UPSTREAM STRING		{
 			upstream_begin($2);
-			free($2);
 		} '{' optnl upstreamopts '}'	{
 			upstream_end();
 		}
 		| MODEL STRING UPSTREAM STRING	{
 			model_begin($2, $4);
-			free($2);
-			free($4);
 		} modelblock			{
 			model = NULL;
 		}
@@ -335,39 +327,32 @@ storeopt	: ENDPOINT STRING		{
 					    sizeof(conf->storage.endpoint),
 					    $2, "endpoint");
 			}
-			free($2);
 		}
 		| REGION STRING			{
 			if (storage_option("region", SCHEME_S3))
 				copy_string(conf->storage.region,
 				    sizeof(conf->storage.region), $2,
 				    "region");
-			free($2);
 		}
 		| ACCESSKEY STRING		{
 			if (storage_option("access-key", SCHEME_S3))
 				set_secret(&conf->storage.access_key, $2);
-			else
-				free($2);
 		}
 		| SECRETKEY secret		{
 			if (storage_option("secret-key", SCHEME_S3))
 				set_secret(&conf->storage.secret_key, $2);
-			else
-				set_secret(NULL, $2);
 		}
 		| SESSIONTOKEN secret		{
 			if (storage_option("session-token", SCHEME_S3))
 				set_secret(&conf->storage.session_token, $2);
-			else
-				set_secret(NULL, $2);
 		}
 		| PATHSTYLE			{
 			if (storage_option("path-style", SCHEME_S3))
 				conf->storage.path_style = 1;
 		}
 		| PARTSIZE size			{
-			if (storage_option("part-size", SCHEME_S3)) {
+			if (storage_option("part-size", SCHEME_S3) &&
+			    $2 != BAD_VALUE) {
 				if ($2 < 5 * 1024 * 1024)
 					yyerror("part-size must be at least "
 					    "5M");
@@ -393,13 +378,10 @@ storeopt	: ENDPOINT STRING		{
 					    sizeof(conf->storage.identity),
 					    $2, "identity");
 			}
-			free($2);
 		}
 		| PASSPHRASE secret		{
 			if (storage_option("passphrase", SCHEME_SFTP))
 				set_secret(&conf->storage.passphrase, $2);
-			else
-				set_secret(NULL, $2);
 		}
 		| KNOWNHOSTS STRING		{
 			if (storage_option("known-hosts", SCHEME_SFTP)) {
@@ -411,7 +393,6 @@ storeopt	: ENDPOINT STRING		{
 					    sizeof(conf->storage.known_hosts),
 					    $2, "known-hosts");
 			}
-			free($2);
 		}
 		| KEEPALIVE duration		{
 			if (storage_option("keepalive", SCHEME_SFTP) &&
@@ -425,16 +406,16 @@ filesopts	: /* empty */
 		;
 
 filesopt	: MAXSIZE size			{
-			if ($2 < 1)
-				yyerror("max-size must be at least 1 byte");
-			else
+			if (in_range($2, 1, INT64_MAX, "max-size"))
 				conf->max_size = $2;
 		}
 		| RETENTION duration		{
-			conf->retention = $2;
+			if ($2 != BAD_VALUE)
+				conf->retention = $2;
 		}
 		| SWEEPINTERVAL duration	{
-			conf->sweep_interval = $2;
+			if ($2 != BAD_VALUE)
+				conf->sweep_interval = $2;
 		}
 		| MAXFILENAME NUMBER		{
 			if (in_range($2, 1, 1024, "max-filename"))
@@ -502,7 +483,6 @@ upstreamopt	: URL STRING			{
 			else if (upstream != NULL)
 				copy_string(upstream->url,
 				    sizeof(upstream->url), $2, "url");
-			free($2);
 		}
 		| API OPENAI			{
 			if (upstream != NULL)
@@ -515,11 +495,10 @@ upstreamopt	: URL STRING			{
 		| API STRING			{
 			yyerror("unknown api \"%s\"; use openai or "
 			    "anthropic", $2);
-			free($2);
 		}
 		| APIKEY secret			{
-			set_secret(upstream != NULL ? &upstream->api_key :
-			    NULL, $2);
+			if (upstream != NULL)
+				set_secret(&upstream->api_key, $2);
 		}
 		| TIMEOUT duration		{
 			if (in_range($2, 1, 86400, "timeout") &&
@@ -549,7 +528,6 @@ modelopt	: TEXTONLY			{
 				copy_string(model->remote_name,
 				    sizeof(model->remote_name), $2,
 				    "remote-name");
-			free($2);
 		}
 		;
 
@@ -669,13 +647,14 @@ lgetc(struct origin **src)
 			return file->pushback[file->npushback];
 		}
 		*src = file->origin;
-		if (file->eol) {
-			file->lineno++;
-			file->eol = 0;
-		}
 		if (!file->eof) {
 			c = getc(file->stream);
 			if (c != EOF) {
+				/* Errors at the end name the last line. */
+				if (file->eol) {
+					file->lineno++;
+					file->eol = 0;
+				}
 				file->expansions = 0;
 				return c;
 			}
@@ -767,14 +746,11 @@ static int
 lex_quoted(void)
 {
 	struct origin	*src, *first = NULL;
-	char		*buf;
+	char		 buf[CONF_MAX_STRING];
 	size_t		 len = 0;
 	int		 c, next, have_first = 0;
+	int		 start_line = file->lineno;
 
-	if ((buf = malloc(CONF_MAX_STRING)) == NULL) {
-		yyerror("out of memory");
-		return skip_line();
-	}
 	for (;;) {
 		c = lgetc(&src);
 		if (!have_first) {
@@ -782,7 +758,8 @@ lex_quoted(void)
 			have_first = 1;
 		}
 		if (c == EOF || (c == '\n' && file->eof)) {
-			free(buf);
+			explicit_bzero(buf, len);
+			file->lineno = start_line;
 			yyerror("unterminated quoted string");
 			lex_reported = 1;
 			return ERROR;
@@ -805,19 +782,22 @@ lex_quoted(void)
 			c = next;
 		}
 		if (c == '\0') {
-			free(buf);
+			explicit_bzero(buf, len);
 			yyerror("NUL byte in quoted string");
 			return skip_line();
 		}
 		if (len >= CONF_MAX_STRING - 1) {
-			free(buf);
+			explicit_bzero(buf, len);
 			yyerror("string too long");
 			return skip_line();
 		}
 		buf[len++] = c;
 	}
 	buf[len] = '\0';
-	yylval.v.string = buf;
+	yylval.v.string = arena_keep(strdup(buf));
+	explicit_bzero(buf, len);
+	if (yylval.v.string == NULL)
+		return skip_line();
 	yylval.origin = first;
 	return STRING;
 }
@@ -863,7 +843,8 @@ lex_word(int c, struct origin *src)
 	buf[len] = '\0';
 
 	if (numeric && !(len == 1 && buf[0] == '-')) {
-		yylval.v.number = strtonum(buf, LLONG_MIN, LLONG_MAX, &errstr);
+		yylval.v.number = strtonum(buf, LLONG_MIN + 1, LLONG_MAX,
+		    &errstr);
 		if (errstr != NULL) {
 			yyerror("number %s is %s", buf, errstr);
 			return skip_line();
@@ -871,10 +852,11 @@ lex_word(int c, struct origin *src)
 		return NUMBER;
 	}
 	token = followed_by_equals() ? STRING : lookup_keyword(buf);
-	if (token == STRING && (yylval.v.string = strdup(buf)) == NULL) {
-		yyerror("out of memory");
+	if (token == STRING)
+		yylval.v.string = arena_keep(strdup(buf));
+	explicit_bzero(buf, len);
+	if (token == STRING && yylval.v.string == NULL)
 		return skip_line();
-	}
 	return token;
 }
 
@@ -1129,6 +1111,8 @@ in_range(int64_t v, int64_t min, int64_t max, const char *what)
 {
 	if (v >= min && v <= max)
 		return 1;
+	if (v == BAD_VALUE)
+		return 0;
 	yyerror("%s %lld out of range (%lld to %lld)", what, (long long)v,
 	    (long long)min, (long long)max);
 	return 0;
@@ -1141,17 +1125,59 @@ copy_string(char *dst, size_t len, const char *src, const char *what)
 		yyerror("%s too long (at most %zu bytes)", what, len - 1);
 }
 
-/* Replaces *dst with s, wiping the old value; dst NULL just wipes s. */
+/*
+ * Stores a copy of s in *dst, wiping the old value.  The lexer's copy
+ * is wiped with the arena at the end of the parse.
+ */
 static void
-set_secret(char **dst, char *s)
+set_secret(char **dst, const char *s)
 {
-	if (dst == NULL) {
-		freezero(s, strlen(s));
-		return;
-	}
 	if (*dst != NULL)
 		freezero(*dst, strlen(*dst));
-	*dst = s;
+	if ((*dst = strdup(s)) == NULL)
+		yyerror("out of memory");
+}
+
+/*
+ * Every string the lexer hands the parser lives here until the parse
+ * ends, so that tokens dropped by error recovery are neither leaked nor
+ * left unwiped.  Takes s (NULL after a failed allocation).
+ */
+static char *
+arena_keep(char *s)
+{
+	char	**grown;
+	size_t	  cap;
+
+	if (s == NULL) {
+		yyerror("out of memory");
+		return NULL;
+	}
+	if (narena == arena_cap) {
+		cap = arena_cap == 0 ? 64 : arena_cap * 2;
+		if ((grown = reallocarray(arena, cap, sizeof(*arena))) ==
+		    NULL) {
+			freezero(s, strlen(s));
+			yyerror("out of memory");
+			return NULL;
+		}
+		arena = grown;
+		arena_cap = cap;
+	}
+	arena[narena++] = s;
+	return s;
+}
+
+static void
+arena_clear(void)
+{
+	while (narena > 0) {
+		narena--;
+		freezero(arena[narena], strlen(arena[narena]));
+	}
+	free(arena);
+	arena = NULL;
+	arena_cap = 0;
 }
 
 static void
@@ -1427,6 +1453,7 @@ parse_cleanup(void)
 		file = NULL;
 	}
 	symclear();
+	arena_clear();
 	while ((o = TAILQ_FIRST(&origins)) != NULL) {
 		TAILQ_REMOVE(&origins, o, entry);
 		free(o->name);
