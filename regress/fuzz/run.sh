@@ -1,0 +1,61 @@
+#!/bin/sh
+# regress/fuzz/run.sh: builds every regress/fuzz/fuzz_*.c as a libFuzzer
+# target and runs each for FUZZ_SECONDS (default 20).
+#
+# The first line of each target, "/* fuzz-sources: lib/a.c ... */", names
+# the project sources it is compiled with.  Seeds come from
+# regress/fuzz/corpus/NAME, copied to build/fuzz/corpus-NAME so that the
+# inputs the fuzzer finds stay out of the tree.  One line per target:
+# "ok - fuzz NAME (N runs)" or "not ok - fuzz NAME: ...".
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+secs=${FUZZ_SECONDS:-20}
+out=build/fuzz
+pkgs="libbsd-overlay libevent json-c openssl libpq"
+mkdir -p "$out"
+
+if ! command -v clang >/dev/null 2>&1; then
+	echo "not ok - fuzz: clang is not installed"
+	exit 1
+fi
+cflags=$(pkg-config --cflags $pkgs) || exit 1
+libs="$(pkg-config --libs $pkgs) -lhttp_parser"
+
+status=0
+for src in regress/fuzz/fuzz_*.c; do
+	[ -f "$src" ] || continue
+	name=$(basename "$src" .c)
+	name=${name#fuzz_}
+	bin=$out/fuzz_$name
+	log=$out/fuzz_$name.log
+	sources=$(head -n 1 "$src" |
+	    sed -n 's|^/\*[[:space:]]*fuzz-sources:\(.*\)\*/[[:space:]]*$|\1|p')
+
+	# shellcheck disable=SC2086	# word splitting wanted
+	if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
+	    -Ilib -Icmd/depotd $cflags -o "$bin" "$src" $sources $libs \
+	    >"$log" 2>&1; then
+		echo "not ok - fuzz $name: build failed, see $log"
+		status=1
+		continue
+	fi
+	corpus=$out/corpus-$name
+	rm -rf "$corpus"
+	mkdir -p "$corpus"
+	if [ -d "regress/fuzz/corpus/$name" ]; then
+		cp -R "regress/fuzz/corpus/$name/." "$corpus/"
+	fi
+	if "$bin" -max_total_time="$secs" -print_final_stats=1 \
+	    -artifact_prefix="$out/crash-$name-" "$corpus" >>"$log" 2>&1; then
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
+		    tail -n 1)
+		echo "ok - fuzz $name (${runs:-?} runs)"
+	else
+		echo "not ok - fuzz $name: crash, see $log and" \
+		    "$out/crash-$name-*"
+		status=1
+	fi
+done
+exit $status
