@@ -18,12 +18,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "util.h"
@@ -937,6 +939,7 @@ pushfile(const char *name, int included)
 {
 	struct file	*nf;
 	struct stat	 st;
+	int		 fd = -1;
 
 	if ((nf = calloc(1, sizeof(*nf))) == NULL ||
 	    (nf->name = strdup(name)) == NULL) {
@@ -944,8 +947,9 @@ pushfile(const char *name, int included)
 		fprintf(stderr, "%s: out of memory\n", name);
 		return NULL;
 	}
-	if ((nf->stream = fopen(name, "r")) == NULL ||
-	    fstat(fileno(nf->stream), &st) == -1) {
+	/* Non-blocking, so that naming a FIFO cannot hang the open. */
+	if ((fd = open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1) {
 		if (included)
 			yyerror("include \"%s\": %s", name, strerror(errno));
 		else
@@ -959,6 +963,12 @@ pushfile(const char *name, int included)
 			fprintf(stderr, "%s: not a regular file\n", name);
 		goto fail;
 	}
+	if (fcntl(fd, F_SETFL, 0) == -1 ||
+	    (nf->stream = fdopen(fd, "r")) == NULL) {
+		fprintf(stderr, "%s: %s\n", name, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
 	if ((nf->origin = origin_new(name, st.st_mode & 07777)) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", name);
 		goto fail;
@@ -968,6 +978,8 @@ pushfile(const char *name, int included)
 	file = nf;
 	return nf;
 fail:
+	if (fd != -1)
+		close(fd);
 	if (nf->stream != NULL)
 		fclose(nf->stream);
 	free(nf->name);
