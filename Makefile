@@ -78,7 +78,12 @@ deps:
 		    $$missing >/dev/null || exit 1; \
 	fi
 
-$(B)/%.o: %.c
+# Objects follow the flags: a SANITIZE=1 build rebuilds everything.
+FLAGS_STAMP =	$(B)/.cflags
+$(shell mkdir -p $(B); echo '$(CFLAGS) $(LDFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
+    echo '$(CFLAGS) $(LDFLAGS)' > $(FLAGS_STAMP))
+
+$(B)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -86,7 +91,7 @@ $(B)/cmd/depotd/parse.c: cmd/depotd/parse.y
 	@mkdir -p $(@D)
 	$(YACC) -o $@ $<
 
-$(B)/cmd/depotd/parse.o: $(B)/cmd/depotd/parse.c
+$(B)/cmd/depotd/parse.o: $(B)/cmd/depotd/parse.c $(FLAGS_STAMP)
 	$(CC) $(CFLAGS) -Icmd/depotd -MMD -MP -c -o $@ $<
 
 $(LIBDEPOT): $(LIB_OBJS)
