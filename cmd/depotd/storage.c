@@ -9,12 +9,15 @@
  */
 #include <sys/types.h>
 
+#include <err.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <curl/curl.h>
 
 #include "log.h"
 #include "child.h"
@@ -99,10 +102,10 @@ store_checked(void *arg, int error)
 	int	 was = storage.store_up;
 
 	storage.store_up = error == 0;
+	/* The URL names no secret: credentials are options apart. */
 	if (error != 0 && (was || arg != NULL))
 		log_warnx("storage: %s is not usable: %s",
-		    storage.conf->storage_url[0] ? "the store" : "store",
-		    strerror(error));
+		    storage.conf->storage_url, strerror(error));
 	else if (error == 0 && !was)
 		log_info("storage: store is usable");
 }
@@ -217,6 +220,9 @@ static const struct child_ops storage_ops = {
 void
 storage_main(int debug, int verbose)
 {
+	/* Once per process, before any store may use libcurl. */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		errx(1, "curl_global_init failed");
 	gethostname(storage.host, sizeof(storage.host));
 	storage.host[sizeof(storage.host) - 1] = '\0';
 	snprintf(storage.host + strlen(storage.host),

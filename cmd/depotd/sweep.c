@@ -108,8 +108,8 @@ pass_finish(struct sweep_pass *sp, const char *why)
 		params[1] = removed;
 		params[2] = failed;
 		db_query(storage.db, "insert into sweep_runs (host, removed, "
-		    "failed, finished_at) values ($1, $2, $3, now())", 3, params, ignore_result,
-		    NULL);
+		    "failed, finished_at) values ($1, $2, $3, now())", 3,
+		    params, ignore_result, NULL);
 	}
 	sp->done(sp->arg, result);
 	free(sp->ok_ids);
