@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -46,6 +47,8 @@
 #define SFTP_BACKOFF_MIN	1
 #define SFTP_BACKOFF_MAX	30
 #define SFTP_ORPHANS_MAX	1024
+#define SFTP_STALL_DEFAULT	60	/* without keepalive */
+#define SFTP_STALL_MIN		6
 
 enum conn_state {
 	CONN_DOWN,
@@ -80,6 +83,9 @@ enum xfer_step {
 	ST_GET_OPEN,
 	ST_GET_STREAM,
 	ST_GET_CLOSE,
+	ST_CHECK_OPEN,
+	ST_CHECK_CLOSE,
+	ST_CHECK_UNLINK,
 	ST_FAILED,	/* no server work left: report x->error and finish */
 };
 
@@ -151,6 +157,9 @@ struct sftp_store {
 	struct event		*ev_timer;	/* backoff */
 	struct event		*ev_keepalive;
 	struct event		*ev_kick;
+	struct event		*ev_watchdog;
+	time_t			 progress_at;	/* last answer, or start of a wait */
+	int			 stall;		/* seconds without an answer */
 	struct store_xfer	*busy;
 	int			 probing;
 	int			 running, rerun;
@@ -163,6 +172,7 @@ struct sftp_store {
 static void	ss_kick(struct sftp_store *);
 static void	ss_kick_cb(evutil_socket_t, short, void *);
 static void	ss_timer_cb(evutil_socket_t, short, void *);
+static void	ss_watchdog_cb(evutil_socket_t, short, void *);
 static void	ss_run(struct sftp_store *);
 static void	ss_connect(struct sftp_store *);
 static void	ss_lost(struct sftp_store *, int);
@@ -317,6 +327,10 @@ sftp_init(struct store *st, const struct store_conf *sc)
 	ss->known_hosts = strdup(sc->known_hosts);
 	ss->passphrase = strdup(sc->passphrase ? sc->passphrase : "");
 	ss->keepalive = sc->keepalive > 0 ? sc->keepalive : 0;
+	/* Like ssh(1): three unanswered keepalive intervals. */
+	ss->stall = ss->keepalive > 0 ? 3 * ss->keepalive : SFTP_STALL_DEFAULT;
+	if (ss->stall < SFTP_STALL_MIN)
+		ss->stall = SFTP_STALL_MIN;
 	if (ss->identity == NULL || ss->known_hosts == NULL ||
 	    ss->passphrase == NULL)
 		goto fail;
@@ -326,8 +340,10 @@ sftp_init(struct store *st, const struct store_conf *sc)
 	}
 	ss->ev_timer = evtimer_new(st->base, ss_timer_cb, ss);
 	ss->ev_kick = event_new(st->base, -1, 0, ss_kick_cb, ss);
+	ss->ev_watchdog = evtimer_new(st->base, ss_watchdog_cb, ss);
 	ss->ev_sock = calloc(1, event_get_struct_event_size());
-	if (ss->ev_timer == NULL || ss->ev_kick == NULL || ss->ev_sock == NULL)
+	if (ss->ev_timer == NULL || ss->ev_kick == NULL || ss->ev_sock == NULL ||
+	    ss->ev_watchdog == NULL)
 		goto fail;
 	return 0;
  fail:
@@ -544,12 +560,63 @@ ss_sock_cb(evutil_socket_t fd, short what, void *arg)
 	ss_run(ss);
 }
 
+static time_t
+mono_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* Waiting for the server: a call is pending or the set-up is running. */
+static int
+ss_waiting(struct sftp_store *ss)
+{
+	return ss->busy != NULL ||
+	    (ss->state > CONN_DOWN && ss->state < CONN_UP);
+}
+
+/*
+ * A server that stops answering (stopped, partitioned) would leave every
+ * transfer hanging on a healthy-looking socket; give it up instead.
+ */
+static void
+ss_watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sftp_store	*ss = arg;
+	struct timeval		 tv = { 0, 0 };
+	time_t			 idle;
+
+	if (!ss_waiting(ss))
+		return;
+	idle = mono_now() - ss->progress_at;
+	if (idle >= ss->stall) {
+		log_warnx("sftp: %s:%d has not answered for %lld s; dropping "
+		    "the connection", ss->host, ss->port, (long long)idle);
+		ss_lost(ss, EIO);
+		return;
+	}
+	tv.tv_sec = ss->stall - idle;
+	evtimer_add(ss->ev_watchdog, &tv);
+}
+
+static void
+ss_watchdog_arm(struct sftp_store *ss)
+{
+	struct timeval	tv = { ss->stall, 0 };
+
+	if (ss_waiting(ss) && !evtimer_pending(ss->ev_watchdog, NULL))
+		evtimer_add(ss->ev_watchdog, &tv);
+}
+
 static void
 ss_arm(struct sftp_store *ss)
 {
 	short	what = 0;
 	int	dir;
 
+	ss_watchdog_arm(ss);
 	if (ss->sock == -1)
 		return;
 	if (ss->state == CONN_TCP)
@@ -655,6 +722,7 @@ ss_connect(struct sftp_store *ss)
 		return;
 	evtimer_del(ss->ev_timer);
 	ss->state = CONN_TCP;
+	ss->progress_at = mono_now();
 	ss->conn_error = 0;
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -1241,19 +1309,78 @@ meta_step(struct store_xfer *x)
 		return STEP_AGAIN;
 	if (rc < 0 && (e = ss_errno(ss, rc)) == -1)
 		return STEP_LOST;
-	if (x->kind == XF_CHECK && e == ENOENT)
-		log_warnx("sftp: store root %s does not exist on %s:%d",
-		    x->path, ss->host, ss->port);
-	else if (x->kind == XF_CHECK && e != 0)
-		log_warnx("sftp: cannot stat store root %s on %s:%d: %s",
-		    x->path, ss->host, ss->port, strerror(e));
-	else if (x->kind == XF_CHECK && !LIBSSH2_SFTP_S_ISDIR(
-	    attrs.permissions)) {
-		log_warnx("sftp: store root %s on %s:%d is not a directory",
-		    x->path, ss->host, ss->port);
-		e = ENOTDIR;
-	}
 	return xfer_finish(x, e, e == 0 ? (off_t)attrs.filesize : 0);
+}
+
+/* The root must be a directory we can create and remove files in. */
+static enum step_result
+check_step(struct store_xfer *x)
+{
+	struct sftp_store		*ss = x->ss;
+	LIBSSH2_SFTP_ATTRIBUTES		 attrs;
+	int				 rc, e = 0;
+
+	switch (x->step) {
+	case ST_START:
+		rc = libssh2_sftp_stat_ex(ss->sftp, x->path, strlen(x->path),
+		    LIBSSH2_SFTP_STAT, &attrs);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return STEP_AGAIN;
+		if (rc < 0 && (e = ss_errno(ss, rc)) == -1)
+			return STEP_LOST;
+		if (e == 0 && !LIBSSH2_SFTP_S_ISDIR(attrs.permissions))
+			e = ENOTDIR;
+		if (e == ENOENT)
+			log_warnx("sftp: store root %s does not exist on "
+			    "%s:%d", x->path, ss->host, ss->port);
+		else if (e != 0)
+			log_warnx("sftp: store root %s on %s:%d: %s", x->path,
+			    ss->host, ss->port, strerror(e));
+		if (e != 0)
+			return xfer_finish(x, e, 0);
+		x->step = ST_CHECK_OPEN;
+		return STEP_PROGRESS;
+	case ST_CHECK_OPEN:
+		x->handle = libssh2_sftp_open_ex(ss->sftp, x->tmp,
+		    strlen(x->tmp), LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT |
+		    LIBSSH2_FXF_EXCL, 0600, LIBSSH2_SFTP_OPENFILE);
+		if ((rc = ss_ptr_rc(ss, x->handle)) == LIBSSH2_ERROR_EAGAIN)
+			return STEP_AGAIN;
+		if (rc < 0) {
+			if ((e = ss_errno(ss, rc)) == -1)
+				return STEP_LOST;
+			log_warnx("sftp: cannot create files in store root %s "
+			    "on %s:%d: %s", x->path, ss->host, ss->port,
+			    strerror(e));
+			return xfer_finish(x, e, 0);
+		}
+		x->tmp_created = 1;
+		x->step = ST_CHECK_CLOSE;
+		return STEP_PROGRESS;
+	case ST_CHECK_CLOSE:
+		rc = libssh2_sftp_close_handle(x->handle);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return STEP_AGAIN;
+		x->handle = NULL;
+		if (rc < 0 && ss_errno(ss, rc) == -1)
+			return STEP_LOST;
+		x->step = ST_CHECK_UNLINK;
+		return STEP_PROGRESS;
+	case ST_CHECK_UNLINK:
+		rc = libssh2_sftp_unlink_ex(ss->sftp, x->tmp, strlen(x->tmp));
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return STEP_AGAIN;
+		if (rc < 0 && (e = ss_errno(ss, rc)) == -1)
+			return STEP_LOST;
+		x->tmp_created = 0;
+		if (e != 0)
+			log_warnx("sftp: cannot remove files in store root %s "
+			    "on %s:%d: %s", x->path, ss->host, ss->port,
+			    strerror(e));
+		return xfer_finish(x, e, 0);
+	default:
+		return xfer_finish(x, x->error, 0);
+	}
 }
 
 static int
@@ -1278,6 +1405,8 @@ xfer_step(struct store_xfer *x)
 		return put_step(x);
 	case XF_GET:
 		return get_step(x);
+	case XF_CHECK:
+		return check_step(x);
 	default:
 		return meta_step(x);
 	}
@@ -1319,6 +1448,9 @@ xfer_lost(struct store_xfer *x, int error)
 		xfer_free(x);
 		break;
 	default:
+		if (x->kind == XF_CHECK && (x->tmp_created ||
+		    x->step == ST_CHECK_OPEN))
+			ss_orphan(ss, x->tmp);
 		x->error = error;
 		x->step = ST_FAILED;
 		break;
@@ -1358,6 +1490,8 @@ ss_run_xfers(struct sftp_store *ss)
 				continue;
 			res = xfer_step(x);
 			if (res == STEP_AGAIN) {
+				if (ss->busy != x)
+					ss->progress_at = mono_now();
 				ss->busy = x;
 				return;
 			}
@@ -1369,8 +1503,10 @@ ss_run_xfers(struct sftp_store *ss)
 			}
 			if (res != STEP_DONE && ss->busy == x)
 				ss->busy = NULL;
-			if (res != STEP_IDLE)
+			if (res != STEP_IDLE) {
 				progressed = 1;
+				ss->progress_at = mono_now();
+			}
 		}
 		if (!progressed)
 			return;
@@ -1390,7 +1526,7 @@ ss_run(struct sftp_store *ss)
 		ss->rerun = 0;
 		while (ss->state > CONN_DOWN && ss->state < CONN_UP &&
 		    ss_connect_step(ss))
-			;
+			ss->progress_at = mono_now();
 		ss_run_xfers(ss);
 	} while (ss->rerun);
 	ss->running = 0;
@@ -1453,6 +1589,7 @@ static void
 sftp_check(struct store *st, store_done_cb cb, void *arg)
 {
 	struct store_xfer	*x;
+	uint64_t		 rnd;
 
 	if ((x = xfer_new(ss_of(st), XF_CHECK, NULL)) == NULL) {
 		cb(arg, ENOMEM);
@@ -1464,6 +1601,9 @@ sftp_check(struct store *st, store_done_cb cb, void *arg)
 		x->error = 0;
 		ss_connect(ss_of(st));
 	}
+	arc4random_buf(&rnd, sizeof(rnd));
+	snprintf(x->tmp, sizeof(x->tmp), "%s/.depot-check-%016llx",
+	    ss_of(st)->root, (unsigned long long)rnd);
 	x->done_cb = cb;
 	x->arg = arg;
 }
@@ -1594,6 +1734,8 @@ sftp_free(struct store *st)
 		event_free(ss->ev_timer);
 	if (ss->ev_kick != NULL)
 		event_free(ss->ev_kick);
+	if (ss->ev_watchdog != NULL)
+		event_free(ss->ev_watchdog);
 	free(ss->ev_sock);
 	if (ss->passphrase != NULL)
 		freezero(ss->passphrase, strlen(ss->passphrase) + 1);

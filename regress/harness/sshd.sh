@@ -15,7 +15,8 @@
 #
 # Calling sshd_start again on the same DIR reuses its keys and port, so
 # a client that knew the server before sees the same host key.
-# sshd_stop DIR stops the server and every connection it forked.
+# sshd_stop DIR stops the server and every connection it forked;
+# sshd_freeze DIR and sshd_thaw DIR stop and resume the connections.
 
 SSHD_USER=${SSHD_USER:-depotsftp}
 SSHD_HARNESS_FILE=${SSHD_HARNESS_FILE:-$(pwd)/regress/harness/sshd.sh}
@@ -166,4 +167,20 @@ sshd_stop() {	# dir
 	done
 	sshd_kill_pid "$pid"
 	rm -f "$d/sshd.pid"
+}
+
+# Stop (SIGSTOP) or resume the connections, not the listener: a server
+# that accepts new clients but no longer answers the old ones.
+sshd_freeze() {	# dir
+	for c in $(sshd_descendants "$(cat "$1/sshd.pid")"); do
+		kill -STOP "$c" 2>/dev/null
+	done
+	return 0
+}
+
+sshd_thaw() {	# dir
+	for c in $(sshd_descendants "$(cat "$1/sshd.pid")"); do
+		kill -CONT "$c" 2>/dev/null
+	done
+	return 0
 }

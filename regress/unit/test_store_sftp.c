@@ -306,7 +306,8 @@ count_tmp(void)
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (strstr(de->d_name, ".tmp-") != NULL)
+		if (strstr(de->d_name, ".tmp-") != NULL ||
+		    strstr(de->d_name, ".depot-check-") != NULL)
 			n++;
 		snprintf(path, sizeof(path), "%s/%s", env_root, de->d_name);
 		if ((sub = opendir(path)) == NULL)
@@ -574,12 +575,41 @@ test_reconnect(struct store *st, const char *big_ref, uint64_t big)
 	    "the interrupted upload's temporary is removed after reconnect");
 }
 
+/* A server that stops answering is given up after the stall limit. */
+static void
+test_stall(struct store *st)
+{
+	char		ref[64];
+	off_t		size;
+	time_t		t0;
+	int		i, error = EIO;
+
+	/* test_reconnect left 100000 bytes of stream 401 under ref 400. */
+	ref_for(ref, sizeof(ref), 400);
+	T_EQ_INT(do_stat(st, ref, &size), 0, "stat before the freeze");
+	T_EQ_INT(harness("sshd_freeze"), 0, "sshd connections frozen");
+	t0 = time(NULL);
+	T_EQ_INT(do_stat(st, ref, &size), EIO,
+	    "a stat against a frozen server fails with EIO");
+	T_OK(time(NULL) - t0 >= 5 && time(NULL) - t0 <= 15,
+	    "after the stall limit (%lld s)", (long long)(time(NULL) - t0));
+	T_EQ_INT(harness("sshd_thaw"), 0, "sshd connections thawed");
+	for (i = 0; i < 60 && error != 0; i++) {
+		error = do_stat(st, ref, &size);
+		if (error != 0)
+			run_for(500);
+	}
+	T_EQ_INT(error, 0, "stat works again after the reconnect");
+	T_EQ_INT(size, 100000, "and sees the blob");
+}
+
 int
 main(void)
 {
 	struct store_conf	 conf = { 0 };
 	struct store		 st;
 	char			 url[4096], ref[64];
+	char			*p;
 	const char		*enc, *pass;
 	long			 rss0, rss1;
 	off_t			 size;
@@ -613,9 +643,19 @@ main(void)
 	T_EQ_INT(do_check(&st), ENOENT, "check of a missing root: ENOENT");
 	st.ops->free(&st);
 
+	/* DIR itself: root-owned, readable but not writable by the user. */
+	snprintf(url, sizeof(url), "%s", getenv("DEPOT_SFTP_URL"));
+	if ((p = strstr(url, "/store")) != NULL)
+		*p = '\0';
+	conf.url = url;
+	T_EQ_INT(store_open(&st, &conf), 0, "init, read-only root");
+	T_EQ_INT(do_check(&st), EACCES, "check of a read-only root: EACCES");
+	st.ops->free(&st);
+
 	conf.url = getenv("DEPOT_SFTP_URL");
 	T_EQ_INT(store_open(&st, &conf), 0, "init");
 	T_EQ_INT(do_check(&st), 0, "check");
+	T_EQ_INT(count_tmp(), 0, "check leaves no probe file behind");
 
 	test_round_trip(&st, 0, 1);
 	test_round_trip(&st, 1, 2);
@@ -641,6 +681,7 @@ main(void)
 
 	ref_for(ref, sizeof(ref), 4);
 	test_reconnect(&st, ref, 40 * MiB);
+	test_stall(&st);
 	st.ops->free(&st);
 	event_base_free(base);
 	return t_done();
