@@ -241,10 +241,13 @@ ws_produced(const struct ws_listing *before, const struct ws_listing *after)
 	size_t			 i, j = 0;
 	int			 c;
 
-	qsort(before->entries, before->n, sizeof(struct ws_entry),
-	    ws_entry_cmp);
-	qsort(after->entries, after->n, sizeof(struct ws_entry),
-	    ws_entry_cmp);
+	/* An empty listing has no array at all. */
+	if (before->n > 1)
+		qsort(before->entries, before->n, sizeof(struct ws_entry),
+		    ws_entry_cmp);
+	if (after->n > 1)
+		qsort(after->entries, after->n, sizeof(struct ws_entry),
+		    ws_entry_cmp);
 	for (i = 0; i < after->n; i++) {
 		const struct ws_entry *a = &after->entries[i], *b;
 

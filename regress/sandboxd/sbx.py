@@ -14,7 +14,8 @@ import time
 import uuid
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-DAEMON = os.path.join(TOP, "build", "depot-sandboxd")
+DAEMON = os.environ.get("SBX_DAEMON",
+    os.path.join(TOP, "build", "depot-sandboxd"))
 RUNNER = os.path.join(TOP, "cmd", "depot-sandboxd", "runner.py")
 
 failures = 0
@@ -196,7 +197,19 @@ class Daemon:
 			except subprocess.TimeoutExpired:
 				self.proc.kill()
 				self.proc.wait()
-		self.log.close()
+		if not self.log.closed:
+			self.log.close()
+			with open(self.log.name, errors="replace") as f:
+				text = f.read()
+			if "AddressSanitizer" in text or "runtime error:" in text:
+				print("# " + text[-3000:].replace("\n", "\n# "))
+			check("AddressSanitizer" not in text and
+			    "runtime error:" not in text and
+			    "fatal" not in text.lower(),
+			    "daemon log free of crashes and sanitizer reports %r"
+			    % [l for l in text.splitlines()
+			    if "fatal" in l.lower() or "runtime error" in l or
+			    "Sanitizer" in l][:3])
 		return self.proc.returncode
 
 	def cleanup(self):
