@@ -487,6 +487,36 @@ conf_store(const struct depotd_conf *c, struct store_conf *sc)
 
 /* JSON ---------------------------------------------------------------- */
 
+/*
+ * json-c keeps its own copies of the strings, secrets among them: wipe
+ * every string in the tree before it is freed.
+ */
+static void
+json_wipe(json_object *o)
+{
+	size_t	 i;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		explicit_bzero((char *)json_object_get_string(o),
+		    json_object_get_string_len(o));
+		break;
+	case json_type_array:
+		for (i = 0; i < json_object_array_length(o); i++)
+			json_wipe(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, key, value) {
+			(void)key;
+			json_wipe(value);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 static void
 json_str(json_object *o, const char *key, const char *value)
 {
@@ -635,6 +665,7 @@ conf_to_json(const struct depotd_conf *c, int mask)
 	/* The text may hold secrets: wipe json-c's copy too. */
 	if (text != NULL)
 		explicit_bzero((char *)text, strlen(text));
+	json_wipe(o);
 	json_object_put(o);
 	return result;
 }
@@ -890,7 +921,7 @@ conf_from_json(const char *text)
 	    upstreams_from_json(c, v) == 0 &&
 	    json_object_object_get_ex(o, "models", &v) &&
 	    models_from_json(c, v) == 0;
-	/* json-c holds copies of the secrets in its string objects. */
+	json_wipe(o);
 	json_object_put(o);
 	if (!ok) {
 		conf_free(c);
