@@ -845,7 +845,8 @@ http_reply_file(struct http_request *req, int status, const char *ctype,
 		conn_release(c);
 		return;
 	}
-	if ((seg = evbuffer_file_segment_new(fd, offset, length, 0)) == NULL) {
+	if ((seg = evbuffer_file_segment_new(fd, offset, length,
+	    EVBUF_FS_CLOSE_ON_FREE)) == NULL) {
 		log_warn("%s: file segment", __func__);
 		close(fd);
 		conn_close(c);

@@ -203,7 +203,14 @@ on_request(struct http_request *req, void *arg)
 		evtimer_add(state_new(req, R_SLOW, slow_cb)->ev, &tv);
 	else if (strcmp(p, "/rss") == 0)
 		route_rss(req);
-	else if (strcmp(p, "/active") == 0) {
+	else if (strcmp(p, "/fds") == 0) {
+		int fd, n = 0;
+
+		for (fd = 0; fd < 1024; fd++)
+			n += fcntl(fd, F_GETFD) != -1;
+		snprintf(buf, sizeof(buf), "%d", n);
+		reply_text(req, 200, buf);
+	} else if (strcmp(p, "/active") == 0) {
 		snprintf(buf, sizeof(buf), "%d", nactive);
 		reply_text(req, 200, buf);
 	} else
@@ -983,13 +990,26 @@ test_max_conns(void)
 	free(rp.body);
 }
 
+static int
+server_fds(void)
+{
+	struct resp	 rp = { 0 };
+	const char	*get = "GET /fds HTTP/1.1\r\nHost: t\r\n\r\n";
+	int		 n = -1;
+
+	if (exchange(get, strlen(get), &rp, NULL) == 0 && rp.status == 200)
+		n = atoi(rp.body);
+	free(rp.body);
+	return n;
+}
+
 int
 main(void)
 {
 	struct sockaddr_in	 sin = { .sin_family = AF_INET };
 	socklen_t		 slen = sizeof(sin);
 	pid_t			 pid;
-	int			 lfd, status;
+	int			 lfd, status, fds0;
 
 	signal(SIGPIPE, SIG_IGN);
 	test_query_param();
@@ -1011,6 +1031,7 @@ main(void)
 		server_main(lfd);
 	close(lfd);
 
+	fds0 = server_fds();
 	test_basic();
 	test_keepalive_and_pipelining();
 	test_http10();
@@ -1024,6 +1045,9 @@ main(void)
 	test_disconnect();
 	test_max_conns();
 
+	usleep(100000);
+	T_OK(fds0 > 0 && server_fds() == fds0, "no descriptor left open in "
+	    "the server (%d before)", fds0);
 	T_OK(waitpid(pid, &status, WNOHANG) == 0, "server still running");
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
