@@ -125,7 +125,9 @@ static int
 freq_query(struct freq *r, const char *sql, int n, const char *const *params,
     db_cb cb)
 {
-	if (db_query(storage.db, sql, n, params, cb, r) == -1) {
+	/* A frontend may ask before our own start message has arrived. */
+	if (storage.db == NULL ||
+	    db_query(storage.db, sql, n, params, cb, r) == -1) {
 		freq_error(r, STATUS_DB_DOWN, "the database is unavailable");
 		freq_free(r);
 		return -1;
@@ -857,7 +859,7 @@ health(struct fe_peer *p, struct imsg *imsg)
 	struct health_msg	 hm;
 
 	memset(&hm, 0, sizeof(hm));
-	hm.db_up = db_up(storage.db);
+	hm.db_up = storage.db != NULL && db_up(storage.db);
 	hm.store_up = storage.store_up;
 	storage_reply(p, IMSG_HEALTH, imsg->hdr.peerid, -1, &hm, sizeof(hm));
 }
