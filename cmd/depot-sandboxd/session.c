@@ -68,6 +68,9 @@ static int			 nsessions;
 static struct event_base	*session_base;
 static struct event		*reaper_ev;
 static struct event		*sigchld_ev;
+static struct event		*spare_ev;
+static struct session		*spare;
+static int			 shutting_down;
 
 static void	runner_read(struct bufferevent *, void *);
 static void	runner_event(struct bufferevent *, short, void *);
@@ -336,8 +339,9 @@ session_exec_cancel(void *handle)
 		c->cancelled = 1;
 }
 
-struct session *
-session_create(int idle, int life, const char **why)
+/* A workspace and a running interpreter, not yet anyone's session. */
+static struct session *
+session_new(const char **why)
 {
 	struct session	*s;
 	int		 n;
@@ -348,9 +352,6 @@ session_create(int idle, int life, const char **why)
 	}
 	id_new(s->id, sizeof(s->id), SBX_SESSION_ID_PREFIX);
 	TAILQ_INIT(&s->calls);
-	s->idle = idle;
-	s->life = life;
-	s->created = s->last_activity = now_usec();
 	n = snprintf(s->path, sizeof(s->path), "%s/sessions/%s",
 	    sbx_conf->workdir, s->id);
 	if (n < 0 || (size_t)n >= sizeof(s->path)) {
@@ -376,8 +377,51 @@ session_create(int idle, int life, const char **why)
 		free(s);
 		return NULL;
 	}
+	return s;
+}
+
+/*
+ * One spare jail is kept started, so that CreateSession does not wait
+ * for bwrap and python3 to come up: the cost of a cold session moves
+ * off the caller's path.  It is refilled after the reply has gone.
+ */
+static void
+spare_fill(int fd, short ev, void *arg)
+{
+	const char	*why;
+
+	if (spare != NULL || shutting_down ||
+	    nsessions >= sbx_conf->limits.max_sessions)
+		return;
+	if ((spare = session_new(&why)) == NULL)
+		log_warnx("spare session: %s", why);
+}
+
+static void
+spare_schedule(void)
+{
+	struct timeval	 tv = { 0, 0 };
+
+	if (!shutting_down)
+		evtimer_add(spare_ev, &tv);
+}
+
+struct session *
+session_create(int idle, int life, const char **why)
+{
+	struct session	*s;
+
+	if (spare != NULL) {
+		s = spare;
+		spare = NULL;
+	} else if ((s = session_new(why)) == NULL)
+		return NULL;
+	s->idle = idle;
+	s->life = life;
+	s->created = s->last_activity = now_usec();
 	TAILQ_INSERT_TAIL(&sessions, s, entry);
 	nsessions++;
+	spare_schedule();
 	return s;
 }
 
@@ -387,8 +431,13 @@ session_destroy(struct session *s, const char *why)
 	struct exec_call	*c;
 	struct exec_result	 r;
 
-	TAILQ_REMOVE(&sessions, s, entry);
-	nsessions--;
+	if (s == spare)
+		spare = NULL;
+	else {
+		TAILQ_REMOVE(&sessions, s, entry);
+		nsessions--;
+		spare_schedule();
+	}
 	runner_kill(s);
 	evtimer_del(s->timer);
 	memset(&r, 0, sizeof(r));
@@ -417,6 +466,10 @@ session_destroy_all(void)
 {
 	struct session	*s;
 
+	shutting_down = 1;
+	evtimer_del(spare_ev);
+	if (spare != NULL)
+		session_destroy(spare, "shutdown");
 	while ((s = TAILQ_FIRST(&sessions)) != NULL)
 		session_destroy(s, "shutdown");
 }
@@ -502,10 +555,13 @@ session_sigchld(int sig, short ev, void *arg)
 	 * here they are only reaped, and forgotten so that a recycled
 	 * pid is never signalled.
 	 */
-	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
 		TAILQ_FOREACH(s, &sessions, entry)
 			if (s->pid == pid)
 				s->pid = 0;
+		if (spare != NULL && spare->pid == pid)
+			spare->pid = 0;
+	}
 }
 
 void
@@ -517,6 +573,9 @@ session_init(struct event_base *base)
 	reaper_ev = event_new(base, -1, EV_PERSIST, session_reap, NULL);
 	if (reaper_ev == NULL || event_add(reaper_ev, &tv) == -1)
 		fatalx("reaper event");
+	if ((spare_ev = evtimer_new(base, spare_fill, NULL)) == NULL)
+		fatalx("spare event");
+	spare_schedule();
 	sigchld_ev = evsignal_new(base, SIGCHLD, session_sigchld, NULL);
 	if (sigchld_ev == NULL || event_add(sigchld_ev, NULL) == -1)
 		fatalx("SIGCHLD event");
