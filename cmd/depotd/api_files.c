@@ -739,30 +739,43 @@ page_decode(const char *tok, char *dir, char *id, size_t idlen)
 	return 0;
 }
 
+/*
+ * "ids" repeated or comma-separated, and "ids[]": the Anthropic SDK 1.x
+ * encodes arrays in brackets (ids%5B%5D=a&ids%5B%5D=b).
+ */
 static int
 list_ids(struct api_req *ar, struct file_list_req *l)
 {
+	static const char *const names[] = { "ids", "ids[]" };
 	char		 buf[IDLEN * 100 + 100], *p, *tok;
-	const char	*from = NULL;
+	const char	*from;
 	ssize_t		 n;
+	size_t		 i;
+	int		 asked = 0;
 
-	while ((n = http_query_param(ar->req->query, "ids", buf, sizeof(buf),
-	    &from)) >= 0) {
-		for (p = buf; (tok = strsep(&p, ",")) != NULL; ) {
-			if (*tok == '\0')
-				continue;
-			if (l->nids == 100) {
-				api_error(ar, 400, "ids", "at most 100 ids");
-				return -1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		from = NULL;
+		while ((n = http_query_param(ar->req->query, names[i], buf,
+		    sizeof(buf), &from)) >= 0) {
+			for (p = buf; (tok = strsep(&p, ",")) != NULL; ) {
+				if (*tok == '\0')
+					continue;
+				if (l->nids == 100) {
+					api_error(ar, 400, "ids",
+					    "at most 100 ids");
+					return -1;
+				}
+				strlcpy(l->ids[l->nids++], tok, IDLEN);
 			}
-			strlcpy(l->ids[l->nids++], tok, IDLEN);
 		}
+		if (n == -2) {
+			api_error(ar, 400, "ids", "ids is malformed");
+			return -1;
+		}
+		if (from != NULL)
+			asked = 1;
 	}
-	if (n == -2) {
-		api_error(ar, 400, "ids", "ids is malformed");
-		return -1;
-	}
-	if (from != NULL && l->nids == 0)
+	if (asked && l->nids == 0)
 		l->nids = -1;	/* asked for none: an empty page */
 	return 0;
 }
