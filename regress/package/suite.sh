@@ -225,6 +225,20 @@ check "every child runs as _depotd" \
 started() { grep -Eq 'depotd\[[0-9]+\]: .*started' "$tmp/syslog"; }
 check "a depotd line arrived in syslog" wait_for 50 started
 
+# --- the installed depotctl, on the default socket, as depotctl(8) shows
+/usr/sbin/depotctl user add alice >/dev/null 2>&1
+/usr/sbin/depotctl workspace add research >/dev/null 2>&1
+token=$(/usr/sbin/depotctl key create -u alice -w research -e '1 day' \
+    2>/dev/null | awk -F '\t' '$1 == "token" { print $2 }')
+check "depotctl key create prints a token line" \
+    sh -c "printf '%s' '$token' | grep -Eq '^dpt-[A-Za-z0-9_-]{20,}\$'"
+check "the token lists files (200)" test "$(curl -s -o /dev/null \
+    -w '%{http_code}' -H "Authorization: Bearer $token" "$url/v1/files")" = 200
+check "depotctl key list never shows the token" \
+    sh -c "! /usr/sbin/depotctl key list | grep -qF -- '$token'"
+check "depotctl show status names the storage process" \
+    sh -c '/usr/sbin/depotctl show status | grep -q "^storage "'
+
 # --- reload
 reload_out=$(/etc/init.d/depotd reload 2>&1)
 check "/etc/init.d/depotd reload exits 0" test $? -eq 0
