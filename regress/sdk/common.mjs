@@ -1,0 +1,130 @@
+// regress/sdk/common.mjs: what the SDK checks share: the environment
+// suite.sh sets, one "ok"/"not ok" line per check, test files, and the
+// raw requests that tell us what the server itself answered.
+
+import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const env = {
+	url: need('DEPOT_URL'),
+	key: need('DEPOT_KEY'),
+	adminKey: need('DEPOT_ADMIN_KEY'),
+	modules: need('SDK_MODULES'),
+	tmp: need('SDK_TMP'),
+};
+
+function need(name) {
+	const v = process.env[name];
+	if (!v) {
+		console.log(`not ok - environment variable ${name} is set`);
+		process.exit(1);
+	}
+	return v;
+}
+
+const requireSdk = createRequire(path.join(env.modules, 'package.json'));
+
+// The package under its install name (an npm alias for older majors)
+// and the version that was really installed.
+export function loadSdk(alias) {
+	const mod = requireSdk(alias);
+	const pkg = JSON.parse(fs.readFileSync(path.join(env.modules,
+	    'node_modules', alias, 'package.json'), 'utf8'));
+	return { mod, name: pkg.name, version: pkg.version };
+}
+
+let failures = 0;
+
+export function reporter(prefix) {
+	return {
+		ok(cond, what, detail) {
+			if (cond) {
+				console.log(`ok - ${prefix}: ${what}`);
+			} else {
+				failures++;
+				console.log(`not ok - ${prefix}: ${what}`);
+				if (detail !== undefined)
+					console.log(`# ${String(detail).replace(/\n/g, '\n# ')}`);
+			}
+			return cond;
+		},
+		// A check whose body may throw: the exception is the failure.
+		async step(what, fn) {
+			try {
+				const r = await fn();
+				if (r === false)
+					return this.ok(false, what);
+				this.ok(true, what);
+				return true;
+			} catch (e) {
+				this.ok(false, what, e && e.stack ? e.stack : e);
+				return false;
+			}
+		},
+	};
+}
+
+export function failed() {
+	return failures;
+}
+
+// Random contents, so that a byte comparison cannot pass by accident.
+export function testFile(name, size) {
+	const p = path.join(env.tmp, name);
+	const data = randomBytes(size);
+	fs.writeFileSync(p, data);
+	return { path: p, data };
+}
+
+export async function bodyBytes(response) {
+	return Buffer.from(await response.arrayBuffer());
+}
+
+export const idPattern = /^file-[0-9a-f]{32}$/;
+
+// The error message depotd sends for a request, read without any SDK,
+// to compare with what the SDK's exception carries.
+export async function serverError(method, route, headers) {
+	const r = await fetch(env.url + route, { method, headers });
+	const text = await r.text();
+	let body;
+	try {
+		body = JSON.parse(text);
+	} catch {
+		return { status: r.status, message: null, type: null, text };
+	}
+	const inner = body.error || {};
+	return { status: r.status, message: inner.message ?? null,
+	    type: inner.type ?? null, body };
+}
+
+// Expects fn to throw cls with the given status, carrying the server's
+// own message (fetched raw with the same credentials and dialect).
+export async function expectError(t, what, fn, cls, status, raw) {
+	let err = null;
+	try {
+		await fn();
+	} catch (e) {
+		err = e;
+	}
+	if (!t.ok(err instanceof cls, `${what} raises ${cls.name}`,
+	    err ? `got ${err.constructor.name}: ${err.message}` : 'no error'))
+		return null;
+	t.ok(err.status === status, `${what}: status ${status}`,
+	    `got ${err.status}`);
+	const server = await raw();
+	// OpenAI keeps the inner error object, Anthropic the whole body.
+	const sdkMessage = err.error?.error?.message ?? err.error?.message;
+	t.ok(server.status === status && typeof server.message === 'string' &&
+	    server.message.length > 0 && sdkMessage === server.message &&
+	    (err.message.includes(server.message) ||
+	    err.message.includes(JSON.stringify(server.message).slice(1, -1))),
+	    `${what}: the exception carries the server's message`,
+	    `exception "${err.message}", server ${server.status} ` +
+	    `"${server.message}"`);
+	t.ok(typeof err.requestID === 'string' && err.requestID.length > 0,
+	    `${what}: the exception names the request id`, err.requestID);
+	return { err, server };
+}

@@ -1,0 +1,141 @@
+#!/bin/sh
+# regress/sdk/suite.sh: the official OpenAI and Anthropic node SDKs,
+# current and previous major each (exact versions in package.json),
+# against a real depotd, a private PostgreSQL and the store named by
+# DEPOT_STORE: file (default), s3 (a private radosgw) or sftp (a private
+# sshd).  The SDKs are installed with npm into build/sdk.  Prints one
+# "ok - " or "not ok - " line per check, prefixed with the SDK's name
+# and version, and exits non-zero if any failed.
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+here=$top/regress/sdk
+store=${DEPOT_STORE:-file}
+case $store in
+file)	port=18321 ;;
+s3)	port=18322 ;;
+sftp)	port=18323 ;;
+*)	echo "not ok - unknown DEPOT_STORE $store"; exit 1 ;;
+esac
+D=$top/build/regress-sdk-$store
+SDK_MODULES=${SDK_MODULES:-$top/build/sdk}
+
+. "$top/regress/harness/pg.sh"
+. "$top/regress/harness/depotd.sh"
+
+[ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
+rm -rf "$D"
+mkdir -p "$D/tmp"
+
+cleanup() {
+	depot_stop
+	pg_stop "$D/pg"
+	case $store in
+	s3)	ceph_stop "$D/ceph" ;;
+	sftp)	sshd_stop "$D/sshd" ;;
+	esac
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP PIPE
+
+# Installs the SDKs once; again only when package.json changes.
+sdk_install() {
+	mkdir -p "$SDK_MODULES" || return 1
+	if cmp -s "$here/package.json" "$SDK_MODULES/package.json" &&
+	    [ -f "$SDK_MODULES/node_modules/.package-lock.json" ]; then
+		return 0
+	fi
+	cp "$here/package.json" "$SDK_MODULES/package.json" || return 1
+	(cd "$SDK_MODULES" && npm install --no-audit --no-fund \
+	    --loglevel=error) >"$D/npm.log" 2>&1
+}
+
+s3_curl() {
+	curl -s --aws-sigv4 "aws:amz:us-east-1:s3" \
+	    --user "$DEPOT_S3_ACCESS_KEY:$DEPOT_S3_SECRET_KEY" \
+	    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@"
+}
+
+store_setup() {
+	case $store in
+	s3)
+		. "$top/regress/harness/ceph.sh"
+		ceph_start "$D/ceph" || {
+			echo "not ok - radosgw starts"
+			return 1
+		}
+		[ "$(s3_curl -o /dev/null -w '%{http_code}' -X PUT \
+		    "$DEPOT_S3_ENDPOINT/sdk")" = 200 ] || {
+			echo "not ok - the bucket is created"
+			return 1
+		}
+		DEPOT_STORAGE=s3://sdk/blobs
+		DEPOT_STORAGE_OPTS=" { endpoint \"$DEPOT_S3_ENDPOINT\" \
+region \"us-east-1\" access-key \"$DEPOT_S3_ACCESS_KEY\" \
+secret-key \"$DEPOT_S3_SECRET_KEY\" path-style part-size 5M }"
+		;;
+	sftp)
+		SSHD_HARNESS_FILE=$top/regress/harness/sshd.sh
+		. "$SSHD_HARNESS_FILE"
+		sshd_start "$D/sshd" || {
+			echo "not ok - sshd starts"
+			return 1
+		}
+		DEPOT_STORAGE=$DEPOT_SFTP_URL
+		DEPOT_STORAGE_OPTS=" { identity \"$DEPOT_SFTP_IDENTITY\" \
+known-hosts \"$DEPOT_SFTP_KNOWN_HOSTS\" }"
+		;;
+	esac
+	export DEPOT_STORAGE DEPOT_STORAGE_OPTS
+}
+
+command -v node >/dev/null || { echo "not ok - node is installed"; exit 1; }
+if sdk_install; then
+	echo "ok - npm installs the SDKs into $SDK_MODULES"
+else
+	echo "not ok - npm installs the SDKs (log below)"
+	sed 's/^/# /' "$D/npm.log"
+	exit 1
+fi
+make -s build/depotd build/depotctl >&2 || { echo "not ok - build"; exit 1; }
+store_setup || exit 1
+pg_start "$D/pg" || { echo "not ok - postgres starts"; exit 1; }
+export DEPOT_SWEEP=0 DEPOT_MAX_SIZE=16M
+export DEPOT_ADMIN_KEY=${DEPOT_ADMIN_KEY:-dpt-admin-test-key-0123456789abcdef}
+depot_user
+depot_conf "$D" "$port"
+depot_start "$D" || { echo "not ok - depotd starts"; exit 1; }
+echo "ok - depotd starts with the $store store"
+
+# Each SDK gets a user of its own, so that its listing holds exactly
+# the files it uploaded.
+status=0
+n=0
+for run in openai.mjs:openai openai.mjs:openai6 \
+    anthropic.mjs:@anthropic-ai/sdk anthropic.mjs:anthropic0; do
+	n=$((n + 1))
+	user=sdk$n
+	key=$(depot_key "$user" default)
+	if [ -z "$key" ]; then
+		echo "not ok - a key for $user"
+		status=1
+		continue
+	fi
+	mkdir -p "$D/tmp/$n"
+	# Only what the suite passes: no OPENAI_* or ANTHROPIC_* settings.
+	env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY \
+	    -u ANTHROPIC_AUTH_TOKEN -u ANTHROPIC_BASE_URL \
+	    DEPOT_URL="$DEPOT_URL" DEPOT_KEY="$key" DEPOT_USER="$user" \
+	    SDK_MODULES="$SDK_MODULES" SDK_TMP="$D/tmp/$n" \
+	    node "$here/${run%%:*}" "${run#*:}" || status=1
+done
+
+# The daemon must have survived every SDK.
+if kill -0 "$DEPOT_PID" 2>/dev/null &&
+    curl -fs -o /dev/null "$DEPOT_URL/healthz"; then
+	echo "ok - depotd is still up and healthy"
+else
+	echo "not ok - depotd is still up and healthy"
+	status=1
+fi
+exit $status
