@@ -54,8 +54,9 @@ struct file {
 	int			 expansions;
 	struct origin		*origin;
 	size_t			 npushback;
-	unsigned char		 pushback[CONF_PUSHBACK];
-	struct origin		*pushsrc[CONF_PUSHBACK];
+	size_t			 pushcap;	/* grows to CONF_PUSHBACK */
+	unsigned char		*pushback;
+	struct origin		**pushsrc;
 };
 
 struct sym {
@@ -670,11 +671,31 @@ lgetc(struct origin **src)
 }
 
 static int
+push_grow(void)
+{
+	unsigned char	 *chars;
+	struct origin	**srcs;
+	size_t		  cap;
+
+	cap = file->pushcap == 0 ? 64 : file->pushcap * 2;
+	if (cap > CONF_PUSHBACK)
+		return -1;
+	if ((chars = realloc(file->pushback, cap)) == NULL)
+		return -1;
+	file->pushback = chars;
+	if ((srcs = reallocarray(file->pushsrc, cap, sizeof(*srcs))) == NULL)
+		return -1;
+	file->pushsrc = srcs;
+	file->pushcap = cap;
+	return 0;
+}
+
+static int
 lungetc(int c, struct origin *src)
 {
 	if (c == EOF)
 		return 0;
-	if (file->npushback >= CONF_PUSHBACK) {
+	if (file->npushback == file->pushcap && push_grow() == -1) {
 		yyerror("line too long after macro expansion");
 		lex_reported = 1;
 		return -1;
@@ -987,6 +1008,17 @@ fail:
 	return NULL;
 }
 
+static void
+file_free(struct file *f)
+{
+	fclose(f->stream);
+	free(f->name);
+	/* Pushed-back text may be a macro's secret value. */
+	freezero(f->pushback, f->pushcap);
+	free(f->pushsrc);
+	free(f);
+}
+
 static int
 popfile(void)
 {
@@ -995,9 +1027,7 @@ popfile(void)
 	if ((prev = TAILQ_PREV(file, file_stack, entry)) == NULL)
 		return EOF;
 	TAILQ_REMOVE(&files, file, entry);
-	fclose(file->stream);
-	free(file->name);
-	free(file);
+	file_free(file);
 	file = prev;
 	return 0;
 }
@@ -1459,9 +1489,7 @@ parse_cleanup(void)
 		;
 	if (file != NULL) {
 		TAILQ_REMOVE(&files, file, entry);
-		fclose(file->stream);
-		free(file->name);
-		free(file);
+		file_free(file);
 		file = NULL;
 	}
 	symclear();
