@@ -329,10 +329,13 @@ file_data(struct upload *up, const void *data, size_t len)
 		return -1;
 	}
 	sha256_update(&up->sha, data, len);
-	evbuffer_add(up->pending, data, len);
-	if (!up->creating)
-		upload_flush(up);
-	return up->failed ? -1 : 0;
+	/* Flushed once per body piece (files_body), not per part piece:
+	 * the parser cuts binary data at every CR. */
+	if (evbuffer_add(up->pending, data, len) == -1) {
+		upload_fail(up, 503, NULL, "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -440,8 +443,12 @@ files_body(struct api_req *ar, const void *data, size_t len)
 
 	if (fr == NULL || (up = fr->up) == NULL || up->failed)
 		return;
-	if (multipart_feed(up->mp, data, len) == -1 && !up->failed)
+	if (multipart_feed(up->mp, data, len) == -1 && !up->failed) {
 		upload_fail(up, 400, NULL, multipart_error(up->mp));
+		return;
+	}
+	if (!up->creating && !up->failed)
+		upload_flush(up);
 }
 
 void

@@ -50,6 +50,7 @@ struct freq {
 	int			 status;	/* 200 or 206 */
 	char			 sha256[65];
 	char			 expires[32];
+	char			 cursor_created[64];	/* list: the cursor's */
 };
 
 /* An upload between FILE_CREATED and commit or abort. */
@@ -780,7 +781,7 @@ static void
 list_page(struct freq *r)
 {
 	const struct file_list_req *l = r->list;
-	const char	*params[6], *cmp, *dir;
+	const char	*params[7], *dir;
 	char		 sql[1536], limit[16], ids[100 * IDLEN + 8];
 	int		 desc;
 
@@ -788,7 +789,6 @@ list_page(struct freq *r)
 	/* Walking before the cursor is walking the other way. */
 	if (l->before_id[0])
 		desc = !desc;
-	cmp = desc ? "<" : ">";
 	dir = desc ? "desc" : "asc";
 	snprintf(limit, sizeof(limit), "%d", l->limit + 1);
 	ids_array(l, ids, sizeof(ids));
@@ -798,13 +798,20 @@ list_page(struct freq *r)
 	params[3] = l->purpose;
 	params[4] = limit;
 	params[5] = l->nids > 0 ? ids : NULL;
+	params[6] = r->cursor_created[0] ? r->cursor_created : NULL;
+	/*
+	 * The cursor's created_at travels as a parameter: a row
+	 * comparison against constants is an index condition, against a
+	 * subquery it would be a filter over every earlier page.
+	 */
 	snprintf(sql, sizeof(sql), "select " FILE_COLS " from files where "
 	    FILE_OWNED " and " FILE_VISIBLE " and ($4 = '' or purpose = $4) "
-	    "and ($6::text[] is null or id = any($6::text[])) and "
-	    "($1 = '' or (created_at, id) %s (select created_at, id from "
-	    "files where id = $1)) order by created_at %s, id %s "
-	    "limit $5::int", cmp, dir, dir);
-	freq_query(r, sql, 6, params, listed);
+	    "and ($6::text[] is null or id = any($6::text[])) %s "
+	    "order by created_at %s, id %s limit $5::int",
+	    params[6] == NULL ? "and $1 = '' and $7::timestamptz is null" :
+	    desc ? "and (created_at, id) < ($7::timestamptz, $1)" :
+	    "and (created_at, id) > ($7::timestamptz, $1)", dir, dir);
+	freq_query(r, sql, 7, params, listed);
 }
 
 static void
@@ -821,6 +828,8 @@ list_cursor_checked(void *arg, const PGresult *res)
 		freq_free(r);
 		return;
 	}
+	strlcpy(r->cursor_created, PQgetvalue(res, 0, 0),
+	    sizeof(r->cursor_created));
 	list_page(r);
 }
 
@@ -847,8 +856,9 @@ file_list(struct fe_peer *p, struct imsg *imsg)
 	params[0] = list_cursor(r->list);
 	params[1] = r->list->owner.user_id;
 	params[2] = r->list->owner.workspace_id;
-	freq_query(r, "select 1 from files where id = $1 and " FILE_OWNED
-	    " and " FILE_VISIBLE, 3, params, list_cursor_checked);
+	/* Text output of timestamptz keeps every microsecond. */
+	freq_query(r, "select created_at::text from files where id = $1 and "
+	    FILE_OWNED " and " FILE_VISIBLE, 3, params, list_cursor_checked);
 }
 
 /* --- health --- */

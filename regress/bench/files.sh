@@ -1,0 +1,99 @@
+#!/bin/sh
+# regress/bench/files.sh: the Files API on the local store against nginx
+# and PostgreSQL on this machine, in one run.
+#  1. download of a 1 GiB file vs nginx sendfile of the same file
+#  2. upload of a 1 GiB file vs nginx WebDAV PUT of the same bytes
+#  3. GET /v1/files/{id} per second at 64 connections (wrk) vs
+#     pgbench -S at 64 clients on the same PostgreSQL
+#  4. list latency, page 1 vs page 500 of one user's 100,000 files
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/regress/harness/pg.sh"
+. "$top/regress/harness/depotd.sh"
+. "$top/regress/bench/lib.sh"
+command -v bc >/dev/null || apt-get install -y -qq bc >/dev/null
+w=$top/build/bench-files
+SIZE_MB=${BENCH_SIZE_MB:-1024}
+rm -rf "$w"; mkdir -p "$w/nginx/dav" "$w/nginx/tmp"
+chmod 755 "$w"
+cleanup() {
+	depot_stop
+	[ -f "$w/nginx/nginx.pid" ] && kill "$(cat "$w/nginx/nginx.pid")"
+	pg_stop "$w/pg"
+}
+trap cleanup EXIT INT TERM
+
+pg_start "$w/pg" || exit 1
+depot_user
+DEPOT_MAX_SIZE=2G depot_conf "$w" 27431 'http { max-connections 4096 }'
+depot_start "$w" || exit 1
+key=$(depot_key bench default)
+AUTH="Authorization: Bearer $key"
+
+head -c $((SIZE_MB * 1048576)) /dev/urandom >"$w/nginx/blob"
+cat >"$w/nginx/nginx.conf" <<CONF
+daemon on; worker_processes 2; pid $w/nginx/nginx.pid;
+error_log $w/nginx/error.log;
+events { worker_connections 1024; }
+http {
+	access_log off; sendfile on; client_max_body_size 4g;
+	client_body_temp_path $w/nginx/tmp;
+	server {
+		listen 127.0.0.1:27432;
+		location / { root $w/nginx; }
+		location /dav/ { root $w/nginx; dav_methods PUT; }
+	}
+}
+CONF
+chown -R www-data "$w/nginx"
+nginx -c "$w/nginx/nginx.conf" || exit 1
+
+echo "-- 1. download ${SIZE_MB} MiB"
+id=$(curl -s -H "$AUTH" -F purpose=bench -F file=@"$w/nginx/blob" \
+    "$DEPOT_URL/v1/files" | sed -n 's/.*"id":"\(file-[0-9a-f]*\)".*/\1/p')
+[ -n "$id" ] || { echo "upload for the download bench failed"; exit 1; }
+ref=$(elapsed curl -s -o /dev/null http://127.0.0.1:27432/blob)
+got=$(elapsed curl -s -o /dev/null -H "$AUTH" \
+    "$DEPOT_URL/v1/files/$id/content")
+echo "nginx ${ref}s depotd ${got}s ratio $(ratio "$ref" "$got") (target >= 0.9)"
+
+echo "-- 2. upload ${SIZE_MB} MiB"
+ref=$(elapsed curl -s -T "$w/nginx/blob" http://127.0.0.1:27432/dav/up)
+got=$(elapsed curl -s -H "$AUTH" -F purpose=bench -F file=@"$w/nginx/blob" \
+    "$DEPOT_URL/v1/files")
+echo "nginx ${ref}s depotd ${got}s ratio $(ratio "$ref" "$got") (target >= 0.8)"
+echo "peak RSS of each depotd process during 1 and 2 (target <= 32 MiB):"
+depot_peaks
+
+echo "-- 3. GET /v1/files/{id} at 64 connections"
+dbrps=$(runuser -u postgres -- sh -c "$PG_BIN/pgbench -h '$PGHOST' -p $PGPORT \
+    -i -q -s 10 depot >/dev/null 2>&1 && $PG_BIN/pgbench -h '$PGHOST' \
+    -p $PGPORT -S -c 64 -j 2 -T 10 depot 2>/dev/null" |
+    sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+rps=$(wrk -t 2 -c 64 -d 10s -H "$AUTH" "$DEPOT_URL/v1/files/$id" |
+    sed -n 's/^Requests\/sec: *\([0-9.]*\)/\1/p')
+echo "pgbench -S ${dbrps} tps depotd ${rps} req/s ratio $(ratio "$rps" "$dbrps") (target >= 0.5)"
+
+echo "-- 4. list latency, 100,000 files"
+uid=$(psql -X -At -d depot -c "select user_id || ' ' || workspace_id from \
+    files where id = '$id'")
+set -- $uid
+psql -X -q -d depot -c "insert into files (id, user_id, workspace_id, \
+    filename, mime_type, purpose, source, storage_ref, state, bytes, \
+    created_at) select 'file-' || md5(g::text), '$1', '$2', 'f' || g, \
+    'text/plain', 'bench', 'upload', 'xx/none', 'ready', 1, \
+    now() - g * interval '1 ms' from generate_series(1, 100000) g; analyze files"
+cursor=$(psql -X -At -d depot -c "select id from files where user_id = '$1' \
+    order by created_at desc, id desc offset 9979 limit 1")
+for page in 1 500; do
+	q="limit=20"
+	[ "$page" -eq 500 ] && q="limit=20&after=$cursor"
+	for i in $(seq 200); do
+		curl -s -o /dev/null -w '%{time_total}\n' -H "$AUTH" \
+		    "$DEPOT_URL/v1/files?$q"
+	done | percentiles >"$w/page$page"
+	echo "page $page: $(cat "$w/page$page")"
+done
+p1=$(awk '{print $2}' "$w/page1")
+p500=$(awk '{print $2}' "$w/page500")
+echo "page 500 / page 1 p50 ratio $(ratio "$p500" "$p1") (target <= 1.5)"

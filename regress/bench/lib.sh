@@ -1,0 +1,32 @@
+# regress/bench/lib.sh: measuring helpers shared by the benchmarks.
+
+# Seconds (with decimals) that a command takes.
+elapsed() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc -l
+}
+
+ratio() {	# reference-time measured-time -> reference/measured
+	echo "scale=3; $1 / $2" | bc -l
+}
+
+# Peak resident set (VmHWM, KiB) of the master DEPOT_PID and its children.
+depot_peaks() {
+	local p
+	for p in $DEPOT_PID $(ps -o pid= --ppid "$DEPOT_PID"); do
+		printf '%s %s KiB\n' "$(tr -d '\0' </proc/$p/cmdline | \
+		    sed 's/ *\.*$//')" \
+		    "$(awk '/VmHWM/ {print $2}' /proc/$p/status)"
+	done
+}
+
+# Prints p50 and p99 of the numbers on stdin.
+percentiles() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		i50 = int(NR * 0.50); if (i50 < 1) i50 = 1;
+		i99 = int(NR * 0.99); if (i99 < 1) i99 = 1;
+		printf "p50 %.2f ms p99 %.2f ms", v[i50] * 1000, v[i99] * 1000 }'
+}
