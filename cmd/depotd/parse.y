@@ -234,7 +234,11 @@ optnl		: /* empty */
 		| optnl '\n'
 		;
 
-main		: LISTEN ON STRING port		{
+main		: STRING			{
+			yyerror("unknown keyword \"%s\"", $1);
+			YYERROR;
+		}
+		| LISTEN ON STRING port		{
 			listen_add($3, $4);
 		}
 		| LISTEN ON NUMBER port		{
@@ -319,7 +323,11 @@ storeopts	: /* empty */
 		| storeopts storeopt optnl
 		;
 
-storeopt	: ENDPOINT STRING		{
+storeopt	: STRING			{
+			yyerror("unknown storage option \"%s\"", $1);
+			YYERROR;
+		}
+		| ENDPOINT STRING		{
 			if (storage_option("endpoint", SCHEME_S3)) {
 				if (strncmp($2, "http://", 7) != 0 &&
 				    strncmp($2, "https://", 8) != 0)
@@ -408,7 +416,11 @@ filesopts	: /* empty */
 		| filesopts filesopt optnl
 		;
 
-filesopt	: MAXSIZE size			{
+filesopt	: STRING			{
+			yyerror("unknown files option \"%s\"", $1);
+			YYERROR;
+		}
+		| MAXSIZE size			{
 			if (in_range($2, 1, INT64_MAX, "max-size"))
 				conf->max_size = $2;
 		}
@@ -438,7 +450,11 @@ httpopts	: /* empty */
 		| httpopts httpopt optnl
 		;
 
-httpopt		: MAXHEADERSIZE size		{
+httpopt		: STRING			{
+			yyerror("unknown http option \"%s\"", $1);
+			YYERROR;
+		}
+		| MAXHEADERSIZE size		{
 			if (in_range($2, 1024, 1024 * 1024,
 			    "max-header-size"))
 				conf->max_header_size = $2;
@@ -469,7 +485,11 @@ sandboxopts	: /* empty */
 		| sandboxopts sandboxopt optnl
 		;
 
-sandboxopt	: TOKEN secret			{
+sandboxopt	: STRING			{
+			yyerror("unknown sandbox option \"%s\"", $1);
+			YYERROR;
+		}
+		| TOKEN secret			{
 			set_secret(&conf->sandbox_token, $2);
 		}
 		;
@@ -478,7 +498,11 @@ upstreamopts	: /* empty */
 		| upstreamopts upstreamopt optnl
 		;
 
-upstreamopt	: URL STRING			{
+upstreamopt	: STRING			{
+			yyerror("unknown upstream option \"%s\"", $1);
+			YYERROR;
+		}
+		| URL STRING			{
 			if (strncmp($2, "http://", 7) != 0 &&
 			    strncmp($2, "https://", 8) != 0)
 				yyerror("upstream url must be an http:// or "
@@ -518,7 +542,11 @@ modelopts	: /* empty */
 		| modelopts modelopt optnl
 		;
 
-modelopt	: TEXTONLY			{
+modelopt	: STRING			{
+			yyerror("unknown model option \"%s\"", $1);
+			YYERROR;
+		}
+		| TEXTONLY			{
 			if (model != NULL)
 				model->text_only = 1;
 		}
