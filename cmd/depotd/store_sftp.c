@@ -1275,6 +1275,8 @@ get_step(struct store_xfer *x)
 		/* EOF to the reader first; it need not wait for the server. */
 		xfer_close_fd(x);
 		if (x->handle != NULL) {
+			/* Drop read-ahead the range did not need (local only). */
+			libssh2_sftp_seek64(x->handle, 0);
 			rc = libssh2_sftp_close_handle(x->handle);
 			if (rc == LIBSSH2_ERROR_EAGAIN)
 				return STEP_AGAIN;

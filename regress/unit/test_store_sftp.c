@@ -603,6 +603,29 @@ test_stall(struct store *st)
 	T_EQ_INT(size, 100000, "and sees the blob");
 }
 
+/* Read-ahead a ranged get did not need must not pile up in the session. */
+static void
+test_ranged_gets(struct store *st)
+{
+	unsigned char	 want[32], got[32];
+	char		 ref[64];
+	uint64_t	 len;
+	long		 rss0, rss1;
+	int		 i, ok = 1;
+
+	ref_for(ref, sizeof(ref), 4);
+	expected_sha(5 * MiB, 300 * 1024, 4, want);
+	rss0 = peak_rss_kib();
+	for (i = 0; i < 120; i++) {
+		ok = ok && do_get(st, ref, 5 * MiB, 300 * 1024, got, &len) ==
+		    0 && len == 300 * 1024 && memcmp(want, got, 32) == 0;
+	}
+	rss1 = peak_rss_kib();
+	T_OK(ok, "120 ranged gets of 300 KiB in a 40 MiB blob");
+	T_OK(rss1 - rss0 < 512, "and peak RSS grew %ld KiB (limit 512 KiB)",
+	    rss1 - rss0);
+}
+
 int
 main(void)
 {
@@ -612,6 +635,7 @@ main(void)
 	char			*p;
 	const char		*enc, *pass;
 	long			 rss0, rss1;
+	struct timespec		 t0, t1;
 	off_t			 size;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -661,11 +685,16 @@ main(void)
 	test_round_trip(&st, 1, 2);
 	test_round_trip(&st, 1 * MiB, 3);
 	rss0 = peak_rss_kib();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	test_round_trip(&st, 40 * MiB, 4);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("# 40 MiB put, stat, get and half get in %.2f s\n",
+	    (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	rss1 = peak_rss_kib();
 	T_OK(rss0 > 0 && rss1 - rss0 < 8 * 1024, "40 MiB moved with peak RSS "
 	    "growing %ld KiB (limit 8 MiB)", rss1 - rss0);
 
+	test_ranged_gets(&st);
 	test_concurrent(&st);
 	test_abort(&st);
 
