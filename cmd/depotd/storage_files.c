@@ -216,6 +216,18 @@ auth_done(void *arg, const PGresult *res)
 	freq_free(r);
 }
 
+/*
+ * The frontend waits for an auth result, never a generic error: with
+ * no database it must hear "unavailable" (503), not an IMSG_ERROR.
+ */
+static void
+auth_query(struct freq *r, const char *sql, int n, const char *const *params)
+{
+	if (storage.db == NULL ||
+	    db_query(storage.db, sql, n, params, auth_done, r) == -1)
+		auth_done(r, NULL);
+}
+
 static void
 auth_lookup(struct fe_peer *p, struct imsg *imsg)
 {
@@ -234,19 +246,19 @@ auth_lookup(struct fe_peer *p, struct imsg *imsg)
 		params[0] = al.user_name;
 		params[1] = al.workspace_name[0] ? al.workspace_name :
 		    "default";
-		freq_query(r, "select '', u.id, u.name, coalesce(w.id, ''), "
+		auth_query(r, "select '', u.id, u.name, coalesce(w.id, ''), "
 		    "case when w.id is null then 'noworkspace' else 'ok' end "
 		    "from users u left join workspaces w on w.name = $2 "
-		    "where u.name = $1", 2, params, auth_done);
+		    "where u.name = $1", 2, params);
 		return;
 	}
 	params[0] = al.token_sha256;
-	freq_query(r, "select k.id, k.user_id, u.name, k.workspace_id, "
+	auth_query(r, "select k.id, k.user_id, u.name, k.workspace_id, "
 	    "case when k.revoked_at is not null then 'revoked' "
 	    "when k.expires_at is not null and k.expires_at <= now() "
 	    "then 'expired' else 'ok' end "
 	    "from api_keys k join users u on u.id = k.user_id "
-	    "where k.token_sha256 = $1", 1, params, auth_done);
+	    "where k.token_sha256 = $1", 1, params);
 }
 
 /* --- upload --- */
