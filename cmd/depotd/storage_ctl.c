@@ -89,6 +89,12 @@ ctl_rows(void *arg, const PGresult *res)
 		ctl_end(c, 1);
 		return;
 	}
+	if (PQntuples(res) == 0 && c->type == CTL_KEY_CREATE) {
+		/* The insert selected no user or no workspace. */
+		ctl_line(c->client, "no such user or workspace");
+		ctl_end(c, 1);
+		return;
+	}
 	if (c->type == CTL_KEY_CREATE && PQntuples(res) == 1) {
 		/* The only time the token is ever shown. */
 		ctl_line(c->client, "token\t%s", c->token);
