@@ -455,6 +455,11 @@ p_headers_complete(http_parser *p)
 
 	if (c->header_in_value && header_push(c) == -1)
 		return -1;
+	/* A request line without a version is HTTP/0.9: not served. */
+	if (p->http_major == 0) {
+		c->parse_status = 400;
+		return -1;
+	}
 	if ((req->target = evbuffer_strdup(c->url)) == NULL) {
 		c->parse_status = 503;
 		return -1;
