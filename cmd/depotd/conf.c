@@ -388,7 +388,10 @@ print_sandbox(FILE *fp, const struct depotd_conf *c)
 		fputs("no sandbox\n", fp);
 		break;
 	case SANDBOX_LOCAL:
-		fputs("sandbox local\n", fp);
+		fputs("sandbox local", fp);
+		if (c->sandbox_dir[0] != '\0')
+			fprintf(fp, " { directory \"%s\" }", c->sandbox_dir);
+		fputc('\n', fp);
 		break;
 	case SANDBOX_URL:
 		fputs("sandbox ", fp);

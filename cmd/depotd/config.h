@@ -97,6 +97,7 @@ struct depotd_conf {
 	enum sandbox_mode		 sandbox;
 	char				 sandbox_url[1024];
 	char				*sandbox_token;	/* secret */
+	char				 sandbox_dir[1024]; /* local: workspaces */
 	int				 max_tool_iterations;
 
 	char				*admin_key;	/* secret */

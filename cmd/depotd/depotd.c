@@ -92,7 +92,11 @@ spawn_children(void)
 		    master.verbose);
 		TAILQ_INSERT_TAIL(&master.children, cp, entry);
 	}
+	/* Before the configuration goes out: it names the sandbox. */
+	sandbox_local_start();
 	TAILQ_FOREACH(cp, &master.children, entry) {
+		if (cp->role == ROLE_SANDBOXD)
+			continue;
 		if (imsgev_init(&cp->iev, master.base, cp->fd,
 		    master_dispatch, master_child_closed, cp) == -1)
 			fatal("imsgev_init");
@@ -107,7 +111,9 @@ spawn_children(void)
 		proc_connect_pair(cp, broker);
 	}
 	TAILQ_FOREACH(cp, &master.children, entry)
-		imsgev_compose(&cp->iev, IMSG_START, 0, 0, -1, NULL, 0);
+		if (cp->role != ROLE_SANDBOXD)
+			imsgev_compose(&cp->iev, IMSG_START, 0, 0, -1, NULL,
+			    0);
 }
 
 static void

@@ -17,6 +17,7 @@ enum proc_role {
 	ROLE_FRONTEND,
 	ROLE_STORAGE,
 	ROLE_BROKER,
+	ROLE_SANDBOXD,		/* sandbox local: no channel, only a pid */
 	ROLE_MAX,
 };
 

@@ -35,6 +35,7 @@ master_shutdown(int status)
 	master.shutting_down = 1;
 	proc_kill_all(&master.children);
 	control_cleanup();
+	sandbox_local_cleanup();
 	if (master.pidfile != NULL)
 		unlink(master.pidfile);
 	log_info("exiting");
@@ -142,10 +143,20 @@ master_reload(char *why, size_t whylen)
 	    listens_differ(conf, master.conf))
 		log_warnx("reload: listen and prefork changes take effect "
 		    "at restart");
+	/* The running sandbox stays; its URL and token carry over. */
+	if (master.conf->sandbox == SANDBOX_LOCAL &&
+	    conf->sandbox == SANDBOX_LOCAL) {
+		strlcpy(conf->sandbox_url, master.conf->sandbox_url,
+		    sizeof(conf->sandbox_url));
+		free(conf->sandbox_token);
+		conf->sandbox_token = master.conf->sandbox_token;
+		master.conf->sandbox_token = NULL;
+	}
 	conf_free(master.conf);
 	master.conf = conf;
 	TAILQ_FOREACH(cp, &master.children, entry)
-		proc_send_conf(cp, conf);
+		if (cp->role != ROLE_SANDBOXD)
+			proc_send_conf(cp, conf);
 	snprintf(why, whylen, "reloaded %s", master.conffile);
 	log_info("%s", why);
 	return 0;
@@ -158,8 +169,9 @@ master_set_verbose(int v)
 
 	log_setverbose(v);
 	TAILQ_FOREACH(cp, &master.children, entry)
-		imsgev_compose(&cp->iev, IMSG_LOG_VERBOSE, 0, 0, -1, &v,
-		    sizeof(v));
+		if (cp->role != ROLE_SANDBOXD)
+			imsgev_compose(&cp->iev, IMSG_LOG_VERBOSE, 0, 0, -1,
+			    &v, sizeof(v));
 }
 
 static void

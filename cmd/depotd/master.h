@@ -32,6 +32,10 @@ void	 master_set_verbose(int);
 struct child_proc *master_storage(void);
 void	 master_shutdown(int) __attribute__((noreturn));
 
+/* sandbox_local.c */
+void	 sandbox_local_start(void);
+void	 sandbox_local_cleanup(void);
+
 /* control.c */
 void	 control_init(const char *path);
 void	 control_relay(struct imsg *);

@@ -125,6 +125,7 @@ static void	 final_checks(const char *);
 %}
 
 %token	ACCESSKEY ADMINKEY ANTHROPIC API APIKEY CHROOT CONTROL DATABASE
+%token	DIRECTORY
 %token	ENDPOINT FILES HEADERTIMEOUT HTTP IDENTITY IDLETIMEOUT INCLUDE
 %token	KEEPALIVE KNOWNHOSTS LISTEN LOCAL MAXCONNECTIONS MAXFILENAME
 %token	MAXHEADERS MAXHEADERSIZE MAXSIZE MAXTOOLITERATIONS MAXTRANSFERS
@@ -286,7 +287,7 @@ main		: STRING			{
 		| HTTP '{' optnl httpopts '}'
 		| SANDBOX LOCAL			{
 			conf->sandbox = SANDBOX_LOCAL;
-		}
+		} localblock
 		| NO SANDBOX			{
 			conf->sandbox = SANDBOX_NONE;
 		}
@@ -477,6 +478,25 @@ httpopt		: STRING			{
 		}
 		;
 
+localblock	: /* empty */
+		| '{' optnl localopts '}'
+		;
+
+localopts	: /* empty */
+		| localopts localopt optnl
+		;
+
+localopt	: DIRECTORY STRING		{
+			if ($2[0] != '/') {
+				yyerror("sandbox directory must be an absolute "
+				    "path");
+				YYERROR;
+			}
+			copy_string(conf->sandbox_dir, sizeof(conf->sandbox_dir),
+			    $2, "sandbox directory");
+		}
+		;
+
 sandboxblock	: /* empty */
 		| '{' optnl sandboxopts '}'
 		;
@@ -603,6 +623,7 @@ static const struct keyword keywords[] = {
 	{ "chroot",			CHROOT },
 	{ "control",			CONTROL },
 	{ "database",			DATABASE },
+	{ "directory",			DIRECTORY },
 	{ "endpoint",			ENDPOINT },
 	{ "files",			FILES },
 	{ "header-timeout",		HEADERTIMEOUT },

@@ -22,7 +22,7 @@
 #include "proc.h"
 
 static const char *role_names[ROLE_MAX] = {
-	"master", "frontend", "storage", "broker",
+	"master", "frontend", "storage", "broker", "sandboxd",
 };
 
 const char *

@@ -3,7 +3,9 @@
 #
 #	depot_user			create the _depotd user if missing
 #	depot_conf DIR PORT [extra]	write DIR/depotd.conf (mode 600) for a
-#					local store in DIR/files
+#					local store in DIR/files (with
+#					DEPOT_SANDBOX_LOCAL=1, sandbox local
+#					in DIR/sandbox)
 #	depot_start DIR [flags]		start depotd -d in the background;
 #					DEPOT_PID, DEPOT_URL, DEPOT_SOCK set
 #	depot_stop			SIGTERM and wait
@@ -18,6 +20,11 @@ DEPOTCTL=${DEPOTCTL:-$top/build/depotctl}
 depot_user() {
 	id _depotd >/dev/null 2>&1 ||
 	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotd
+	# Jailed code runs as _depotsbx; the broker (_depotd) reaches the
+	# sandbox socket through the group.
+	id _depotsbx >/dev/null 2>&1 ||
+	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotsbx
+	id -nG _depotd | grep -qw _depotsbx || usermod -aG _depotsbx _depotd
 }
 
 depot_conf() {	# dir port [extra lines]
@@ -37,6 +44,8 @@ files {
 	writing-grace ${DEPOT_GRACE:-1d}
 }
 admin-key "${DEPOT_ADMIN_KEY:-dpt-admin-test-key-0123456789abcdef}"
+$([ -n "${DEPOT_SANDBOX_LOCAL:-}" ] &&
+    echo "sandbox local { directory \"$d/sandbox\" }")
 $extra
 CONF
 	chmod 600 "$d/depotd.conf"

@@ -22,7 +22,7 @@ mkdir -p "$var"
 pg_start "$var/pg" || exit 1
 trap cleanup INT TERM EXIT
 depot_user
-DEPOT_MAX_SIZE=512M DEPOT_SWEEP=1h depot_conf "$var" "$port"
+DEPOT_SANDBOX_LOCAL=1 DEPOT_MAX_SIZE=512M DEPOT_SWEEP=1h depot_conf "$var" "$port"
 : >"$var/depotd.log"
 depot_start "$var" || { cat "$var/depotd.log"; exit 1; }
 

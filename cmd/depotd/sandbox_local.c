@@ -1,0 +1,148 @@
+/*
+ * sandbox_local.c: `sandbox local': the master runs depot-sandboxd on a
+ * private unix socket and points the broker at it, so that a fresh
+ * install runs code with no other service.
+ *
+ * The sandbox daemon is the master's child like the others: it is
+ * stopped with them, and its death is a lost child.  It runs jailed
+ * code as its own user (_depotsbx), whose group _depotd belongs to so
+ * that the broker can reach the socket.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+#include "depotd.h"
+#include "master.h"
+
+#define SANDBOX_USER	"_depotsbx"
+
+static char	 sbx_sock[PATH_MAX];
+static char	 sbx_token[PATH_MAX];
+
+/* Installed: libexec; in a build tree: the source beside build/. */
+static int
+runner_path(const char *self, char *buf, size_t len)
+{
+	char	 dir[PATH_MAX];
+
+	snprintf(buf, len, "%s/runner.py", DEPOT_LIBEXECDIR);
+	if (access(buf, R_OK) == 0)
+		return 0;
+	strlcpy(dir, self, sizeof(dir));
+	snprintf(buf, len, "%s/../cmd/depot-sandboxd/runner.py",
+	    dirname(dir));
+	return access(buf, R_OK);
+}
+
+static void
+write_token(const char *path, char *token, size_t len)
+{
+	int	 fd;
+
+	token_new(token, len);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	if (fd == -1 || write(fd, token, strlen(token)) == -1 ||
+	    write(fd, "\n", 1) == -1)
+		fatal("%s", path);
+	close(fd);
+}
+
+static void __attribute__((noreturn))
+exec_sandboxd(const char *prog, const char *runner, const char *workdir)
+{
+	char	*argv[16];
+	int	 argc = 0;
+
+	closefrom(STDERR_FILENO + 1);
+	argv[argc++] = (char *)prog;
+	if (master.debug)
+		argv[argc++] = "-d";
+	argv[argc++] = "-s";
+	argv[argc++] = sbx_sock;
+	argv[argc++] = "-t";
+	argv[argc++] = sbx_token;
+	argv[argc++] = "-u";
+	argv[argc++] = SANDBOX_USER;
+	argv[argc++] = "-w";
+	argv[argc++] = (char *)workdir;
+	argv[argc++] = "-r";
+	argv[argc++] = (char *)runner;
+	argv[argc] = NULL;
+	execv(prog, argv);
+	fatal("execv %s", prog);
+}
+
+/*
+ * Spawns depot-sandboxd and rewrites the configuration so that the
+ * broker uses it: the URL names the socket, the token is fresh.
+ */
+void
+sandbox_local_start(void)
+{
+	struct depotd_conf	*conf = master.conf;
+	struct child_proc	*cp;
+	char			 dir[PATH_MAX], prog[PATH_MAX], runner[PATH_MAX];
+	char			 token[TOKEN_LEN];
+
+	if (conf->sandbox != SANDBOX_LOCAL)
+		return;
+	strlcpy(dir, conf->control_socket, sizeof(dir));
+	strlcpy(dir, dirname(dir), sizeof(dir));
+	if (snprintf(sbx_sock, sizeof(sbx_sock), "%s/depot-sandboxd.sock",
+	    dir) >= (int)sizeof(sbx_sock) || snprintf(sbx_token,
+	    sizeof(sbx_token), "%s/depot-sandboxd.token", dir) >=
+	    (int)sizeof(sbx_token))
+		fatalx("sandbox local: %s is too long a path", dir);
+	/* depot-sandboxd is installed (and built) beside depotd. */
+	strlcpy(runner, master.self, sizeof(runner));
+	if (snprintf(prog, sizeof(prog), "%s/depot-sandboxd",
+	    dirname(runner)) >= (int)sizeof(prog))
+		fatalx("sandbox local: path too long");
+	if (runner_path(master.self, runner, sizeof(runner)) == -1)
+		fatalx("sandbox local: runner.py not found");
+	write_token(sbx_token, token, sizeof(token));
+	free(conf->sandbox_token);
+	if ((conf->sandbox_token = strdup(token)) == NULL)
+		fatal("strdup");
+	explicit_bzero(token, sizeof(token));
+	if (snprintf(conf->sandbox_url, sizeof(conf->sandbox_url), "unix:%s",
+	    sbx_sock) >= (int)sizeof(conf->sandbox_url))
+		fatalx("sandbox local: %s is too long a path", sbx_sock);
+
+	if ((cp = calloc(1, sizeof(*cp))) == NULL)
+		fatal("calloc");
+	cp->role = ROLE_SANDBOXD;
+	cp->fd = -1;
+	cp->started = time(NULL);
+	cp->ready = 1;
+	switch (cp->pid = fork()) {
+	case -1:
+		fatal("fork");
+	case 0:
+		signal(SIGCHLD, SIG_DFL);
+		exec_sandboxd(prog, runner, conf->sandbox_dir[0] ?
+		    conf->sandbox_dir : "/var/tmp/depot-sandboxd");
+	}
+	TAILQ_INSERT_TAIL(&master.children, cp, entry);
+	log_info("sandbox local: depot-sandboxd on %s", sbx_sock);
+}
+
+void
+sandbox_local_cleanup(void)
+{
+	if (sbx_token[0] != '\0')
+		unlink(sbx_token);
+}
