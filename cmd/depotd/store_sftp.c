@@ -23,7 +23,6 @@
 #include <sys/socket.h>
 
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
@@ -37,9 +36,9 @@
 #include <event2/event.h>
 #include <libssh2.h>
 #include <libssh2_sftp.h>
-#include <openssl/evp.h>
 
 #include "log.h"
+#include "sftp_conn.h"
 #include "store.h"
 
 #define SFTP_BUFSIZE		(256 * 1024)
@@ -137,10 +136,7 @@ TAILQ_HEAD(orphan_list, orphan);
 
 struct sftp_store {
 	struct store		*st;
-	char			*user;
-	char			*host;
-	int			 port;
-	char			*root;		/* no trailing slash */
+	struct sftp_url		 url;
 	char			*identity;
 	char			*passphrase;	/* secret */
 	char			*known_hosts;
@@ -164,7 +160,7 @@ struct sftp_store {
 	int			 probing;
 	int			 running, rerun;
 	struct xfer_list	 xfers;
-	LIST_HEAD(, sess_block)	 arena;	/* what the session allocated */
+	struct sftp_arena	 arena;		/* what the session allocated */
 	struct orphan_list	 orphans;
 	int			 norphans;
 };
@@ -251,55 +247,6 @@ sftp_ref_valid(const char *ref)
 }
 
 /* "sftp://user@host[:port]/path", host possibly "[v6]". */
-static int
-sftp_parse_url(struct sftp_store *ss, const char *url)
-{
-	const char	*p, *at, *slash, *hend, *errstr;
-	char		 portbuf[8];
-	size_t		 n;
-
-	if (strncmp(url, "sftp://", 7) != 0)
-		return -1;
-	p = url + 7;
-	if ((slash = strchr(p, '/')) == NULL)
-		return -1;
-	if ((at = memchr(p, '@', slash - p)) == NULL || at == p)
-		return -1;
-	ss->user = strndup(p, at - p);
-	p = at + 1;
-	if (*p == '[') {
-		if ((hend = memchr(p, ']', slash - p)) == NULL)
-			return -1;
-		ss->host = strndup(p + 1, hend - p - 1);
-		p = hend + 1;
-	} else {
-		hend = memchr(p, ':', slash - p);
-		if (hend == NULL)
-			hend = slash;
-		ss->host = strndup(p, hend - p);
-		p = hend;
-	}
-	if (ss->host == NULL || ss->host[0] == '\0')
-		return -1;
-	ss->port = 22;
-	if (*p == ':') {
-		n = slash - p - 1;
-		if (n == 0 || n >= sizeof(portbuf))
-			return -1;
-		memcpy(portbuf, p + 1, n);
-		portbuf[n] = '\0';
-		ss->port = strtonum(portbuf, 1, 65535, &errstr);
-		if (errstr != NULL)
-			return -1;
-	} else if (p != slash)
-		return -1;
-	if ((ss->root = strdup(slash)) == NULL)
-		return -1;
-	n = strlen(ss->root);
-	while (n > 0 && ss->root[n - 1] == '/')
-		ss->root[--n] = '\0';
-	return ss->user != NULL ? 0 : -1;
-}
 
 static int
 sftp_init(struct store *st, const struct store_conf *sc)
@@ -312,13 +259,13 @@ sftp_init(struct store *st, const struct store_conf *sc)
 	ss->st = st;
 	ss->sock = -1;
 	TAILQ_INIT(&ss->xfers);
-	LIST_INIT(&ss->arena);
 	TAILQ_INIT(&ss->orphans);
-	if (sftp_parse_url(ss, sc->url) == -1) {
+	if (sftp_url_parse(&ss->url, sc->url) == -1) {
 		log_warnx("sftp: cannot parse storage URL \"%s\"", sc->url);
 		goto fail;
 	}
-	if (sc->identity == NULL || sc->known_hosts == NULL) {
+	if (sc->identity == NULL || sc->identity[0] == '\0' ||
+	    sc->known_hosts == NULL || sc->known_hosts[0] == '\0') {
 		log_warnx("sftp: %s needs an identity and a known-hosts file",
 		    sc->url);
 		goto fail;
@@ -351,185 +298,7 @@ sftp_init(struct store *st, const struct store_conf *sc)
 	return -1;
 }
 
-/* ---- memory ----
- *
- * libssh2 1.10 frees an SFTP handle only when the server confirms its
- * close, so a session that died with transfers open would leak their
- * buffers.  Each session allocates from its own list instead, and
- * whatever libssh2 still holds after libssh2_session_free goes with it.
- */
-
-struct sess_block {
-	LIST_ENTRY(sess_block)	 entry;
-	max_align_t		 pad[0];
-};
-
-static void *
-sess_alloc(size_t size, void **abstract)
-{
-	struct sftp_store	*ss = *abstract;
-	struct sess_block	*b;
-
-	if ((b = malloc(sizeof(*b) + size)) == NULL)
-		return NULL;
-	LIST_INSERT_HEAD(&ss->arena, b, entry);
-	return b + 1;
-}
-
-static void
-sess_free(void *p, void **abstract)
-{
-	struct sess_block	*b;
-
-	if (p == NULL)
-		return;
-	b = (struct sess_block *)p - 1;
-	LIST_REMOVE(b, entry);
-	free(b);
-}
-
-static void *
-sess_realloc(void *p, size_t size, void **abstract)
-{
-	struct sess_block	*b, *nb;
-
-	if (p == NULL)
-		return sess_alloc(size, abstract);
-	b = (struct sess_block *)p - 1;
-	LIST_REMOVE(b, entry);
-	if ((nb = realloc(b, sizeof(*b) + size)) == NULL) {
-		LIST_INSERT_HEAD(&((struct sftp_store *)*abstract)->arena, b,
-		    entry);
-		return NULL;
-	}
-	LIST_INSERT_HEAD(&((struct sftp_store *)*abstract)->arena, nb, entry);
-	return nb + 1;
-}
-
-static void
-sess_sweep(struct sftp_store *ss)
-{
-	struct sess_block	*b;
-
-	while ((b = LIST_FIRST(&ss->arena)) != NULL) {
-		LIST_REMOVE(b, entry);
-		free(b);
-	}
-}
-
 /* ---- connection ---- */
-
-static const char *
-hostkey_type_name(int type)
-{
-	switch (type) {
-	case LIBSSH2_HOSTKEY_TYPE_RSA:
-		return "ssh-rsa";
-	case LIBSSH2_HOSTKEY_TYPE_DSS:
-		return "ssh-dss";
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
-		return "ecdsa-sha2-nistp256";
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
-		return "ecdsa-sha2-nistp384";
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
-		return "ecdsa-sha2-nistp521";
-	case LIBSSH2_HOSTKEY_TYPE_ED25519:
-		return "ssh-ed25519";
-	default:
-		return "unknown";
-	}
-}
-
-static int
-hostkey_type_mask(int type)
-{
-	switch (type) {
-	case LIBSSH2_HOSTKEY_TYPE_RSA:
-		return LIBSSH2_KNOWNHOST_KEY_SSHRSA;
-	case LIBSSH2_HOSTKEY_TYPE_DSS:
-		return LIBSSH2_KNOWNHOST_KEY_SSHDSS;
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
-		return LIBSSH2_KNOWNHOST_KEY_ECDSA_256;
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
-		return LIBSSH2_KNOWNHOST_KEY_ECDSA_384;
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
-		return LIBSSH2_KNOWNHOST_KEY_ECDSA_521;
-	case LIBSSH2_HOSTKEY_TYPE_ED25519:
-		return LIBSSH2_KNOWNHOST_KEY_ED25519;
-	default:
-		return LIBSSH2_KNOWNHOST_KEY_UNKNOWN;
-	}
-}
-
-/* "SHA256:<base64>" as ssh-keygen -l prints it. */
-static void
-hostkey_fingerprint(struct sftp_store *ss, char *buf, size_t len)
-{
-	const char	*hash;
-	unsigned char	 b64[64];
-	int		 n;
-
-	hash = libssh2_hostkey_hash(ss->sess, LIBSSH2_HOSTKEY_HASH_SHA256);
-	if (hash == NULL) {
-		strlcpy(buf, "(no fingerprint)", len);
-		return;
-	}
-	n = EVP_EncodeBlock(b64, (const unsigned char *)hash, 32);
-	while (n > 0 && b64[n - 1] == '=')
-		b64[--n] = '\0';
-	snprintf(buf, len, "SHA256:%s", b64);
-}
-
-/* Strict: only a key listed for this host and port is accepted. */
-static int
-ss_hostkey_ok(struct sftp_store *ss)
-{
-	LIBSSH2_KNOWNHOSTS		*kh;
-	struct libssh2_knownhost	*entry;
-	const char			*key;
-	char				 fp[80];
-	size_t				 len;
-	int				 type, rc;
-
-	if ((key = libssh2_session_hostkey(ss->sess, &len, &type)) == NULL) {
-		log_warnx("sftp: %s:%d sent no host key", ss->host, ss->port);
-		return 0;
-	}
-	hostkey_fingerprint(ss, fp, sizeof(fp));
-	if ((kh = libssh2_knownhost_init(ss->sess)) == NULL)
-		return 0;
-	if (libssh2_knownhost_readfile(kh, ss->known_hosts,
-	    LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0) {
-		log_warnx("sftp: cannot read known-hosts file %s; refusing to "
-		    "connect to %s:%d", ss->known_hosts, ss->host, ss->port);
-		libssh2_knownhost_free(kh);
-		return 0;
-	}
-	rc = libssh2_knownhost_checkp(kh, ss->host, ss->port, key, len,
-	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
-	    hostkey_type_mask(type), &entry);
-	libssh2_knownhost_free(kh);
-	switch (rc) {
-	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
-		return 1;
-	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
-		log_warnx("sftp: host key of %s:%d (%s %s) does not match "
-		    "known-hosts file %s: possible impostor, refusing to "
-		    "connect", ss->host, ss->port, hostkey_type_name(type), fp,
-		    ss->known_hosts);
-		return 0;
-	case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
-		log_warnx("sftp: host key of %s:%d (%s %s) is not in "
-		    "known-hosts file %s: refusing to connect", ss->host,
-		    ss->port, hostkey_type_name(type), fp, ss->known_hosts);
-		return 0;
-	default:
-		log_warnx("sftp: cannot check host key of %s:%d (%s %s)",
-		    ss->host, ss->port, hostkey_type_name(type), fp);
-		return 0;
-	}
-}
-
 static void
 ss_sock_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -593,7 +362,7 @@ ss_watchdog_cb(evutil_socket_t fd, short what, void *arg)
 	idle = mono_now() - ss->progress_at;
 	if (idle >= ss->stall) {
 		log_warnx("sftp: %s:%d has not answered for %lld s; dropping "
-		    "the connection", ss->host, ss->port, (long long)idle);
+		    "the connection", ss->url.host, ss->url.port, (long long)idle);
 		ss_lost(ss, EIO);
 		return;
 	}
@@ -650,7 +419,7 @@ ss_keepalive_cb(evutil_socket_t fd, short what, void *arg)
 		rc = libssh2_keepalive_send(ss->sess, &next);
 		if (rc != 0 && rc != LIBSSH2_ERROR_EAGAIN) {
 			log_warnx("sftp: keepalive to %s:%d failed: %s",
-			    ss->host, ss->port, ss_lasterror(ss));
+			    ss->url.host, ss->url.port, ss_lasterror(ss));
 			ss_lost(ss, EIO);
 			return;
 		}
@@ -671,20 +440,9 @@ ss_teardown(struct sftp_store *ss)
 	}
 	ss->sftp = NULL;
 	if (ss->sess != NULL) {
-		/*
-		 * Freeing closes channels and waits for the peer, which a
-		 * non-blocking session cannot: with the socket shut down
-		 * every wait ends at once and the free completes.
-		 */
-		if (ss->state == CONN_UP)
-			libssh2_session_disconnect(ss->sess, "closing");
-		if (ss->sock != -1)
-			shutdown(ss->sock, SHUT_RDWR);
-		libssh2_session_set_timeout(ss->sess, 1000);
-		libssh2_session_set_blocking(ss->sess, 1);
-		libssh2_session_free(ss->sess);
+		sftp_session_destroy(ss->sess, &ss->arena, ss->sock,
+		    ss->state == CONN_UP);
 		ss->sess = NULL;
-		sess_sweep(ss);
 	}
 	if (ss->sock != -1) {
 		close(ss->sock);
@@ -727,10 +485,10 @@ ss_connect(struct sftp_store *ss)
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
-	snprintf(port, sizeof(port), "%d", ss->port);
+	snprintf(port, sizeof(port), "%d", ss->url.port);
 	/* Store hosts are addresses or /etc/hosts names in practice. */
-	if ((rc = getaddrinfo(ss->host, port, &hints, &res)) != 0) {
-		log_warnx("sftp: cannot resolve %s: %s", ss->host,
+	if ((rc = getaddrinfo(ss->url.host, port, &hints, &res)) != 0) {
+		log_warnx("sftp: cannot resolve %s: %s", ss->url.host,
 		    gai_strerror(rc));
 		ss->conn_error = EIO;
 	} else if ((ss->sock = socket(res->ai_family, res->ai_socktype |
@@ -739,7 +497,7 @@ ss_connect(struct sftp_store *ss)
 		ss->conn_error = EIO;
 	} else if (connect(ss->sock, res->ai_addr, res->ai_addrlen) == -1 &&
 	    errno != EINPROGRESS) {
-		log_warn("sftp: connect to %s:%d", ss->host, ss->port);
+		log_warn("sftp: connect to %s:%d", ss->url.host, ss->url.port);
 		ss->conn_error = EIO;
 	}
 	if (res != NULL)
@@ -765,12 +523,11 @@ ss_tcp_done(struct sftp_store *ss)
 		return 0;
 	if (err != 0) {
 		errno = err;
-		log_warn("sftp: connect to %s:%d", ss->host, ss->port);
+		log_warn("sftp: connect to %s:%d", ss->url.host, ss->url.port);
 		ss->conn_error = EIO;
 		return -1;
 	}
-	if ((ss->sess = libssh2_session_init_ex(sess_alloc, sess_free,
-	    sess_realloc, ss)) == NULL) {
+	if ((ss->sess = sftp_session_new(&ss->arena)) == NULL) {
 		ss->conn_error = EIO;
 		return -1;
 	}
@@ -788,8 +545,8 @@ ss_up(struct sftp_store *ss)
 
 	ss->state = CONN_UP;
 	ss->backoff = 0;
-	log_info("sftp: connected to %s:%d as %s", ss->host, ss->port,
-	    ss->user);
+	log_info("sftp: connected to %s:%d as %s", ss->url.host, ss->url.port,
+	    ss->url.user);
 	if (ss->keepalive > 0) {
 		/* No reply wanted: an idle session then reads nothing. */
 		libssh2_keepalive_config(ss->sess, 0, ss->keepalive);
@@ -830,26 +587,27 @@ ss_connect_step(struct sftp_store *ss)
 			return 0;
 		if (rc != 0) {
 			log_warnx("sftp: SSH handshake with %s:%d failed: %s",
-			    ss->host, ss->port, ss_lasterror(ss));
+			    ss->url.host, ss->url.port, ss_lasterror(ss));
 			ss->conn_error = EIO;
 			goto out;
 		}
-		if (!ss_hostkey_ok(ss)) {
+		if (!sftp_hostkey_check(ss->sess, ss->url.host, ss->url.port,
+		    ss->known_hosts)) {
 			ss->conn_error = EACCES;
 			goto out;
 		}
 		ss->state = CONN_AUTH;
 		return 1;
 	case CONN_AUTH:
-		rc = libssh2_userauth_publickey_fromfile_ex(ss->sess, ss->user,
-		    strlen(ss->user), NULL, ss->identity, ss->passphrase);
+		rc = libssh2_userauth_publickey_fromfile_ex(ss->sess, ss->url.user,
+		    strlen(ss->url.user), NULL, ss->identity, ss->passphrase);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return 0;
 		if (rc != 0) {
 			/* libssh2's text names the key file, never the secret. */
 			log_warnx("sftp: public key authentication as %s to "
-			    "%s:%d with %s failed: %s", ss->user, ss->host,
-			    ss->port, ss->identity, ss_lasterror(ss));
+			    "%s:%d with %s failed: %s", ss->url.user, ss->url.host,
+			    ss->url.port, ss->identity, ss_lasterror(ss));
 			ss->conn_error = EACCES;
 			goto out;
 		}
@@ -862,7 +620,7 @@ ss_connect_step(struct sftp_store *ss)
 			    LIBSSH2_ERROR_EAGAIN)
 				return 0;
 			log_warnx("sftp: cannot start the SFTP subsystem on "
-			    "%s:%d: %s", ss->host, ss->port, ss_lasterror(ss));
+			    "%s:%d: %s", ss->url.host, ss->url.port, ss_lasterror(ss));
 			ss->conn_error = EIO;
 			goto out;
 		}
@@ -1334,10 +1092,10 @@ check_step(struct store_xfer *x)
 			e = ENOTDIR;
 		if (e == ENOENT)
 			log_warnx("sftp: store root %s does not exist on "
-			    "%s:%d", x->path, ss->host, ss->port);
+			    "%s:%d", x->path, ss->url.host, ss->url.port);
 		else if (e != 0)
 			log_warnx("sftp: store root %s on %s:%d: %s", x->path,
-			    ss->host, ss->port, strerror(e));
+			    ss->url.host, ss->url.port, strerror(e));
 		if (e != 0)
 			return xfer_finish(x, e, 0);
 		x->step = ST_CHECK_OPEN;
@@ -1352,7 +1110,7 @@ check_step(struct store_xfer *x)
 			if ((e = ss_errno(ss, rc)) == -1)
 				return STEP_LOST;
 			log_warnx("sftp: cannot create files in store root %s "
-			    "on %s:%d: %s", x->path, ss->host, ss->port,
+			    "on %s:%d: %s", x->path, ss->url.host, ss->url.port,
 			    strerror(e));
 			return xfer_finish(x, e, 0);
 		}
@@ -1377,7 +1135,7 @@ check_step(struct store_xfer *x)
 		x->tmp_created = 0;
 		if (e != 0)
 			log_warnx("sftp: cannot remove files in store root %s "
-			    "on %s:%d: %s", x->path, ss->host, ss->port,
+			    "on %s:%d: %s", x->path, ss->url.host, ss->url.port,
 			    strerror(e));
 		return xfer_finish(x, e, 0);
 	default:
@@ -1465,8 +1223,8 @@ ss_lost(struct sftp_store *ss, int error)
 	struct store_xfer	*x, *next;
 
 	if (ss->state == CONN_UP)
-		log_warnx("sftp: connection to %s:%d lost", ss->host,
-		    ss->port);
+		log_warnx("sftp: connection to %s:%d lost", ss->url.host,
+		    ss->url.port);
 	ss_teardown(ss);
 	TAILQ_FOREACH_SAFE(x, &ss->xfers, entry, next)
 		xfer_lost(x, error);
@@ -1498,7 +1256,7 @@ ss_run_xfers(struct sftp_store *ss)
 				return;
 			}
 			if (res == STEP_LOST) {
-				log_warnx("sftp: %s:%d: %s", ss->host, ss->port,
+				log_warnx("sftp: %s:%d: %s", ss->url.host, ss->url.port,
 				    ss_lasterror(ss));
 				ss_lost(ss, EIO);
 				return;
@@ -1568,13 +1326,13 @@ xfer_new(struct sftp_store *ss, enum xfer_kind kind, const char *ref)
 	if (ref != NULL) {
 		strlcpy(x->ref, ref, sizeof(x->ref));
 		if (!sftp_ref_valid(ref) || (size_t)snprintf(x->path,
-		    sizeof(x->path), "%s/%s", ss->root, ref) >=
+		    sizeof(x->path), "%s/%s", ss->url.root, ref) >=
 		    sizeof(x->path)) {
 			x->error = EINVAL;
 			x->step = ST_FAILED;
 		}
 	} else
-		strlcpy(x->path, ss->root[0] ? ss->root : "/",
+		strlcpy(x->path, ss->url.root[0] ? ss->url.root : "/",
 		    sizeof(x->path));
 	if (x->step != ST_FAILED && ss->state == CONN_BACKOFF) {
 		x->error = ss->conn_error ? ss->conn_error : EIO;
@@ -1605,7 +1363,7 @@ sftp_check(struct store *st, store_done_cb cb, void *arg)
 	}
 	arc4random_buf(&rnd, sizeof(rnd));
 	snprintf(x->tmp, sizeof(x->tmp), "%s/.depot-check-%016llx",
-	    ss_of(st)->root, (unsigned long long)rnd);
+	    ss_of(st)->url.root, (unsigned long long)rnd);
 	x->done_cb = cb;
 	x->arg = arg;
 }
@@ -1741,9 +1499,7 @@ sftp_free(struct store *st)
 	free(ss->ev_sock);
 	if (ss->passphrase != NULL)
 		freezero(ss->passphrase, strlen(ss->passphrase) + 1);
-	free(ss->user);
-	free(ss->host);
-	free(ss->root);
+	sftp_url_free(&ss->url);
 	free(ss->identity);
 	free(ss->known_hosts);
 	free(ss);

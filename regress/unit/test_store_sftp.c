@@ -25,6 +25,7 @@
 #include <openssl/evp.h>
 
 #include "log.h"
+#include "sftp_conn.h"
 #include "store.h"
 #include "t.h"
 
@@ -626,6 +627,42 @@ test_ranged_gets(struct store *st)
 	    rss1 - rss0);
 }
 
+/* URL parsing needs no server: these run in the unit suite as well. */
+static void
+test_urls(void)
+{
+	struct sftp_url	u;
+
+	memset(&u, 0, sizeof(u));
+	T_EQ_INT(sftp_url_parse(&u, "sftp://depot@files.example:2222/srv/d/"),
+	    0, "url with port");
+	T_EQ_STR(u.user, "depot", "url user");
+	T_EQ_STR(u.host, "files.example", "url host");
+	T_EQ_INT(u.port, 2222, "url port");
+	T_EQ_STR(u.root, "/srv/d", "url root loses its trailing slash");
+	sftp_url_free(&u);
+	T_EQ_INT(sftp_url_parse(&u, "sftp://d@[::1]/x"), 0, "url with IPv6");
+	T_EQ_STR(u.host, "::1", "IPv6 host without brackets");
+	T_EQ_INT(u.port, 22, "default port 22");
+	sftp_url_free(&u);
+	T_EQ_INT(sftp_url_parse(&u, "sftp://d@h/"), 0, "url of /");
+	T_EQ_STR(u.root, "", "root / is the empty prefix");
+	sftp_url_free(&u);
+	T_EQ_INT(sftp_url_parse(&u, "sftp://h/x"), -1, "no user: refused");
+	sftp_url_free(&u);
+	T_EQ_INT(sftp_url_parse(&u, "sftp://d@h:0/x"), -1, "port 0: refused");
+	sftp_url_free(&u);
+	T_EQ_INT(sftp_url_parse(&u, "sftp://d@h:99999/x"), -1,
+	    "port 99999: refused");
+	sftp_url_free(&u);
+	T_EQ_INT(sftp_url_parse(&u, "sftp://d@h"), -1, "no path: refused");
+	sftp_url_free(&u);
+	T_EQ_INT(sftp_url_parse(&u, "s3://d@h/x"), -1, "other scheme: refused");
+	sftp_url_free(&u);
+	T_EQ_INT(sftp_url_parse(&u, "sftp://d@/x"), -1, "no host: refused");
+	sftp_url_free(&u);
+}
+
 int
 main(void)
 {
@@ -640,6 +677,7 @@ main(void)
 
 	signal(SIGPIPE, SIG_IGN);
 	log_init("test_store_sftp", 1, 1);
+	test_urls();
 	conf.url = getenv("DEPOT_SFTP_URL");
 	conf.identity = getenv("DEPOT_SFTP_IDENTITY");
 	conf.known_hosts = getenv("DEPOT_SFTP_KNOWN_HOSTS");
@@ -651,14 +689,19 @@ main(void)
 	pass = getenv("DEPOT_SFTP_PASSPHRASE");
 	if (conf.url == NULL || env_root == NULL || env_dir == NULL ||
 	    env_harness == NULL || enc == NULL || pass == NULL) {
-			/* Not a pass: the unit runner has no sshd; the sftp suite runs this. */
-		printf("# DEPOT_SFTP_* not set: run by regress/sftp/suite.sh\n");
-		return 0;
+			/* The unit runner has no sshd; the sftp suite runs the rest. */
+		printf("# DEPOT_SFTP_* not set: server checks run by "
+		    "regress/sftp/suite.sh\n");
+		return t_done();
 	}
 	base = event_base_new();
 
 	conf.url = "sftp://nobody@";
 	T_EQ_INT(store_open(&st, &conf), -1, "a URL without path is refused");
+	conf.url = getenv("DEPOT_SFTP_URL");
+	conf.identity = "";
+	T_EQ_INT(store_open(&st, &conf), -1, "an empty identity is refused");
+	conf.identity = getenv("DEPOT_SFTP_IDENTITY");
 	conf.url = "sftp://127.0.0.1/x";
 	T_EQ_INT(store_open(&st, &conf), -1, "a URL without user is refused");
 	snprintf(url, sizeof(url), "%s/missing", getenv("DEPOT_SFTP_URL"));
