@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""regress/daemon/http_layer.py: depotd's HTTP layer over raw sockets.
+
+usage: http_layer.py PORT API-KEY MAX-SIZE-BYTES HEADER-TIMEOUT
+
+Sends what curl cannot: broken request lines, oversized and too many
+headers, long URIs, bad chunk framing, trickled headers, pipelined
+requests, Expect: 100-continue, and a huge declared body that the client
+keeps sending.  Prints one "ok - ..." / "not ok - ..." line per check,
+and after every check asks /healthz on a fresh connection to show that
+the daemon still serves others.
+"""
+
+import json
+import socket
+import sys
+import threading
+import time
+
+HOST = "127.0.0.1"
+failed = 0
+
+
+def result(good, what, detail=""):
+    global failed
+    if good:
+        print("ok - " + what, flush=True)
+    else:
+        failed += 1
+        print("not ok - %s%s" % (what, (": " + detail) if detail else ""),
+              flush=True)
+
+
+class Conn:
+    """A client connection with a read buffer, for pipelined replies."""
+
+    def __init__(self, port, timeout=5.0):
+        self.sock = socket.create_connection((HOST, port), timeout=timeout)
+        self.buf = b""
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise EOFError("connection closed")
+        self.buf += chunk
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            self._fill()
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line.decode("latin-1")
+
+    def response(self):
+        """Returns (status, headers, body); raises EOFError if closed."""
+        status_line = self._line()
+        parts = status_line.split(" ", 2)
+        if len(parts) < 2 or not parts[0].startswith("HTTP/1."):
+            raise ValueError("bad status line %r" % status_line)
+        status = int(parts[1])
+        headers = {}
+        while True:
+            line = self._line()
+            if line == "":
+                break
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if status == 100 or status == 204 or status == 304:
+            return status, headers, b""
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            body = b""
+            while True:
+                size = int(self._line().split(";")[0], 16)
+                while len(self.buf) < size + 2:
+                    self._fill()
+                body += self.buf[:size]
+                self.buf = self.buf[size + 2:]
+                if size == 0:
+                    return status, headers, body
+        length = int(headers.get("content-length", "0"))
+        while len(self.buf) < length:
+            self._fill()
+        body, self.buf = self.buf[:length], self.buf[length:]
+        return status, headers, body
+
+    def closed_within(self, seconds):
+        """True if the peer closes (EOF or reset) within seconds."""
+        self.sock.settimeout(seconds)
+        end = time.monotonic() + seconds
+        try:
+            while time.monotonic() < end:
+                if not self.sock.recv(65536):
+                    return True
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except socket.timeout:
+            return False
+        return False
+
+    def close(self):
+        self.sock.close()
+
+
+def healthz_still_serves(port, after):
+    try:
+        c = Conn(port)
+        c.send(b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close"
+               b"\r\n\r\n")
+        status, _, body = c.response()
+        c.close()
+        good = status == 200 and json.loads(body)["database"] == "up"
+        result(good, "after %s: /healthz still 200" % after,
+               "got %d %r" % (status, body[:80]))
+    except Exception as e:
+        result(False, "after %s: /healthz still 200" % after, repr(e))
+
+
+def expect_status(port, what, request, want, envelope=True):
+    """Sends request in one write; the reply must be want, with an
+    OpenAI error envelope when envelope is set."""
+    try:
+        c = Conn(port)
+        c.send(request)
+        status, headers, body = c.response()
+        good = status == want
+        detail = "got %d %r" % (status, body[:120])
+        if good and envelope:
+            err = json.loads(body).get("error", {})
+            good = err.get("type") == "invalid_request_error" and \
+                bool(err.get("message"))
+        if good:
+            good = bool(headers.get("request-id"))
+            detail = "no request-id header"
+        c.close()
+        result(good, "%s -> %d" % (what, want), detail)
+    except Exception as e:
+        result(False, "%s -> %d" % (what, want), repr(e))
+    healthz_still_serves(port, what)
+
+
+def multipart(content, boundary="depot-regress-boundary"):
+    head = ("--%s\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\n"
+            "user_data\r\n--%s\r\nContent-Disposition: form-data; "
+            "name=\"file\"; filename=\"expect.txt\"\r\nContent-Type: "
+            "text/plain\r\n\r\n" % (boundary, boundary)).encode()
+    tail = ("\r\n--%s--\r\n" % boundary).encode()
+    return head + content + tail, \
+        "multipart/form-data; boundary=" + boundary
+
+
+def upload_head(key, length, extra=""):
+    _, ctype = multipart(b"")
+    return ("POST /v1/files HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer %s"
+            "\r\nContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n" %
+            (key, ctype, length, extra)).encode()
+
+
+def check_request_line(port):
+    for what, req in [
+            ("garbage request line", b"THIS IS NOT HTTP AT ALL\r\n\r\n"),
+            ("request line without a version", b"GET /healthz\r\n\r\n"),
+            ("binary junk request line", b"\x00\x01\x02\xff\xfe\r\n\r\n"),
+            ("space inside the request target",
+             b"GET /heal thz HTTP/1.1\r\nHost: t\r\n\r\n")]:
+        expect_status(port, what, req, 400)
+
+
+def check_limits(port):
+    big = b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: " + b"a" * 20000 + \
+        b"\r\n\r\n"
+    expect_status(port, "a 20 KB header", big, 431)
+    many = b"GET /healthz HTTP/1.1\r\nHost: t\r\n" + \
+        b"".join(b"X-H%d: v\r\n" % i for i in range(150)) + b"\r\n"
+    expect_status(port, "150 headers", many, 431)
+    uri = b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: t\r\n\r\n"
+    expect_status(port, "a 9000-byte URI", uri, 414)
+
+
+def check_bad_chunks(port, key):
+    _, ctype = multipart(b"")
+    req = ("POST /v1/files HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer %s"
+           "\r\nContent-Type: %s\r\nTransfer-Encoding: chunked\r\n\r\n"
+           "zz\r\nhello\r\n0\r\n\r\n" % (key, ctype)).encode()
+    expect_status(port, "chunk size that is not hex", req, 400,
+                  envelope=False)
+
+
+def check_slowloris(port, timeout):
+    what = "headers trickled past header-timeout %ds" % timeout
+    try:
+        c = Conn(port)
+        start = time.monotonic()
+        c.send(b"GET /healthz HTTP/1.1\r\n")
+        closed_at = None
+        for i in range(4 * (timeout + 3)):
+            try:
+                c.send(b"X-Slow-%d: x\r\n" % i)
+            except (BrokenPipeError, ConnectionResetError):
+                closed_at = time.monotonic()
+                break
+            if c.closed_within(0.25):
+                closed_at = time.monotonic()
+                break
+        c.close()
+        if closed_at is None:
+            result(False, what + ": connection closed",
+                   "still open after %.1fs" % (time.monotonic() - start))
+        else:
+            took = closed_at - start
+            result(timeout - 0.5 <= took <= timeout + 2.5,
+                   what + ": connection closed near the timeout",
+                   "closed after %.1fs" % took)
+    except Exception as e:
+        result(False, what, repr(e))
+    healthz_still_serves(port, "slowloris")
+
+
+def check_pipelined(port):
+    what = "two pipelined GET /healthz in one write"
+    try:
+        c = Conn(port)
+        c.send(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+               b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        s1, h1, b1 = c.response()
+        s2, h2, b2 = c.response()
+        c.close()
+        result(s1 == 200 and s2 == 200 and
+               h1["request-id"] != h2["request-id"],
+               what + " -> two 200s with their own request ids",
+               "got %d, %d" % (s1, s2))
+    except Exception as e:
+        result(False, what, repr(e))
+    what = "pipelined /healthz, /no-such-route, /metrics"
+    try:
+        c = Conn(port)
+        c.send(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+               b"GET /no-such-route HTTP/1.1\r\nHost: t\r\n\r\n"
+               b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
+        got = [c.response() for _ in range(3)]
+        c.close()
+        statuses = [g[0] for g in got]
+        good = statuses == [200, 404, 200] and \
+            b"depotd_requests_total" in got[2][2] and \
+            b"\"database\"" in got[0][2]
+        result(good, what + " -> answered in order", "got %r" % statuses)
+    except Exception as e:
+        result(False, what, repr(e))
+    healthz_still_serves(port, "pipelining")
+
+
+def check_expect_continue(port, key):
+    what = "Expect: 100-continue upload with a good key"
+    content = b"expect continue body\n"
+    body, _ = multipart(content)
+    try:
+        c = Conn(port)
+        c.send(upload_head(key, len(body), "Expect: 100-continue\r\n"))
+        s1, _, _ = c.response()
+        result(s1 == 100, what + ": 100 Continue before the body",
+               "got %d" % s1)
+        c.send(body)
+        s2, _, b2 = c.response()
+        c.close()
+        obj = json.loads(b2) if s2 == 200 else {}
+        result(s2 == 200 and obj.get("bytes") == len(content) and
+               obj.get("id", "").startswith("file-"),
+               what + ": then 200 with the file object",
+               "got %d %r" % (s2, b2[:120]))
+    except Exception as e:
+        result(False, what, repr(e))
+    healthz_still_serves(port, "100-continue")
+
+    what = "Expect: 100-continue upload with a bad key"
+    try:
+        c = Conn(port)
+        c.send(upload_head("dpt-not-a-real-key-00000000000000000",
+                           len(body), "Expect: 100-continue\r\n"))
+        s, _, b = c.response()
+        c.close()
+        result(s == 401, what + ": 401 without 100 Continue",
+               "got %d %r" % (s, b[:120]))
+    except Exception as e:
+        result(False, what, repr(e))
+    healthz_still_serves(port, "100-continue with a bad key")
+
+
+def keep_sending(conn, stop, limit):
+    chunk = b"x" * 65536
+    sent = 0
+    try:
+        while not stop.is_set() and sent + len(chunk) <= limit:
+            conn.sock.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        pass
+
+
+def check_big_body(port, key, length, what, want):
+    """Declares a big body and keeps sending it while reading: the
+    status must arrive, not a reset."""
+    try:
+        c = Conn(port, timeout=15)
+        c.send(upload_head(key, length))
+        stop = threading.Event()
+        t = threading.Thread(target=keep_sending, args=(c, stop, length))
+        t.start()
+        try:
+            s, h, b = c.response()
+        finally:
+            stop.set()
+            t.join()
+            c.close()
+        good = s == want and h.get("connection", "").lower() == "close"
+        result(good, "%s -> %d with Connection: close, no reset" %
+               (what, want), "got %d %r" % (s, h))
+    except Exception as e:
+        result(False, "%s -> %d" % (what, want), repr(e))
+    healthz_still_serves(port, what)
+
+
+def main():
+    port, key = int(sys.argv[1]), sys.argv[2]
+    max_size, header_timeout = int(sys.argv[3]), int(sys.argv[4])
+    check_request_line(port)
+    check_limits(port)
+    check_bad_chunks(port, key)
+    check_slowloris(port, header_timeout)
+    check_pipelined(port)
+    check_expect_continue(port, key)
+    check_big_body(port, key, max_size * 1000,
+                   "Content-Length 1000x max-size while sending", 413)
+    check_big_body(port, "dpt-not-a-real-key-00000000000000000",
+                   max_size - 4096, "a big upload with a bad key", 401)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
