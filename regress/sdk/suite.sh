@@ -12,9 +12,9 @@ cd "$top" || exit 1
 here=$top/regress/sdk
 store=${DEPOT_STORE:-file}
 case $store in
-file)	port=18321 ;;
-s3)	port=18322 ;;
-sftp)	port=18323 ;;
+file)	sdk_port=18321 ;;
+s3)	sdk_port=18322 ;;
+sftp)	sdk_port=18323 ;;
 *)	echo "not ok - unknown DEPOT_STORE $store"; exit 1 ;;
 esac
 D=$top/build/regress-sdk-$store
@@ -30,9 +30,10 @@ mkdir -p "$D/tmp"
 cleanup() {
 	depot_stop
 	pg_stop "$D/pg"
+	# Only what store_setup got as far as loading.
 	case $store in
-	s3)	ceph_stop "$D/ceph" ;;
-	sftp)	sshd_stop "$D/sshd" ;;
+	s3)	command -v ceph_stop >/dev/null && ceph_stop "$D/ceph" ;;
+	sftp)	command -v sshd_stop >/dev/null && sshd_stop "$D/sshd" ;;
 	esac
 }
 trap cleanup EXIT
@@ -62,6 +63,8 @@ store_setup() {
 		. "$top/regress/harness/ceph.sh"
 		ceph_start "$D/ceph" || {
 			echo "not ok - radosgw starts"
+			tail -n 20 "$D/ceph/log/stderr" 2>/dev/null |
+			    sed 's/^/# /'
 			return 1
 		}
 		[ "$(s3_curl -o /dev/null -w '%{http_code}' -X PUT \
@@ -77,10 +80,14 @@ secret-key \"$DEPOT_S3_SECRET_KEY\" path-style part-size 5M }"
 	sftp)
 		SSHD_HARNESS_FILE=$top/regress/harness/sshd.sh
 		. "$SSHD_HARNESS_FILE"
+		mkdir -p "$D/sshd"
 		sshd_start "$D/sshd" || {
 			echo "not ok - sshd starts"
+			sed 's/^/# /' "$D/sshd/sshd.log" 2>/dev/null
 			return 1
 		}
+		# The storage helper reads the key as _depotd.
+		chown _depotd "$DEPOT_SFTP_IDENTITY" || return 1
 		DEPOT_STORAGE=$DEPOT_SFTP_URL
 		DEPOT_STORAGE_OPTS=" { identity \"$DEPOT_SFTP_IDENTITY\" \
 known-hosts \"$DEPOT_SFTP_KNOWN_HOSTS\" }"
@@ -98,12 +105,12 @@ else
 	exit 1
 fi
 make -s build/depotd build/depotctl >&2 || { echo "not ok - build"; exit 1; }
+depot_user
 store_setup || exit 1
 pg_start "$D/pg" || { echo "not ok - postgres starts"; exit 1; }
 export DEPOT_SWEEP=0 DEPOT_MAX_SIZE=16M
 export DEPOT_ADMIN_KEY=${DEPOT_ADMIN_KEY:-dpt-admin-test-key-0123456789abcdef}
-depot_user
-depot_conf "$D" "$port"
+depot_conf "$D" "$sdk_port"
 depot_start "$D" || { echo "not ok - depotd starts"; exit 1; }
 echo "ok - depotd starts with the $store store"
 
