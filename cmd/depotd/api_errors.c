@@ -133,5 +133,7 @@ api_error_from_storage(struct api_req *ar, struct imsg *imsg)
 	}
 	memcpy(&em, imsg->data, sizeof(em));
 	em.message[sizeof(em.message) - 1] = '\0';
+	if (em.status == 429 || em.status == 503)
+		http_reply_header(ar->req, "retry-after", "1");
 	api_error(ar, em.status, NULL, "%s", em.message);
 }

@@ -64,6 +64,8 @@ struct upload {
 	char			 purpose[PURPOSE_MAX];
 	int64_t			 expires_after;
 	int			 failed;
+	int			 user_pending;	/* admin: user lookup runs */
+	struct multipart_part	*waiting;	/* file part awaiting it */
 };
 
 struct files_route {
@@ -74,7 +76,6 @@ struct files_route {
 	struct json_object	*items;
 };
 
-static int	 uploads_in_flight;
 
 /* --- shapes --- */
 
@@ -168,7 +169,7 @@ upload_release(struct upload *up)
 	if (up->mp != NULL)
 		multipart_free(up->mp);
 	sha256_abort(&up->sha);
-	uploads_in_flight--;
+	free(up->waiting);
 	free(up);
 }
 
@@ -287,6 +288,8 @@ upload_create(struct upload *up, const struct multipart_part *part)
 	    part->filename), sizeof(up->rec.mime_type));
 	strlcpy(up->rec.purpose, up->purpose, sizeof(up->rec.purpose));
 	up->rec.source = SOURCE_UPLOAD;
+	strlcpy(up->rec.key_id, ar->who.admin ? "admin" : ar->who.key_id,
+	    sizeof(up->rec.key_id));
 	up->creating = 1;
 	/* Bytes that arrive before the descriptor wait in memory. */
 	http_body_pause(ar->req);
@@ -315,6 +318,21 @@ part_begin(void *arg, const struct multipart_part *part)
 		return -1;
 	}
 	up->file_seen = up->in_file = 1;
+	if (up->ar->who.owner.user_id[0] == '\0') {
+		/* The admin key: the user field must have come first. */
+		if (!up->user_pending) {
+			upload_fail(up, 400, "user", "the admin key must name "
+			    "a user: send the user field before the file");
+			return -1;
+		}
+		if ((up->waiting = malloc(sizeof(*part))) == NULL) {
+			upload_fail(up, 503, NULL, "out of memory");
+			return -1;
+		}
+		memcpy(up->waiting, part, sizeof(*part));
+		http_body_pause(up->ar->req);
+		return 0;
+	}
 	upload_create(up, part);
 	return 0;
 }
@@ -355,6 +373,30 @@ part_data(void *arg, const void *data, size_t len)
 	return 0;
 }
 
+/* The admin key's user, named in the form: resolved before the file. */
+static void
+admin_user_resolved(struct api_req *ar)
+{
+	struct upload	*up = route_of(ar)->up;
+
+	up->user_pending = 0;
+	if (up->waiting != NULL) {
+		upload_create(up, up->waiting);
+		free(up->waiting);
+		up->waiting = NULL;
+	} else
+		http_body_resume(ar->req);
+}
+
+static int
+admin_user_field(struct upload *up)
+{
+	up->user_pending = 1;
+	http_body_pause(up->ar->req);
+	fe_auth_admin_user(up->ar, up->value, NULL, admin_user_resolved);
+	return 0;
+}
+
 static int
 field_end(struct upload *up)
 {
@@ -370,11 +412,16 @@ field_end(struct upload *up)
 			    "expires_after[seconds] must be a positive number");
 			return -1;
 		}
-	} else if (strcmp(up->field, "user") == 0 && ar != NULL &&
-	    !ar->who.admin && strcmp(up->value, ar->who.user_name) != 0) {
-		upload_fail(up, 403, "user", "this key cannot act for another "
-		    "user");
-		return -1;
+	} else if (strcmp(up->field, "user") == 0 && ar != NULL) {
+		if (ar->who.admin && ar->who.owner.user_id[0] == '\0' &&
+		    !up->user_pending)
+			return admin_user_field(up);
+		if (!ar->who.admin && strcmp(up->value,
+		    ar->who.user_name) != 0) {
+			upload_fail(up, 403, "user", "this key cannot act for "
+			    "another user");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -447,7 +494,7 @@ files_body(struct api_req *ar, const void *data, size_t len)
 		upload_fail(up, 400, NULL, multipart_error(up->mp));
 		return;
 	}
-	if (!up->creating && !up->failed)
+	if (!up->creating && up->waiting == NULL && !up->failed)
 		upload_flush(up);
 }
 
@@ -472,7 +519,7 @@ files_body_end(struct api_req *ar)
 		return;
 	}
 	up->body_done = 1;
-	if (!up->creating)
+	if (!up->creating && up->waiting == NULL && !up->user_pending)
 		upload_flush(up);
 }
 
@@ -483,18 +530,10 @@ upload_start(struct api_req *ar)
 	struct upload		*up;
 	const char		*why = "not multipart/form-data";
 
-	if (fe.conf->max_uploads_per_key > 0 &&
-	    uploads_in_flight >= fe.conf->max_uploads_per_key) {
-		http_reply_header(ar->req, "retry-after", "1");
-		api_error(ar, 429, NULL, "too many uploads at once; retry "
-		    "shortly");
-		return;
-	}
 	if ((up = calloc(1, sizeof(*up))) == NULL) {
 		api_error(ar, 503, NULL, "out of memory");
 		return;
 	}
-	uploads_in_flight++;
 	up->ar = ar;
 	up->fd = -1;
 	fr->up = up;

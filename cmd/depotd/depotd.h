@@ -150,6 +150,7 @@ struct file_rec {
 	int64_t		 created_us;	/* microseconds since the epoch */
 	int64_t		 expires_us;	/* 0: never */
 	int64_t		 expires_after;	/* create: caller's seconds, 0 none */
+	char		 key_id[IDLEN];	/* create: the uploading key */
 };
 
 struct file_key {

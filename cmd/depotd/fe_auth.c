@@ -196,6 +196,55 @@ auth_lookup(struct api_req *ar, struct auth_lookup *al, struct auth_wait *w)
 	    lookup_done, ar);
 }
 
+/*
+ * The admin key acts for the user it names.  The lookup of that user
+ * (and workspace, "default" unless named) goes through the same cache
+ * as keys.
+ */
+void
+fe_auth_admin_user(struct api_req *ar, const char *user,
+    const char *workspace, void (*next)(struct api_req *))
+{
+	struct auth_lookup	 al;
+	struct auth_wait	*w;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		api_error(ar, 503, NULL, "out of memory");
+		return;
+	}
+	w->next = next;
+	w->admin = ar->who.admin = 1;
+	memset(&al, 0, sizeof(al));
+	strlcpy(al.user_name, user, sizeof(al.user_name));
+	strlcpy(al.workspace_name, workspace ? workspace : "",
+	    sizeof(al.workspace_name));
+	snprintf(w->key, sizeof(w->key), "admin:%s:%s", al.user_name,
+	    al.workspace_name);
+	auth_lookup(ar, &al, w);
+}
+
+static void
+admin_request(struct api_req *ar, void (*next)(struct api_req *))
+{
+	char	 user[128], ws[128];
+
+	ws[0] = '\0';
+	http_query_param(ar->req->query, "workspace", ws, sizeof(ws), NULL);
+	if (http_query_param(ar->req->query, "user", user, sizeof(user),
+	    NULL) >= 1) {
+		fe_auth_admin_user(ar, user, ws, next);
+		return;
+	}
+	ar->who.admin = 1;
+	/* An upload may name the user in its form instead. */
+	if (ar->req->method == HTTP_M_POST &&
+	    strcmp(ar->req->path, "/v1/files") == 0) {
+		next(ar);
+		return;
+	}
+	api_error(ar, 400, "user", "the admin key must name a user");
+}
+
 void
 fe_authenticate(struct api_req *ar, void (*next)(struct api_req *))
 {
@@ -210,30 +259,19 @@ fe_authenticate(struct api_req *ar, void (*next)(struct api_req *))
 		    "x-api-key");
 		return;
 	}
+	if (fe.conf->admin_key != NULL &&
+	    timingsafe_streq(token, fe.conf->admin_key)) {
+		admin_request(ar, next);
+		return;
+	}
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		api_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	w->next = next;
 	memset(&al, 0, sizeof(al));
-	if (fe.conf->admin_key != NULL &&
-	    timingsafe_streq(token, fe.conf->admin_key)) {
-		w->admin = ar->who.admin = 1;
-		if (http_query_param(ar->req->query, "user", al.user_name,
-		    sizeof(al.user_name), NULL) < 1) {
-			free(w);
-			api_error(ar, 400, "user", "the admin key must name "
-			    "a user");
-			return;
-		}
-		http_query_param(ar->req->query, "workspace",
-		    al.workspace_name, sizeof(al.workspace_name), NULL);
-		snprintf(w->key, sizeof(w->key), "admin:%s:%s", al.user_name,
-		    al.workspace_name);
-	} else {
-		sha256_hex(token, strlen(token), al.token_sha256);
-		strlcpy(w->key, al.token_sha256, sizeof(w->key));
-	}
+	sha256_hex(token, strlen(token), al.token_sha256);
+	strlcpy(w->key, al.token_sha256, sizeof(w->key));
 	auth_lookup(ar, &al, w);
 	explicit_bzero(&al, sizeof(al));
 }

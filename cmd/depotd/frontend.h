@@ -57,6 +57,8 @@ void	 fe_storage_cancel(uint32_t);
 
 /* fe_auth.c */
 void	 fe_authenticate(struct api_req *, void (*)(struct api_req *));
+void	 fe_auth_admin_user(struct api_req *, const char *user,
+	    const char *workspace, void (*)(struct api_req *));
 void	 fe_auth_flush(void);
 
 /* api_errors.c */

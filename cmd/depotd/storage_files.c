@@ -60,6 +60,7 @@ struct upload {
 	char			 id[IDLEN];
 	struct owner		 owner;
 	char			 ref[128];
+	char			 key_id[IDLEN];
 	struct store_xfer	*xfer;
 };
 
@@ -336,6 +337,7 @@ created(void *arg, const PGresult *res)
 	u->peer = r->peer;
 	strlcpy(u->id, r->rec.id, sizeof(u->id));
 	u->owner = r->rec.owner;
+	strlcpy(u->key_id, r->rec.key_id, sizeof(u->key_id));
 	strlcpy(u->ref, r->ref, sizeof(u->ref));
 	error = storage.store->ops->put_begin(storage.store, u->ref, &fd,
 	    &u->xfer);
@@ -364,6 +366,19 @@ expiry_seconds(int64_t asked)
 	return retention;
 }
 
+/* Uploads under way for a key, across every frontend of this host. */
+static int
+uploads_of_key(const char *key_id)
+{
+	struct upload	*u;
+	int		 n = 0;
+
+	TAILQ_FOREACH(u, &uploads, entry)
+		if (strcmp(u->key_id, key_id) == 0)
+			n++;
+	return n;
+}
+
 static void
 file_create(struct fe_peer *p, struct imsg *imsg)
 {
@@ -372,6 +387,15 @@ file_create(struct fe_peer *p, struct imsg *imsg)
 	char		 expires[32];
 
 	IMSG_TAKE(imsg, r->rec);
+	r->rec.key_id[sizeof(r->rec.key_id) - 1] = '\0';
+	if (storage.conf->max_uploads_per_key > 0 &&
+	    uploads_of_key(r->rec.key_id) >=
+	    storage.conf->max_uploads_per_key) {
+		freq_error(r, 429, "too many uploads at once for this key; "
+		    "retry shortly");
+		freq_free(r);
+		return;
+	}
 	r->rec.filename[sizeof(r->rec.filename) - 1] = '\0';
 	r->rec.mime_type[sizeof(r->rec.mime_type) - 1] = '\0';
 	r->rec.purpose[sizeof(r->rec.purpose) - 1] = '\0';
