@@ -154,7 +154,7 @@ struct sftp_store {
 	struct event		*ev_keepalive;
 	struct event		*ev_kick;
 	struct event		*ev_watchdog;
-	time_t			 progress_at;	/* last answer, or start of a wait */
+	time_t			 progress_at;	/* last answer, wait start */
 	int			 stall;		/* seconds without an answer */
 	struct store_xfer	*busy;
 	int			 probing;
@@ -289,8 +289,8 @@ sftp_init(struct store *st, const struct store_conf *sc)
 	ss->ev_kick = event_new(st->base, -1, 0, ss_kick_cb, ss);
 	ss->ev_watchdog = evtimer_new(st->base, ss_watchdog_cb, ss);
 	ss->ev_sock = calloc(1, event_get_struct_event_size());
-	if (ss->ev_timer == NULL || ss->ev_kick == NULL || ss->ev_sock == NULL ||
-	    ss->ev_watchdog == NULL)
+	if (ss->ev_timer == NULL || ss->ev_kick == NULL ||
+	    ss->ev_sock == NULL || ss->ev_watchdog == NULL)
 		goto fail;
 	return 0;
  fail:
@@ -299,6 +299,24 @@ sftp_init(struct store *st, const struct store_conf *sc)
 }
 
 /* ---- connection ---- */
+
+/* A stat of the root, to make libssh2 read what arrived unasked. */
+static void
+ss_probe(struct sftp_store *ss)
+{
+	struct store_xfer	*x;
+
+	if ((x = calloc(1, sizeof(*x))) == NULL)
+		return;
+	x->ss = ss;
+	x->kind = XF_PROBE;
+	x->fd = -1;
+	strlcpy(x->path, ss->url.root[0] ? ss->url.root : "/",
+	    sizeof(x->path));
+	ss->probing = 1;
+	TAILQ_INSERT_HEAD(&ss->xfers, x, entry);
+}
+
 static void
 ss_sock_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -314,17 +332,8 @@ ss_sock_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		/* ...or sent something only an SFTP call will consume. */
-		if (n == 1 && !ss->probing) {
-			struct store_xfer *x = calloc(1, sizeof(*x));
-
-			if (x != NULL) {
-				x->ss = ss;
-				x->kind = XF_PROBE;
-				x->fd = -1;
-				ss->probing = 1;
-				TAILQ_INSERT_HEAD(&ss->xfers, x, entry);
-			}
-		}
+		if (n == 1 && !ss->probing)
+			ss_probe(ss);
 	}
 	ss_run(ss);
 }
@@ -362,7 +371,8 @@ ss_watchdog_cb(evutil_socket_t fd, short what, void *arg)
 	idle = mono_now() - ss->progress_at;
 	if (idle >= ss->stall) {
 		log_warnx("sftp: %s:%d has not answered for %lld s; dropping "
-		    "the connection", ss->url.host, ss->url.port, (long long)idle);
+		    "the connection", ss->url.host, ss->url.port,
+		    (long long)idle);
 		ss_lost(ss, EIO);
 		return;
 	}
@@ -599,15 +609,17 @@ ss_connect_step(struct sftp_store *ss)
 		ss->state = CONN_AUTH;
 		return 1;
 	case CONN_AUTH:
-		rc = libssh2_userauth_publickey_fromfile_ex(ss->sess, ss->url.user,
-		    strlen(ss->url.user), NULL, ss->identity, ss->passphrase);
+		rc = libssh2_userauth_publickey_fromfile_ex(ss->sess,
+		    ss->url.user, strlen(ss->url.user), NULL, ss->identity,
+		    ss->passphrase);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return 0;
 		if (rc != 0) {
-			/* libssh2's text names the key file, never the secret. */
+			/* libssh2's text never includes the passphrase. */
 			log_warnx("sftp: public key authentication as %s to "
-			    "%s:%d with %s failed: %s", ss->url.user, ss->url.host,
-			    ss->url.port, ss->identity, ss_lasterror(ss));
+			    "%s:%d with %s failed: %s", ss->url.user,
+			    ss->url.host, ss->url.port, ss->identity,
+			    ss_lasterror(ss));
 			ss->conn_error = EACCES;
 			goto out;
 		}
@@ -620,7 +632,8 @@ ss_connect_step(struct sftp_store *ss)
 			    LIBSSH2_ERROR_EAGAIN)
 				return 0;
 			log_warnx("sftp: cannot start the SFTP subsystem on "
-			    "%s:%d: %s", ss->url.host, ss->url.port, ss_lasterror(ss));
+			    "%s:%d: %s", ss->url.host, ss->url.port,
+			    ss_lasterror(ss));
 			ss->conn_error = EIO;
 			goto out;
 		}
@@ -868,7 +881,7 @@ put_step(struct store_xfer *x)
 		} else if ((e = ss_errno(ss, rc)) == -1)
 			return STEP_LOST;
 		else if (e == EIO && !x->renamed_once) {
-			/* SFTPv3 refuses to rename over a file: unlink first. */
+			/* SFTPv3 will not rename over a file: unlink first. */
 			x->renamed_once = 1;
 			x->step = ST_PUT_UNLINK_TARGET;
 		} else
@@ -1033,7 +1046,7 @@ get_step(struct store_xfer *x)
 		/* EOF to the reader first; it need not wait for the server. */
 		xfer_close_fd(x);
 		if (x->handle != NULL) {
-			/* Drop read-ahead the range did not need (local only). */
+			/* Drop read-ahead the range did not need (local). */
 			libssh2_sftp_seek64(x->handle, 0);
 			rc = libssh2_sftp_close_handle(x->handle);
 			if (rc == LIBSSH2_ERROR_EAGAIN)
@@ -1256,8 +1269,8 @@ ss_run_xfers(struct sftp_store *ss)
 				return;
 			}
 			if (res == STEP_LOST) {
-				log_warnx("sftp: %s:%d: %s", ss->url.host, ss->url.port,
-				    ss_lasterror(ss));
+				log_warnx("sftp: %s:%d: %s", ss->url.host,
+				    ss->url.port, ss_lasterror(ss));
 				ss_lost(ss, EIO);
 				return;
 			}

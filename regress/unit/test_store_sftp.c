@@ -689,7 +689,7 @@ main(void)
 	pass = getenv("DEPOT_SFTP_PASSPHRASE");
 	if (conf.url == NULL || env_root == NULL || env_dir == NULL ||
 	    env_harness == NULL || enc == NULL || pass == NULL) {
-			/* The unit runner has no sshd; the sftp suite runs the rest. */
+		/* No sshd in the unit runner: regress/sftp runs the rest. */
 		printf("# DEPOT_SFTP_* not set: server checks run by "
 		    "regress/sftp/suite.sh\n");
 		return t_done();
