@@ -170,6 +170,34 @@ for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
 	check "'depotd: $role' runs as _depotd:_depotd, no other groups, NoNewPrivs 1" \
 	    locked_down "$p"
 done
+# Landlock itself cannot be seen from outside; what can be seen is
+# whether the kernel offers it and whether a child said it went without.
+landlock_abi=$(python3 -c 'import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))')
+if [ "${landlock_abi:--1}" -ge 1 ]; then
+	check "kernel has Landlock (ABI $landlock_abi): no child skipped its lockdown" \
+	    sh -c "! grep -qi landlock '$log'"
+else
+	check "kernel lacks Landlock: every child says lockdown was skipped" \
+	    test "$(grep -c 'landlock is not available' "$log")" -eq 5
+fi
+# A frontend has no business with files: beyond stdio only sockets,
+# pipes and event descriptors.
+fe_files() {	# pid
+	local f t
+	for f in /proc/"$1"/fd/*; do
+		case ${f##*/} in 0|1|2) continue ;; esac
+		t=$(readlink "$f")
+		case $t in
+		socket:*|pipe:*|anon_inode:*) ;;
+		*) echo "$t" ;;
+		esac
+	done
+}
+p=$(child_pid "frontend 0")
+check "frontend 0 holds no file or directory open ($(fe_files "$p" | head -3 |
+    tr '\n' ' '))" test -z "$(fe_files "$p")"
 check "the master has no other children" \
     test "$(pgrep -P "$DEPOT_PID" | wc -l)" -eq 5
 
@@ -325,7 +353,7 @@ check "the PostgreSQL row is gone" test "$("$PG_BIN/psql" -X -Atq -d depot \
 
 # --- -n and -nv -------------------------------------------------------------
 
-"$DEPOTD" -n -f "$d/depotd.conf" >"$work/out" 2>&1
+"$DEPOTD" -n -f "$d/depotd.conf" >"$work/n.out" 2>&1
 check "depotd -n on a good file exits 0" test $? -eq 0
 "$DEPOTD" -nv -f "$d/depotd.conf" >"$work/nv" 2>"$work/out"
 check "depotd -nv exits 0" test $? -eq 0
