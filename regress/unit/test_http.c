@@ -6,6 +6,7 @@
  * well-behaved and abusive clients do, and checks what comes back.
  */
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -270,7 +271,7 @@ server_main(int lfd)
 	lim.header_timeout = 1;
 	lim.idle_timeout = 5;
 	lim.body_timeout = 5;
-	lim.linger_timeout = 2;
+	lim.linger_timeout = 5;
 	lim.max_conns = MAX_CONNS;
 	if ((sbase = event_base_new()) == NULL ||
 	    (srv = http_server_new(sbase, &lim, &h)) == NULL ||
@@ -434,7 +435,8 @@ read_response(struct rd *r, struct resp *rp, int head_only)
 	free(rp->body);
 	memset(rp, 0, sizeof(*rp));
 	body_add(rp, "", 0);
-	while ((end = memmem(r->buf, r->len, "\r\n\r\n", 4)) == NULL)
+	while (r->buf == NULL ||
+	    (end = memmem(r->buf, r->len, "\r\n\r\n", 4)) == NULL)
 		if (r->len > 65536 || rd_more(r) <= 0)
 			return -1;
 	hlen = end - r->buf + 4;
@@ -832,7 +834,7 @@ test_linger(void)
 	dprintf(fd, "POST /reject HTTP/1.1\r\nHost: t\r\n"
 	    "Content-Length: %zu\r\n\r\n", total);
 	fcntl(fd, F_SETFL, O_NONBLOCK);
-	while (now_s() - t0 < 10 && !reset && !(cut && eof)) {
+	while (now_s() - t0 < 15 && !reset && !(cut && eof)) {
 		pfd.fd = fd;
 		/* Read only once well into the body, as a careless client. */
 		pfd.events = (sent < total ? POLLOUT : 0) | (!eof &&
@@ -899,8 +901,13 @@ test_memory(void)
 	send_str(r.fd, rss);
 	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200,
 	    "rss answered");
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan's quarantine and shadow memory make the peak meaningless. */
+	printf("# VmHWM %s kB not checked under AddressSanitizer\n", rp.body);
+#else
 	T_OK(atol(rp.body) > 0 && atol(rp.body) < 40 * 1024,
 	    "server VmHWM bounded after 32 MiB upload (%s kB)", rp.body);
+#endif
 	close(r.fd);
 	rd_free(&r);
 	free(rp.body);
@@ -1027,8 +1034,11 @@ main(void)
 	port = ntohs(sin.sin_port);
 	if ((pid = fork()) == -1)
 		return 2;
-	if (pid == 0)
+	if (pid == 0) {
+		/* Never outlive a test that died. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		server_main(lfd);
+	}
 	close(lfd);
 
 	fds0 = server_fds();
