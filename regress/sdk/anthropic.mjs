@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { env, loadSdk, reporter, failed, testFile, bodyBytes, idPattern,
-    serverError, expectError } from './common.mjs';
+    serverError, expectError, recordingProxy } from './common.mjs';
 
 const alias = process.argv[2] || '@anthropic-ai/sdk';
 const { mod, name, version } = loadSdk(alias);
@@ -276,8 +276,60 @@ async function bigFiles() {
 	errorTypeIs(res, 'request_too_large');
 }
 
+// What the SDK sends, as SPEC.md 4.2 describes it: 1.x Bearer and
+// anthropic-version without anthropic-beta, paging by page=; 0.x
+// x-api-key, anthropic-version 2023-06-01 and ?beta=true everywhere.
+async function wire() {
+	const proxy = await recordingProxy();
+	const via = new Anthropic({ baseURL: proxy.url, apiKey: env.key });
+	const vf = major >= 1 ? via.files : via.beta.files;
+	try {
+		const f = testFile(`${major}-wire.txt`, 1000);
+		const obj = await vf.upload({
+		    file: fs.createReadStream(f.path) });
+		await bodyBytes(await vf.download(obj.id));
+		const dl = proxy.seen[proxy.seen.length - 1];
+		t.ok(dl.headers.accept === 'application/binary',
+		    'wire: download asks for Accept: application/binary',
+		    dl.headers.accept);
+		await vf.delete(obj.id);
+		const from = proxy.seen.length;
+		for await (const _ of vf.list({ limit: 2 }))
+			;
+		const all = proxy.seen;
+		const h = (r) => r.headers;
+		if (major >= 1) {
+			t.ok(all.every((r) => h(r).authorization ===
+			    `Bearer ${env.key}` && !h(r)['x-api-key']),
+			    'wire: Authorization: Bearer, no x-api-key');
+			t.ok(all.every((r) => h(r)['anthropic-version'] &&
+			    h(r)['anthropic-beta'] === undefined),
+			    'wire: anthropic-version and no anthropic-beta',
+			    JSON.stringify(h(all[0])));
+		} else {
+			t.ok(all.every((r) => h(r)['x-api-key'] === env.key),
+			    'wire: x-api-key on every request');
+			t.ok(all.every((r) => h(r)['anthropic-version'] ===
+			    '2023-06-01' && /[?&]beta=true(&|$)/.test(r.url)),
+			    'wire: anthropic-version 2023-06-01 and ?beta=true',
+			    all.map((r) => r.url).join(' '));
+		}
+		const second = all[from + 1] ?
+		    new URL(all[from + 1].url, proxy.url).searchParams : null;
+		t.ok(second !== null && second.get('page') !== null &&
+		    second.get('limit') === '2',
+		    'wire: the next page is asked with page=<next_page>',
+		    all.slice(from).map((r) => r.url).join(' '));
+	} catch (e) {
+		t.ok(false, 'wire: requests through a recording proxy', e.stack);
+	} finally {
+		await proxy.close();
+	}
+}
+
 await uploads();
 await bigFiles();
+await wire();
 if (t.ok(uploaded.length >= 7, 'at least 7 files uploaded',
     uploaded.length)) {
 	await listing();

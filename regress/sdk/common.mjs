@@ -133,3 +133,33 @@ export async function expectError(t, what, fn, cls, status, raw) {
 	    `${what}: the exception names the request id`, err.requestID);
 	return { err, server };
 }
+
+// A pass-through HTTP proxy in front of depotd that records each
+// request's method, URL and headers, to check what an SDK really sends
+// (SPEC.md 4.2).  The SDK only sees another baseURL.
+export async function recordingProxy() {
+	const http = await import('node:http');
+	const upstream = new URL(env.url);
+	const seen = [];
+	const server = http.createServer((req, res) => {
+		seen.push({ method: req.method, url: req.url,
+		    headers: { ...req.headers } });
+		const out = http.request({ host: upstream.hostname,
+		    port: upstream.port, method: req.method, path: req.url,
+		    headers: req.headers }, (up) => {
+			res.writeHead(up.statusCode, up.headers);
+			up.pipe(res);
+		});
+		out.on('error', () => res.destroy());
+		req.pipe(out);
+	});
+	await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+	return {
+		url: `http://127.0.0.1:${server.address().port}`,
+		seen,
+		close: () => new Promise((ok) => {
+			server.closeAllConnections?.();
+			server.close(ok);
+		}),
+	};
+}

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { env, loadSdk, reporter, failed, testFile, bodyBytes, idPattern,
-    serverError, expectError } from './common.mjs';
+    serverError, expectError, recordingProxy } from './common.mjs';
 
 const alias = process.argv[2] || 'openai';
 const { mod, name, version } = loadSdk(alias);
@@ -244,8 +244,51 @@ async function bigFiles() {
 		    `${res.err.type} ${res.err.code}`);
 }
 
+// What the SDK sends, as SPEC.md 4.2 describes it.
+async function wire() {
+	const proxy = await recordingProxy();
+	const via = new OpenAI({ baseURL: proxy.url + '/v1',
+	    apiKey: env.key });
+	try {
+		const f = testFile(`${alias}-wire.txt`, 1000);
+		const obj = await via.files.create({
+		    file: fs.createReadStream(f.path), purpose: 'user_data' });
+		const up = proxy.seen[proxy.seen.length - 1];
+		t.ok(up.method === 'POST' &&
+		    up.headers['transfer-encoding'] === 'chunked' &&
+		    up.headers['content-length'] === undefined,
+		    'wire: a stream upload is sent chunked',
+		    JSON.stringify(up.headers));
+		t.ok(proxy.seen.every((r) => r.headers.authorization ===
+		    `Bearer ${env.key}`),
+		    'wire: Authorization: Bearer on every request');
+		await bodyBytes(await via.files.content(obj.id));
+		const dl = proxy.seen[proxy.seen.length - 1];
+		t.ok(dl.headers.accept === 'application/binary',
+		    'wire: download asks for Accept: application/binary',
+		    dl.headers.accept);
+		await via.files.delete(obj.id);
+		const from = proxy.seen.length;
+		const first = await via.files.list({ limit: 2 });
+		for await (const _ of via.files.list({ limit: 2 }))
+			;
+		const pages = proxy.seen.slice(from + 1).map((r) =>
+		    new URL(r.url, proxy.url).searchParams);
+		t.ok(pages.length >= 2 && pages[1].get('after') ===
+		    first.data[first.data.length - 1].id &&
+		    pages[1].get('limit') === '2',
+		    'wire: the next page is asked with after=<last id>',
+		    proxy.seen.slice(from).map((r) => r.url).join(' '));
+	} catch (e) {
+		t.ok(false, 'wire: requests through a recording proxy', e.stack);
+	} finally {
+		await proxy.close();
+	}
+}
+
 await uploads();
 await bigFiles();
+await wire();
 if (t.ok(uploaded.length >= 7, 'at least 7 files uploaded',
     uploaded.length)) {
 	await listing();
