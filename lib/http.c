@@ -347,7 +347,9 @@ p_message_begin(http_parser *p)
 		return -1;
 	}
 	c->phase = PH_HEAD;
-	timer_set(c, TM_HEADER, c->srv->limits.header_timeout);
+	/* A fresh connection's clock started at accept: keep it. */
+	if (c->timer_kind != TM_HEADER)
+		timer_set(c, TM_HEADER, c->srv->limits.header_timeout);
 	return 0;
 }
 
@@ -1322,14 +1324,19 @@ refuse(int fd)
 	static const char body[] = "{\"error\":{\"message\":\"The server is "
 	    "busy; retry later.\",\"type\":\"server_error\",\"param\":null,"
 	    "\"code\":null}}";
-	char		 msg[512], id[33], sink[4096];
+	char		 msg[600], id[33], date[64], sink[4096];
+	struct tm	 tm;
+	time_t		 now = time(NULL);
 	int		 len, i;
 
 	request_id(id);
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	len = snprintf(msg, sizeof(msg), "HTTP/1.1 503 Service Unavailable\r\n"
-	    "Server: depotd\r\nrequest-id: %s\r\nx-request-id: %s\r\n"
+	    "Date: %s\r\nServer: depotd\r\nrequest-id: %s\r\n"
+	    "x-request-id: %s\r\n"
 	    "Content-Type: application/json\r\nContent-Length: %zu\r\n"
-	    "Retry-After: 1\r\nConnection: close\r\n\r\n%s", id, id,
+	    "Retry-After: 1\r\nConnection: close\r\n\r\n%s", date, id, id,
 	    sizeof(body) - 1, body);
 	(void)send(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 	shutdown(fd, SHUT_WR);

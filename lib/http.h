@@ -23,6 +23,11 @@
  * long as on_free has not been called.  Every response carries
  * request-id and x-request-id headers and is logged in one access-log
  * line when it completes.
+ *
+ * A client that goes away (EOF or error on its socket) ends the request
+ * at once: on_free is called and every descriptor held for it closed.
+ * The program must ignore SIGPIPE.  Responses stalled on a client that
+ * does not read are cut after body_timeout.
  */
 #ifndef DEPOT_HTTP_H
 #define DEPOT_HTTP_H
