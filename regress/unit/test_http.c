@@ -36,6 +36,7 @@
 #define MAX_CONNS	8
 
 static int	 port;
+static char	 basic_id[33];	/* of the basic GET, for the log check */
 
 /* Shared by both sides. */
 
@@ -270,7 +271,7 @@ server_main(int lfd)
 	http_limits_default(&lim);
 	lim.header_timeout = 1;
 	lim.idle_timeout = 5;
-	lim.body_timeout = 5;
+	lim.body_timeout = 2;
 	lim.linger_timeout = 5;
 	lim.max_conns = MAX_CONNS;
 	if ((sbase = event_base_new()) == NULL ||
@@ -574,6 +575,7 @@ test_basic(void)
 	T_OK(is_hex32(hdr(&rp, "request-id")), "request-id is 32 hex");
 	strlcpy(id, hdr(&rp, "request-id") ? hdr(&rp, "request-id") : "", sizeof(id));
 	T_EQ_STR(hdr(&rp, "x-request-id"), id, "x-request-id equals request-id");
+	strlcpy(basic_id, id, sizeof(basic_id));
 	T_OK(hdr(&rp, "date") != NULL, "Date header");
 	T_EQ_STR(hdr(&rp, "server"), "depotd", "Server header");
 	T_EQ_STR(hdr(&rp, "content-length"), "5", "Content-Length header");
@@ -783,6 +785,31 @@ test_slowloris(void)
 	close(r.fd);
 	rd_free(&r);
 	still_serving("slowloris");
+}
+
+static void
+test_timeouts(void)
+{
+	struct rd	 r = { .fd = tconnect() };
+	double		 t0 = now_s();
+
+	T_OK(closed_by_server(&r) && now_s() - t0 < 2.5 && r.len == 0,
+	    "silent connection closed after the header timeout (%.1fs)",
+	    now_s() - t0);
+	close(r.fd);
+	rd_free(&r);
+
+	r.fd = tconnect();
+	send_str(r.fd, "POST /echo HTTP/1.1\r\nHost: t\r\n"
+	    "Content-Length: 100\r\n\r\n0123456789");
+	t0 = now_s();
+	T_OK(closed_by_server(&r) && now_s() - t0 > 1.5 &&
+	    now_s() - t0 < 3.5 && r.len == 0,
+	    "stalled body: closed after the body timeout (%.1fs)",
+	    now_s() - t0);
+	close(r.fd);
+	rd_free(&r);
+	still_serving("timeouts");
 }
 
 static void
@@ -997,6 +1024,30 @@ test_max_conns(void)
 	free(rp.body);
 }
 
+/* The access log: one line per request, never the query string. */
+static void
+check_log(int fd)
+{
+	char	*log, want[128];
+	off_t	 len = lseek(fd, 0, SEEK_END);
+
+	if (len <= 0 || (log = calloc(1, len + 1)) == NULL ||
+	    pread(fd, log, len, 0) != len) {
+		T_OK(0, "access log readable");
+		return;
+	}
+	snprintf(want, sizeof(want), "GET /hello 200 0 5 ");
+	T_OK(strstr(log, want) != NULL, "access log: method path status bytes");
+	snprintf(want, sizeof(want), "user=tester id=%s\n", basic_id);
+	T_OK(basic_id[0] != '\0' && strstr(log, want) != NULL,
+	    "access log: user and the response's request-id");
+	T_OK(strstr(log, "secret") == NULL, "access log: no query string");
+	T_OK(strstr(log, "POST /echo 200 33554432 ") != NULL,
+	    "access log: bytes in counted");
+	free(log);
+	close(fd);
+}
+
 static int
 server_fds(void)
 {
@@ -1016,7 +1067,8 @@ main(void)
 	struct sockaddr_in	 sin = { .sin_family = AF_INET };
 	socklen_t		 slen = sizeof(sin);
 	pid_t			 pid;
-	int			 lfd, status, fds0;
+	int			 lfd, status, fds0, logfd;
+	char			 logpath[] = "/tmp/test_http.log.XXXXXX";
 
 	signal(SIGPIPE, SIG_IGN);
 	test_query_param();
@@ -1032,9 +1084,13 @@ main(void)
 		return 2;
 	}
 	port = ntohs(sin.sin_port);
+	if ((logfd = mkstemp(logpath)) == -1)
+		return 2;
+	unlink(logpath);
 	if ((pid = fork()) == -1)
 		return 2;
 	if (pid == 0) {
+		dup2(logfd, STDERR_FILENO);
 		/* Never outlive a test that died. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		server_main(lfd);
@@ -1048,6 +1104,7 @@ main(void)
 	test_bodies();
 	test_limits();
 	test_slowloris();
+	test_timeouts();
 	test_expect();
 	test_linger();
 	test_memory();
@@ -1061,5 +1118,6 @@ main(void)
 	T_OK(waitpid(pid, &status, WNOHANG) == 0, "server still running");
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
+	check_log(logfd);
 	return t_done();
 }
