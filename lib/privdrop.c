@@ -3,6 +3,7 @@
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <linux/landlock.h>
@@ -84,12 +85,18 @@ static int
 landlock_allow(int ruleset, const char *path, uint64_t rights)
 {
 	struct landlock_path_beneath_attr	 pb;
+	struct stat				 sb;
 	int					 fd, rc;
 
 	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1) {
 		log_warn("landlock: %s", path);
 		return 0;	/* a path that is not there needs no rule */
 	}
+	/* A rule on a file may only hold rights that apply to files. */
+	if (fstat(fd, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		rights &= LANDLOCK_ACCESS_FS_EXECUTE |
+		    LANDLOCK_ACCESS_FS_WRITE_FILE |
+		    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
 	memset(&pb, 0, sizeof(pb));
 	pb.allowed_access = rights;
 	pb.parent_fd = fd;
