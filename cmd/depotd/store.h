@@ -10,6 +10,9 @@
  * of the local store, or one end of a socketpair the store drains into
  * S3 or SFTP).
  *
+ * The storage helper calls curl_global_init() once at start-up, before
+ * any store is initialised.
+ *
  * Error codes are errno values: ENOENT for a missing blob, EIO for a
  * backend failure, EACCES for a refused credential, ENOSPC, EFBIG.
  */
@@ -55,6 +58,7 @@ struct store_ops {
 	/*
 	 * Begin writing ref.  *fd gets the descriptor the frontend writes
 	 * the bytes into.  Nothing is visible under ref until commit.
+	 * Returns 0, or an errno value (and no descriptor).
 	 */
 	int	(*put_begin)(struct store *, const char *ref, int *fd,
 		    struct store_xfer **);
@@ -71,9 +75,12 @@ struct store_ops {
 	/* Size of a blob (HEAD, stat). */
 	void	(*stat)(struct store *, const char *ref, store_stat_cb, void *);
 	/*
-	 * Open length bytes of ref at offset for reading.  A seekable fd
-	 * (a regular file: the whole blob, read it at offset) or a stream
-	 * that yields exactly the range and then EOF.
+	 * Open length bytes of ref at offset for reading (length < 0: to
+	 * the end).  A seekable fd (a regular file: the whole blob, read it
+	 * at offset) or a stream that yields exactly the range and then
+	 * EOF.  Once a stream is handed out, a failure can only show as a
+	 * stream that ends early; the reader must treat a short stream as
+	 * an error.
 	 */
 	void	(*get)(struct store *, const char *ref, off_t offset,
 		    off_t length, store_open_cb, void *);
