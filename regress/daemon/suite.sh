@@ -54,6 +54,12 @@ rm -rf "$work"
 mkdir -p "$work"
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+# Private copies: other work in the tree may relink build/ meanwhile.
+# Same names: the process titles derive from the program name.
+mkdir -p "$work/bin" && cp "$DEPOTD" "$DEPOTCTL" "$work/bin/" ||
+    { notok "copy the binaries"; exit 1; }
+DEPOTD=$work/bin/${DEPOTD##*/}
+DEPOTCTL=$work/bin/${DEPOTCTL##*/}
 pg_start "$work/pg" || { notok "PostgreSQL starts"; exit 1; }
 depot_user
 export DEPOT_PREFORK=3 DEPOT_MAX_SIZE=1M
@@ -123,7 +129,16 @@ poll_healthz() {	# want seconds
 	return 1
 }
 
+# SO_REUSEPORT would let a second daemon share the port silently.
+port_free() {
+	! ss -Hltn "sport = :$port" | grep -q .
+}
+
 start_daemon() {
+	if ! port_free; then
+		notok "port $port is free before depotd starts"
+		exit 1
+	fi
 	# Each run's log on its own; the earlier ones are kept in all.log.
 	[ -f "$log" ] && cat "$log" >>"$work/all.log"
 	: >"$log"
@@ -465,6 +480,7 @@ lose_child() {	# role title
 	pids="$master $(pgrep -P "$master" | tr '\n' ' ')"
 	if [ -z "$victim" ]; then
 		notok "kill -9 $role: no such child"
+		depot_stop
 		return
 	fi
 	kill -9 "$victim"
