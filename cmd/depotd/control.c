@@ -118,15 +118,16 @@ static void
 ctl_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 {
 	char	 why[512];
+	int	 status;
 
 	switch (cmd->type) {
 	case CTL_STATUS:
 		ctl_status(c, cmd);
 		break;
 	case CTL_RELOAD:
-		ctl_line(c, "%s", master_reload(why, sizeof(why)) == 0 ?
-		    "reload requested" : why);
-		ctl_end(c, strncmp(why, "reloaded", 8) == 0 ? 0 : 1);
+		status = master_reload(why, sizeof(why)) == 0 ? 0 : 1;
+		ctl_line(c, "%s", why);
+		ctl_end(c, status);
 		break;
 	case CTL_LOG_VERBOSE:
 	case CTL_LOG_BRIEF:

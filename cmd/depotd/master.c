@@ -42,23 +42,18 @@ master_shutdown(int status)
 	exit(status);
 }
 
-static void
-lost_child(struct child_proc *cp, const char *how)
-{
-	if (master.shutting_down)
-		return;
-	log_warnx("lost child: %s %d (pid %d) %s", role_name(cp->role),
-	    cp->instance, (int)cp->pid, how);
-	master_shutdown(1);
-}
-
-static void
-on_sigchld(evutil_socket_t sig, short what, void *arg)
+/*
+ * Logs every child that has already exited, so that the line names the
+ * child that died first and not only a sibling that followed it.
+ * Returns how many there were.
+ */
+static int
+reap_exited(void)
 {
 	struct child_proc	*cp;
 	char			 how[64];
 	pid_t			 pid;
-	int			 status;
+	int			 status, n = 0;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		TAILQ_FOREACH(cp, &master.children, entry)
@@ -72,9 +67,35 @@ on_sigchld(evutil_socket_t sig, short what, void *arg)
 		else
 			snprintf(how, sizeof(how), "exited with status %d",
 			    WEXITSTATUS(status));
+		if (!master.shutting_down)
+			log_warnx("lost child: %s %d (pid %d) %s",
+			    role_name(cp->role), cp->instance, (int)pid, how);
 		cp->pid = 0;
-		lost_child(cp, how);
+		n++;
 	}
+	return n;
+}
+
+static void
+lost_child(struct child_proc *cp, const char *how)
+{
+	if (master.shutting_down)
+		return;
+	/* A dead peer closes its siblings' channels too: name it first. */
+	usleep(100000);
+	if (reap_exited() == 0)
+		log_warnx("lost child: %s %d (pid %d) %s", role_name(cp->role),
+		    cp->instance, (int)cp->pid, how);
+	master_shutdown(1);
+}
+
+static void
+on_sigchld(evutil_socket_t sig, short what, void *arg)
+{
+	if (master.shutting_down)
+		return;
+	if (reap_exited() > 0)
+		master_shutdown(1);
 }
 
 static void
