@@ -566,20 +566,35 @@ got_file(void *arg, const PGresult *res)
 	freq_free(r);
 }
 
-static void
-file_get(struct fe_peer *p, struct imsg *imsg)
+/*
+ * A request naming one file: its key becomes the query's parameters
+ * $1 (id), $2 (user) and $3 (workspace).  A malformed key names no
+ * file anybody can see; it is answered here and NULL returned.
+ */
+static struct freq *
+keyed_request(struct fe_peer *p, struct imsg *imsg, const char **params)
 {
 	struct file_key	 fk;
 	struct freq	*r = freq_new(p, imsg->hdr.peerid);
-	const char	*params[3];
 
 	IMSG_TAKE(imsg, fk);
 	fk.id[sizeof(fk.id) - 1] = '\0';
 	if (!key_params(r, &fk, params)) {
 		freq_error(r, 404, "no such file");
 		freq_free(r);
-		return;
+		return NULL;
 	}
+	return r;
+}
+
+static void
+file_get(struct fe_peer *p, struct imsg *imsg)
+{
+	struct freq	*r;
+	const char	*params[3];
+
+	if ((r = keyed_request(p, imsg, params)) == NULL)
+		return;
 	freq_query(r, "select " FILE_COLS " from files where id = $1 and "
 	    FILE_OWNED " and " FILE_VISIBLE, 3, params, got_file);
 }
@@ -741,17 +756,11 @@ deleted(void *arg, const PGresult *res)
 static void
 file_delete(struct fe_peer *p, struct imsg *imsg)
 {
-	struct file_key	 fk;
-	struct freq	*r = freq_new(p, imsg->hdr.peerid);
+	struct freq	*r;
 	const char	*params[3];
 
-	IMSG_TAKE(imsg, fk);
-	fk.id[sizeof(fk.id) - 1] = '\0';
-	if (!key_params(r, &fk, params)) {
-		freq_error(r, 404, "no such file");
-		freq_free(r);
+	if ((r = keyed_request(p, imsg, params)) == NULL)
 		return;
-	}
 	freq_query(r, "update files set deleted_at = now(), updated_at = "
 	    "clock_timestamp() where id = $1 and " FILE_OWNED " and "
 	    FILE_VISIBLE " returning storage_ref", 3, params, deleted);
