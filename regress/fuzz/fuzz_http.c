@@ -34,7 +34,7 @@ open_fds(void)
 {
 	int	 fd, n = 0;
 
-	for (fd = 0; fd < 256; fd++)
+	for (fd = 0; fd < 128; fd++)
 		if (fcntl(fd, F_GETFD) != -1)
 			n++;
 	return n;
@@ -131,7 +131,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct http_limits	 lim;
 	struct http_server	*srv;
 	char			 sink[65536];
-	size_t			 off = 0;
+	size_t			 off = 0, piece;
 	ssize_t			 n;
 	int			 sv[2], i, quiet = 0, fd0;
 
@@ -157,11 +157,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	http_server_attach_fd(srv, sv[0], "fuzz");
 
+	/*
+	 * The first byte sets the size of the pieces the rest arrives in,
+	 * so that every parser state meets the end of a read.
+	 */
+	if (size < 1)
+		piece = 1;
+	else {
+		piece = data[0] & 0x80 ? MAX_INPUT : (size_t)data[0] + 1;
+		data++;
+		size--;
+	}
 	/* Until the server neither reads nor writes for a few rounds. */
-	for (i = 0; i < 1000 && quiet < 4; i++) {
+	for (i = 0; i < 4000 && quiet < 4; i++) {
 		quiet++;
 		if (off < size && (n = write(sv[1], data + off,
-		    size - off)) > 0) {
+		    size - off < piece ? size - off : piece)) > 0) {
 			off += n;
 			quiet = 0;
 		}

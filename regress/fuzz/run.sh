@@ -7,6 +7,7 @@
 # regress/fuzz/corpus/NAME, copied to build/fuzz/corpus-NAME so that the
 # inputs the fuzzer finds stay out of the tree.  One line per target:
 # "ok - fuzz NAME (N runs)" or "not ok - fuzz NAME: ...".
+# FUZZ_TARGETS="http multipart" runs only those.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -27,6 +28,12 @@ for src in regress/fuzz/fuzz_*.c; do
 	[ -f "$src" ] || continue
 	name=$(basename "$src" .c)
 	name=${name#fuzz_}
+	if [ -n "$FUZZ_TARGETS" ]; then
+		case " $FUZZ_TARGETS " in
+		*" $name "*) ;;
+		*) continue ;;
+		esac
+	fi
 	bin=$out/fuzz_$name
 	log=$out/fuzz_$name.log
 	sources=$(head -n 1 "$src" |
