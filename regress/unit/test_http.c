@@ -506,7 +506,8 @@ is_hex32(const char *s)
 	if (s == NULL || strlen(s) != 32)
 		return 0;
 	for (i = 0; i < 32; i++)
-		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+		if (!isxdigit((unsigned char)s[i]) ||
+		    isupper((unsigned char)s[i]))
 			return 0;
 	return 1;
 }
@@ -569,15 +570,18 @@ static void
 test_basic(void)
 {
 	struct resp	 rp = { 0 };
-	const char	*get = "GET /hello?key=secret HTTP/1.1\r\nHost: t\r\n\r\n";
+	const char	*get = "GET /hello?key=secret HTTP/1.1\r\n"
+			    "Host: t\r\n\r\n";
 	char		 id[64];
 
 	T_OK(exchange(get, strlen(get), &rp, NULL) == 0, "basic GET answered");
 	T_EQ_INT(rp.status, 200, "basic GET status");
 	expect_body(&rp, "hello", "basic GET body");
 	T_OK(is_hex32(hdr(&rp, "request-id")), "request-id is 32 hex");
-	strlcpy(id, hdr(&rp, "request-id") ? hdr(&rp, "request-id") : "", sizeof(id));
-	T_EQ_STR(hdr(&rp, "x-request-id"), id, "x-request-id equals request-id");
+	strlcpy(id, hdr(&rp, "request-id") ? hdr(&rp, "request-id") : "",
+	    sizeof(id));
+	T_EQ_STR(hdr(&rp, "x-request-id"), id,
+	    "x-request-id equals request-id");
 	strlcpy(basic_id, id, sizeof(basic_id));
 	T_OK(hdr(&rp, "date") != NULL, "Date header");
 	T_EQ_STR(hdr(&rp, "server"), "depotd", "Server header");
@@ -601,7 +605,8 @@ test_keepalive_and_pipelining(void)
 	send_str(r.fd, get);
 	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200,
 	    "keep-alive: first response");
-	strlcpy(id1, hdr(&rp, "request-id") ? hdr(&rp, "request-id") : "", sizeof(id1));
+	strlcpy(id1, hdr(&rp, "request-id") ? hdr(&rp, "request-id") : "",
+	    sizeof(id1));
 	send_str(r.fd, get);
 	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200 &&
 	    strcmp(rp.body, "hello") == 0,
@@ -636,7 +641,8 @@ test_http10(void)
 
 	T_OK(exchange(get10, strlen(get10), &rp, &closed) == 0 &&
 	    rp.status == 200 && closed, "HTTP/1.0: served, then closed");
-	T_EQ_STR(hdr(&rp, "connection"), "close", "HTTP/1.0: Connection: close");
+	T_EQ_STR(hdr(&rp, "connection"), "close",
+	    "HTTP/1.0: Connection: close");
 	send_str(r.fd, get10ka);
 	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200,
 	    "HTTP/1.0 keep-alive: first");
