@@ -72,6 +72,7 @@ struct rstate {
 };
 
 static struct event_base	*sbase;
+static struct http_server	*ssrv;
 static int			 nactive;
 
 static void
@@ -208,7 +209,10 @@ on_request(struct http_request *req, void *arg)
 		evtimer_add(state_new(req, R_SLOW, slow_cb)->ev, &tv);
 	else if (strcmp(p, "/rss") == 0)
 		route_rss(req);
-	else if (strcmp(p, "/fds") == 0) {
+	else if (strcmp(p, "/shutdown") == 0) {
+		http_server_close_listeners(ssrv);
+		reply_text(req, 200, "bye");
+	} else if (strcmp(p, "/fds") == 0) {
 		int fd, n = 0;
 
 		for (fd = 0; fd < 1024; fd++)
@@ -267,8 +271,6 @@ server_main(int lfd)
 	struct http_handler	 h = { on_request, on_body, on_body_end,
 				    on_free, NULL };
 	struct http_limits	 lim;
-	struct http_server	*srv;
-
 	signal(SIGCHLD, SIG_IGN);	/* stream feeders reap themselves */
 	log_init("test_http", 1, 0);
 	http_limits_default(&lim);
@@ -278,11 +280,14 @@ server_main(int lfd)
 	lim.linger_timeout = 5;
 	lim.max_conns = MAX_CONNS;
 	if ((sbase = event_base_new()) == NULL ||
-	    (srv = http_server_new(sbase, &lim, &h)) == NULL ||
-	    http_server_listen_fd(srv, lfd) == -1)
+	    (ssrv = http_server_new(sbase, &lim, &h)) == NULL ||
+	    http_server_listen_fd(ssrv, lfd) == -1)
 		_exit(1);
+	/* Returns once nothing is left: no listener, connection or timer. */
 	event_base_dispatch(sbase);
-	_exit(0);
+	http_server_free(ssrv);
+	event_base_free(sbase);
+	_exit(nactive == 0 ? 0 : 3);
 }
 
 /* The client side, in the parent. */
@@ -1064,6 +1069,41 @@ check_log(int fd)
 	close(fd);
 }
 
+/* Closing the listeners lets the request finish, then the loop ends. */
+static void
+test_shutdown(pid_t pid)
+{
+	struct resp		 rp = { 0 };
+	struct rd		 r = { .fd = tconnect() };
+	struct sockaddr_in	 sin = { .sin_family = AF_INET };
+	double			 t0;
+	int			 fd, status = -1, exited = 0;
+
+	send_str(r.fd, "GET /shutdown HTTP/1.1\r\nHost: t\r\n\r\n");
+	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200 &&
+	    strcmp(rp.body, "bye") == 0, "shutdown: the request is answered");
+	T_EQ_STR(hdr(&rp, "connection"), "close",
+	    "shutdown: Connection: close");
+	T_OK(closed_by_server(&r), "shutdown: then the connection closes");
+	close(r.fd);
+	rd_free(&r);
+	for (t0 = now_s(); now_s() - t0 < 3 && !exited; usleep(20000))
+		exited = waitpid(pid, &status, WNOHANG) == pid;
+	T_OK(exited && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "shutdown: the event loop ran dry, no handler state left");
+	if (!exited) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	T_OK(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1,
+	    "shutdown: the listener is closed");
+	close(fd);
+	free(rp.body);
+}
+
 static int
 server_fds(void)
 {
@@ -1132,8 +1172,7 @@ main(void)
 	T_OK(fds0 > 0 && server_fds() == fds0, "no descriptor left open in "
 	    "the server (%d before)", fds0);
 	T_OK(waitpid(pid, &status, WNOHANG) == 0, "server still running");
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
+	test_shutdown(pid);
 	check_log(logfd);
 	return t_done();
 }
