@@ -1,0 +1,213 @@
+#!/bin/sh
+# regress/secrets/suite.sh: depotd runs with every secret set to a
+# random value it can be recognised by: the database password (a role
+# that must log in with SCRAM over TCP), the S3 secret key, the
+# passphrase of the SFTP identity, the admin key and an API key.  Files
+# go up, are listed, come down and are deleted through the S3 and the
+# SFTP store; a wrong key is refused; the daemon reloads (SIGHUP and
+# depotctl reload); depotctl show status and depotd -nv run.  Then no
+# log line and no output holds any secret, and no process of depotd
+# carries one in its command line or environment.
+# Runs in about 40 seconds; ports 18351-18352.
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+D=$top/build/regress-secrets
+SSHD_HARNESS_FILE=$top/regress/harness/sshd.sh
+. "$top/regress/harness/pg.sh"
+. "$top/regress/harness/depotd.sh"
+. "$top/regress/harness/ceph.sh"
+. "$SSHD_HARNESS_FILE"
+
+status=0
+ok() { echo "ok - $*"; }
+nok() { echo "not ok - $*"; status=1; }
+check() {	# label command...
+	_l=$1
+	shift
+	if "$@"; then ok "$_l"; else nok "$_l"; fi
+}
+rnd() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
+
+[ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
+rm -rf "$D"
+mkdir -p "$D/sshd" "$D/out"
+
+cleanup() {
+	depot_stop
+	sshd_stop "$D/sshd"
+	ceph_stop "$D/ceph"
+	pg_stop "$D/pg"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP PIPE
+
+PG_SECRET=pgpw-$(rnd 12)
+SFTP_SECRET=sftppass-$(rnd 12)
+ADMIN_SECRET=dpt-admin-$(rnd 16)
+BAD_KEY=dpt-wrong-$(rnd 16)
+
+make -s build/depotd build/depotctl >&2 || { nok "build"; exit 1; }
+depot_user
+
+# --- PostgreSQL: a role that logs in with a password over TCP ---
+pg_start "$D/pg" || { nok "postgres starts"; exit 1; }
+hba=$D/pg/pgdata/pg_hba.conf
+{ echo "host all depot_pw 127.0.0.1/32 scram-sha-256"; cat "$hba"; } \
+    >"$D/hba" && cat "$D/hba" >"$hba"
+"$PG_BIN/psql" -X -q -d postgres >/dev/null <<SQL
+set password_encryption = 'scram-sha-256';
+create role depot_pw login password '$PG_SECRET';
+create database depot_sec_s3 owner depot_pw;
+create database depot_sec_sftp owner depot_pw;
+select pg_reload_conf();
+SQL
+[ $? -eq 0 ] || { nok "role depot_pw"; exit 1; }
+sleep 0.5
+conninfo() {	# dbname
+	echo "host=127.0.0.1 port=$PGPORT user=depot_pw password=$PG_SECRET dbname=$1"
+}
+check "the database refuses depot_pw without its password" \
+    sh -c "! PGPASSWORD=wrong '$PG_BIN/psql' -X -w -Atq \
+    'host=127.0.0.1 port=$PGPORT user=depot_pw dbname=depot_sec_s3' \
+    -c 'select 1' >/dev/null 2>&1"
+check "the database lets depot_pw in with its password" \
+    sh -c "\"$PG_BIN/psql\" -X -w -Atq \"$(conninfo depot_sec_s3)\" -c 'select 1' >/dev/null"
+
+# --- S3: radosgw with a user of fresh random keys ---
+if ! ceph_start "$D/ceph"; then
+	nok "radosgw starts"
+	exit 1
+fi
+S3_SECRET=$DEPOT_S3_SECRET_KEY
+[ "$(curl -s -o /dev/null -w '%{http_code}' --aws-sigv4 \
+    "aws:amz:us-east-1:s3" --user "$DEPOT_S3_ACCESS_KEY:$S3_SECRET" \
+    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -X PUT \
+    "$DEPOT_S3_ENDPOINT/secrets")" = 200 ] || { nok "bucket"; exit 1; }
+
+# --- SFTP: an identity under a random passphrase ---
+sshd_start "$D/sshd" || { nok "sshd starts"; exit 1; }
+ssh-keygen -q -t ed25519 -N "$SFTP_SECRET" -C depot-secrets -f "$D/id_enc"
+cat "$D/id_enc.pub" >>"$D/sshd/authorized_keys"
+chown _depotd "$D/id_enc"
+ok "postgres, radosgw and sshd start"
+
+head -c 3000000 /dev/urandom >"$D/blob"
+export DEPOT_ADMIN_KEY=$ADMIN_SECRET DEPOT_SWEEP=0
+
+# Upload, list, download and delete as a user and as the admin; a bad
+# key; both reloads; status; -nv.  Every output goes to $D/out.
+exercise() {	# store
+	s=$1
+	key=$(depot_key alice default)
+	API_SECRETS="$API_SECRETS $key"
+	echo "$key" >"$D/key-$s"
+	A="Authorization: Bearer $key"
+	out=$D/out/$s
+	id=$(curl -s -H "$A" -F purpose=user_data -F file=@"$D/blob" \
+	    "$DEPOT_URL/v1/files" | tee "$out.upload" |
+	    sed -n 's/.*"id": *"\(file-[0-9a-zA-Z]*\)".*/\1/p')
+	check "$s: upload" test -n "$id"
+	check "$s: list" grep -q "$id" \
+	    "$(curl -s -H "$A" "$DEPOT_URL/v1/files" >"$out.list"; echo "$out.list")"
+	check "$s: download" sh -c "curl -sf -H '$A' \
+	    '$DEPOT_URL/v1/files/$id/content' | cmp -s - '$D/blob'"
+	check "$s: delete" sh -c "curl -s -X DELETE -H '$A' \
+	    '$DEPOT_URL/v1/files/$id' | grep -q deleted"
+	AA="Authorization: Bearer $ADMIN_SECRET"
+	check "$s: admin upload for alice" sh -c "curl -s -H '$AA' \
+	    -F user=alice -F purpose=user_data -F file=@'$D/blob' \
+	    '$DEPOT_URL/v1/files' | grep -q '\"id\"'"
+	check "$s: admin list for alice" sh -c "curl -sf -H '$AA' \
+	    '$DEPOT_URL/v1/files?user=alice' >'$out.adminlist'"
+	check "$s: a wrong key is refused with 401" test "$(curl -s \
+	    -o "$out.bad" -w '%{http_code}' -H "Authorization: Bearer $BAD_KEY" \
+	    "$DEPOT_URL/v1/files")" = 401
+	check "$s: an admin key named in x-api-key but wrong is refused" \
+	    test "$(curl -s -o /dev/null -w '%{http_code}' \
+	    -H "x-api-key: $BAD_KEY" -H 'anthropic-version: 2023-06-01' \
+	    "$DEPOT_URL/v1/files")" = 401
+	kill -HUP "$DEPOT_PID"
+	sleep 1
+	check "$s: depotctl reload" sh -c "'$DEPOTCTL' -s '$DEPOT_SOCK' \
+	    reload >'$out.reload' 2>&1"
+	sleep 1
+	check "$s: depotctl show status" sh -c "'$DEPOTCTL' -s \
+	    '$DEPOT_SOCK' show status >'$out.status' 2>&1"
+	"$DEPOTCTL" -s "$DEPOT_SOCK" log verbose >"$out.verbose" 2>&1
+	curl -s -H "$A" "$DEPOT_URL/v1/files" >/dev/null
+	"$DEPOTD" -nv -f "$D/$s/depotd.conf" >"$out.nv" 2>&1
+	check "$s: depotd -nv accepts the file" test $? -eq 0
+	check "$s: depotd -nv prints secrets as ********" \
+	    grep -q '\*\*\*\*\*\*\*\*' "$out.nv"
+	check "$s: depotd -nv prints the conninfo (user depot_pw)" \
+	    grep -q 'depot_pw' "$out.nv"
+	check "$s: the daemon is still running" kill -0 "$DEPOT_PID"
+	# The processes while the secrets are loaded.
+	for p in $DEPOT_PID $(pgrep -P "$DEPOT_PID"); do
+		tr '\0' '\n' <"/proc/$p/cmdline" >"$out.cmdline.$p"
+		tr '\0' '\n' <"/proc/$p/environ" >"$out.environ.$p"
+	done
+	n=$(ls "$out".cmdline.* | wc -l)
+	check "$s: the command lines of $n processes were read" test "$n" -ge 4
+	depot_stop
+}
+
+API_SECRETS=
+DEPOT_PG_CONNINFO=$(conninfo depot_sec_s3) \
+DEPOT_STORAGE=s3://secrets/blobs DEPOT_STORAGE_OPTS=" { endpoint \
+\"$DEPOT_S3_ENDPOINT\" access-key \"$DEPOT_S3_ACCESS_KEY\" secret-key \
+\"$S3_SECRET\" path-style part-size 5M }" depot_conf "$D/s3" 18351
+if depot_start "$D/s3" -v; then
+	ok "s3: depotd starts"
+	exercise s3
+else
+	nok "s3: depotd starts"
+fi
+
+DEPOT_PG_CONNINFO=$(conninfo depot_sec_sftp) \
+DEPOT_STORAGE=$DEPOT_SFTP_URL DEPOT_STORAGE_OPTS=" { identity \
+\"$D/id_enc\" passphrase \"$SFTP_SECRET\" known-hosts \
+\"$DEPOT_SFTP_KNOWN_HOSTS\" }" depot_conf "$D/sftp" 18352
+if depot_start "$D/sftp" -v; then
+	ok "sftp: depotd starts"
+	exercise sftp
+else
+	nok "sftp: depotd starts"
+fi
+
+# Everything depotd and its tools wrote; the command lines and
+# environments are checked on their own.
+logs="$D/s3/depotd.log $D/sftp/depotd.log $(ls "$D"/out/* |
+    grep -v -e '\.cmdline\.' -e '\.environ\.' -e '\.upload$' \
+    -e '\.list$' -e '\.adminlist$')"
+check "the logs hold lines to search ($(cat $logs | wc -l))" \
+    test "$(cat $logs | wc -l)" -gt 20
+leak_check() {	# name value
+	if grep -lF -- "$2" $logs >"$D/hits"; then
+		nok "the $1 appears in: $(tr '\n' ' ' <"$D/hits")"
+	else
+		ok "the $1 appears in no log line or output"
+	fi
+	if cat "$D"/out/*.cmdline.* "$D"/out/*.environ.* 2>/dev/null |
+	    grep -qF -- "$2"; then
+		nok "the $1 is in a process's command line or environment"
+	else
+		ok "the $1 is in no process's command line or environment"
+	fi
+}
+leak_check "database password" "$PG_SECRET"
+leak_check "S3 secret key" "$S3_SECRET"
+leak_check "SFTP key passphrase" "$SFTP_SECRET"
+leak_check "admin key" "$ADMIN_SECRET"
+leak_check "wrong API key a client sent" "$BAD_KEY"
+n=0
+for k in $API_SECRETS; do
+	n=$((n + 1))
+	leak_check "API key $n" "$k"
+	# The key's secret part, should a log show a shortened form.
+	leak_check "API key $n, last 16 characters" \
+	    "$(echo "$k" | rev | cut -c1-16 | rev)"
+done
+[ $n -eq 2 ] || nok "an API key was made for each store ($n)"
+exit $status
