@@ -294,7 +294,8 @@ server_main(int lfd)
 
 struct rd {
 	int	 fd;
-	char	*buf;
+	char	*base;		/* the allocation */
+	char	*buf;		/* unread bytes start here */
 	size_t	 len, cap;
 };
 
@@ -350,29 +351,37 @@ rd_more(struct rd *r)
 {
 	ssize_t	 n;
 
-	if (r->cap - r->len < 65536) {
-		r->cap = r->cap * 2 + 65536;
-		if ((r->buf = realloc(r->buf, r->cap)) == NULL)
-			abort();
+	if (r->base == NULL || (size_t)(r->buf - r->base) + r->len + 65536 >
+	    r->cap) {
+		if (r->base != NULL)
+			memmove(r->base, r->buf, r->len);
+		if (r->len + 65536 > r->cap) {
+			r->cap = r->cap * 2 + 65536;
+			if ((r->base = realloc(r->base, r->cap)) == NULL)
+				abort();
+		}
+		r->buf = r->base;
 	}
-	n = read(r->fd, r->buf + r->len, r->cap - r->len);
+	n = read(r->fd, r->buf + r->len, r->cap - r->len -
+	    (r->buf - r->base));
 	if (n > 0)
 		r->len += n;
 	return n;
 }
 
+/* Advances past n bytes; no copying, so big bodies stay linear. */
 static void
 rd_consume(struct rd *r, size_t n)
 {
-	memmove(r->buf, r->buf + n, r->len - n);
+	r->buf += n;
 	r->len -= n;
 }
 
 static void
 rd_free(struct rd *r)
 {
-	free(r->buf);
-	r->buf = NULL;
+	free(r->base);
+	r->base = r->buf = NULL;
 	r->len = r->cap = 0;
 }
 
