@@ -131,6 +131,9 @@ fault_download() {	# label stop-command
 
 after_fault() {	# label pids-before start-command stray-command
 	check "$1: no depotd process died" test "$(depot_pids)" = "$2"
+	# Down for longer than the store's own retries last, so that what
+	# the failed transfer left behind is the sweep's to clean.
+	sleep 5
 	$3 || { nok "$1: the server comes back"; return; }
 	# A store may refuse at once while it backs off from the dead
 	# server (the SFTP store waits up to 30 seconds between tries).
