@@ -303,7 +303,7 @@ struct resp {
 	int	 status;
 	char	 head[16384];
 	char	*body;
-	size_t	 blen;
+	size_t	 blen, bcap;
 };
 
 static int
@@ -412,8 +412,12 @@ hdr(const struct resp *rp, const char *name)
 static int
 body_add(struct resp *rp, const char *p, size_t n)
 {
-	if ((rp->body = realloc(rp->body, rp->blen + n + 1)) == NULL)
-		abort();
+	/* Geometric growth: a realloc per chunk would be quadratic. */
+	if (rp->blen + n + 1 > rp->bcap) {
+		rp->bcap = (rp->blen + n + 1) * 2;
+		if ((rp->body = realloc(rp->body, rp->bcap)) == NULL)
+			abort();
+	}
 	memcpy(rp->body + rp->blen, p, n);
 	rp->blen += n;
 	rp->body[rp->blen] = '\0';
