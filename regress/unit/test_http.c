@@ -747,6 +747,9 @@ test_limits(void)
 	T_OK(strstr(rp.body, "\"error\":{\"message\":") != NULL,
 	    "malformed version: error body");
 	still_serving("malformed version");
+	snprintf(raw, cap, "GET /hello\r\n\r\n");
+	T_OK(exchange(raw, strlen(raw), &rp, &closed) == 0 &&
+	    rp.status == 400 && closed, "HTTP/0.9 request line: 400 and close");
 	snprintf(raw, cap, "G(T / HTTP/1.1\r\nHost: t\r\n\r\n");
 	T_OK(exchange(raw, strlen(raw), &rp, &closed) == 0 &&
 	    rp.status == 400 && closed, "malformed method: 400 and close");
