@@ -346,9 +346,10 @@ file_data(struct upload *up, const void *data, size_t len)
 		    "configured maximum");
 		return -1;
 	}
-	sha256_update(&up->sha, data, len);
-	/* Flushed once per body piece (files_body), not per part piece:
-	 * the parser cuts binary data at every CR. */
+	/*
+	 * Hashed and flushed once per body piece (files_body), not per
+	 * part piece: the parser cuts binary data at every CR.
+	 */
 	if (evbuffer_add(up->pending, data, len) == -1) {
 		upload_fail(up, 503, NULL, "out of memory");
 		return -1;
@@ -482,19 +483,51 @@ upload_finish(struct upload *up)
 	    committed, ar);
 }
 
+/* Hashes what the last body piece added to the pending bytes. */
+static void
+hash_new_bytes(struct upload *up, size_t from)
+{
+	struct evbuffer_ptr	 pos;
+	struct evbuffer_iovec	 v[16];
+	size_t			 left;
+	int			 i, n;
+
+	left = evbuffer_get_length(up->pending) - from;
+	while (left > 0) {
+		if (evbuffer_ptr_set(up->pending, &pos, from,
+		    EVBUFFER_PTR_SET) == -1)
+			fatalx("upload: pending buffer out of step");
+		n = evbuffer_peek(up->pending, left, &pos, v, 16);
+		if (n > 16)
+			n = 16;
+		for (i = 0; i < n && left > 0; i++) {
+			if (v[i].iov_len > left)
+				v[i].iov_len = left;
+			sha256_update(&up->sha, v[i].iov_base, v[i].iov_len);
+			from += v[i].iov_len;
+			left -= v[i].iov_len;
+		}
+	}
+}
+
 void
 files_body(struct api_req *ar, const void *data, size_t len)
 {
 	struct files_route	*fr = route_of(ar);
 	struct upload		*up;
+	size_t			 before;
 
 	if (fr == NULL || (up = fr->up) == NULL || up->failed)
 		return;
+	before = evbuffer_get_length(up->pending);
 	if (multipart_feed(up->mp, data, len) == -1 && !up->failed) {
 		upload_fail(up, 400, NULL, multipart_error(up->mp));
 		return;
 	}
-	if (!up->creating && up->waiting == NULL && !up->failed)
+	if (up->failed)
+		return;
+	hash_new_bytes(up, before);
+	if (!up->creating && up->waiting == NULL)
 		upload_flush(up);
 }
 
