@@ -283,7 +283,7 @@ row_deleted(void *arg, const PGresult *res)
 		log_warnx("database: %s", PQresultErrorMessage(res));
 }
 
-/* Bytes first, then the row: a row without bytes is harmless. */
+/* A row whose upload never reached the store goes at once. */
 static void
 forget_row(const char *id)
 {
@@ -291,6 +291,24 @@ forget_row(const char *id)
 
 	if (db_query(storage.db, "delete from files where id = $1 and "
 	    "state = 'writing'", 1, params, row_deleted, NULL) == -1)
+		log_warnx("storage: %s stays in 'writing' for the sweep", id);
+}
+
+/*
+ * An upload that failed after bytes may have reached the store: the
+ * store's own clean-up (an unlink, an AbortMultipartUpload) can fail
+ * too, so the row stays, in 'writing' and aged past any grace, and the
+ * next sweep removes whatever the store still holds for it, then the
+ * row.  Until then the row is invisible like every 'writing' row.
+ */
+static void
+abandon_row(const char *id)
+{
+	const char	*params[1] = { id };
+
+	if (db_query(storage.db, "update files set updated_at = "
+	    "'epoch'::timestamptz where id = $1 and state = 'writing'", 1,
+	    params, row_deleted, NULL) == -1)
 		log_warnx("storage: %s stays in 'writing' for the sweep", id);
 }
 
@@ -307,7 +325,7 @@ upload_abort(struct upload *u)
 	if (u->xfer != NULL)
 		storage.store->ops->put_abort(u->xfer);
 	u->xfer = NULL;
-	forget_row(u->id);
+	abandon_row(u->id);
 	upload_free(u);
 }
 
@@ -445,7 +463,7 @@ committed_row(void *arg, const PGresult *res)
 		/* The blob is in place but its row is not ready: undo. */
 		storage.store->ops->remove(storage.store, r->ref,
 		    blob_undone, NULL);
-		forget_row(r->rec.id);
+		abandon_row(r->rec.id);
 		freq_free(r);
 		return;
 	}
@@ -465,7 +483,7 @@ committed_bytes(void *arg, int error)
 	if (error != 0) {
 		log_warnx("storage: commit of %s failed: %s", r->ref,
 		    strerror(error));
-		forget_row(r->rec.id);
+		abandon_row(r->rec.id);
 		freq_error(r, 500, "the store failed to keep the file");
 		freq_free(r);
 		return;
