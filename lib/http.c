@@ -46,7 +46,8 @@
 #include "log.h"
 
 #define LINGER_MAX_BYTES	(256ULL << 20)	/* discarded, then give up */
-#define STREAM_HIGH_WATER	(1 << 20)	/* per side, for stream_fd */
+#define STREAM_HIGH_WATER	(1 << 20)	/* unsent, for stream_fd */
+#define STREAM_READ		(128 * 1024)	/* one read from a stream */
 #define LISTEN_RETRY_SEC	1		/* after accept fails (EMFILE) */
 #define LOG_PATH_MAX		256
 
@@ -120,7 +121,9 @@ struct http_conn {
 	int			 linger;
 	uint64_t		 linger_bytes;
 	struct evbuffer		*resp_headers;
-	struct bufferevent	*stream;
+	struct event		*stream;	/* http_reply_stream_fd */
+	int			 stream_fd;
+	char			*stream_buf;
 	int			 stream_blocked;
 	void			(*ondrain)(struct http_request *, void *);
 	void			*ondrain_arg;
@@ -137,6 +140,7 @@ struct http_server {
 };
 
 static void	conn_process(struct http_conn *);
+static void	stream_stop(struct http_conn *);
 static void	conn_read_set(struct http_conn *, int);
 static void	conn_read_update(struct http_conn *);
 static void	conn_close(struct http_conn *);
@@ -327,10 +331,7 @@ request_end(struct http_conn *c)
 	if (c->dispatched && srv->handler.on_free != NULL)
 		srv->handler.on_free(req, srv->handler.arg);
 	c->dispatched = 0;
-	if (c->stream != NULL) {
-		bufferevent_free(c->stream);
-		c->stream = NULL;
-	}
+	stream_stop(c);
 	headers_free(&req->headers);
 	free(req->target);
 	free(req->path);
@@ -966,62 +967,62 @@ static void
 stream_stop(struct http_conn *c)
 {
 	if (c->stream != NULL) {
-		bufferevent_free(c->stream);
+		event_free(c->stream);
 		c->stream = NULL;
+		close(c->stream_fd);
+		c->stream_fd = -1;
 	}
+	free(c->stream_buf);
+	c->stream_buf = NULL;
 	c->stream_blocked = 0;
 }
 
+/*
+ * Copies from the stream into the connection, in reads of up to
+ * STREAM_READ bytes (a bufferevent would read 4096 at a time), and
+ * stops reading while the connection holds STREAM_HIGH_WATER unsent.
+ */
 static void
-stream_read_cb(struct bufferevent *sbev, void *arg)
+stream_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_conn	*c = arg;
-	struct evbuffer		*in = bufferevent_get_input(sbev);
 	struct evbuffer		*out = bufferevent_get_output(c->bev);
-	size_t			 n = evbuffer_get_length(in);
+	size_t			 want = STREAM_READ;
+	ssize_t			 n;
 
 	c->inuse++;
-	if (c->resp_remaining >= 0 && (uint64_t)n > (uint64_t)c->resp_remaining)
-		n = c->resp_remaining;
+	if (c->resp_remaining >= 0 && (uint64_t)want >
+	    (uint64_t)c->resp_remaining)
+		want = c->resp_remaining;
+	n = read(fd, c->stream_buf, want);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		goto done;
+	if (n == -1) {
+		log_warn("%s: response stream %s", __func__,
+		    c->req ? c->req->id : "-");
+		conn_close(c);
+		goto done;
+	}
 	if (n > 0) {
 		if (c->resp_chunked)
-			evbuffer_add_printf(out, "%zx\r\n", n);
-		evbuffer_remove_buffer(in, out, n);
+			evbuffer_add_printf(out, "%zx\r\n", (size_t)n);
+		evbuffer_add(out, c->stream_buf, n);
 		if (c->resp_chunked)
 			evbuffer_add(out, "\r\n", 2);
 		c->req->bytes_out += n;
 		if (c->resp_remaining >= 0)
 			c->resp_remaining -= n;
 	}
-	if (c->resp_remaining == 0) {
-		/* Anything past the declared length is not ours to send. */
+	if (n == 0 || c->resp_remaining == 0) {
+		/* Past the declared length is not ours to send; short is
+		 * cut by reply_end. */
 		stream_stop(c);
 		http_reply_end(c->req);
 	} else if (evbuffer_get_length(out) >= STREAM_HIGH_WATER) {
-		bufferevent_disable(sbev, EV_READ);
+		event_del(c->stream);
 		c->stream_blocked = 1;
 	}
-	conn_release(c);
-}
-
-static void
-stream_event_cb(struct bufferevent *sbev, short what, void *arg)
-{
-	struct http_conn	*c = arg;
-
-	c->inuse++;
-	if (what & BEV_EVENT_EOF) {
-		stream_read_cb(sbev, c);
-		if (!c->dead && c->stream != NULL) {
-			stream_stop(c);
-			/* reply_end cuts the connection when it is short. */
-			http_reply_end(c->req);
-		}
-	} else if (what & BEV_EVENT_ERROR) {
-		log_warn("%s: response stream %s", __func__,
-		    c->req ? c->req->id : "-");
-		conn_close(c);
-	}
+ done:
 	conn_release(c);
 }
 
@@ -1046,17 +1047,19 @@ http_reply_stream_fd(struct http_request *req, int status,
 		return;
 	}
 	if (evutil_make_socket_nonblocking(fd) == -1 ||
-	    (c->stream = bufferevent_socket_new(c->srv->base, fd,
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+	    (c->stream_buf = malloc(STREAM_READ)) == NULL ||
+	    (c->stream = event_new(c->srv->base, fd, EV_READ | EV_PERSIST,
+	    stream_read_cb, c)) == NULL) {
 		log_warn("%s", __func__);
 		close(fd);
+		free(c->stream_buf);
+		c->stream_buf = NULL;
 		conn_close(c);
 		conn_release(c);
 		return;
 	}
-	bufferevent_setwatermark(c->stream, EV_READ, 0, STREAM_HIGH_WATER);
-	bufferevent_setcb(c->stream, stream_read_cb, NULL, stream_event_cb, c);
-	bufferevent_enable(c->stream, EV_READ);
+	c->stream_fd = fd;
+	event_add(c->stream, NULL);
 	conn_release(c);
 }
 
@@ -1278,7 +1281,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	pending = evbuffer_get_length(bufferevent_get_output(bev));
 	if (c->stream_blocked && pending <= c->srv->limits.write_watermark) {
 		c->stream_blocked = 0;
-		bufferevent_enable(c->stream, EV_READ);
+		event_add(c->stream, NULL);
 	}
 	if (c->ondrain != NULL && c->req != NULL &&
 	    pending <= c->srv->limits.write_watermark) {
