@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# regress/files/rawhttp.py: what curl will not send for the Files suite.
+#
+#	rawhttp.py body OUT CASE	write a multipart body for CASE to OUT
+#					(boundary BOUNDARY below)
+#	rawhttp.py half PORT TOKEN SIZE	start an upload declaring SIZE bytes
+#					of file, send half, then close
+#	rawhttp.py halfchunk PORT TOKEN SIZE	the same, chunked
+import socket
+import sys
+import time
+
+BOUNDARY = "XyZzyBoundary42"
+
+
+def part(name, value, filename=None, ctype=None):
+    head = 'Content-Disposition: form-data; name="%s"' % name
+    if filename is not None:
+        head += '; filename="%s"' % filename
+    head = head.encode("utf-8") + b"\r\n"
+    if ctype is not None:
+        head += b"Content-Type: " + ctype.encode() + b"\r\n"
+    return b"--" + BOUNDARY.encode() + b"\r\n" + head + b"\r\n" + value + \
+        b"\r\n"
+
+
+def end():
+    return b"--" + BOUNDARY.encode() + b"--\r\n"
+
+
+def body(case):
+    data = b"some bytes\n"
+    if case == "escaped-name":
+        # %22 is a quote, %0D%0A a CR LF to be dropped after decoding.
+        return part("file", data, "dir/sub/a%22q%0D%0Ab \u00e9t\u00e9.txt",
+                    "text/plain") + end()
+    if case == "backslash-name":
+        return part("file", data, "x%5Cy.txt", "text/plain") + end()
+    if case == "control-name":
+        return part("file", data, "c\x01t\x7fl.txt", "text/plain") + end()
+    if case == "no-type-txt":
+        return part("file", data, "plain.txt") + end()
+    if case == "empty-name":
+        return part("file", data, "", "text/plain") + end()
+    if case == "long-name":
+        return part("file", data, "n" * 300 + ".txt", "text/plain") + end()
+    if case == "two-files":
+        return part("file", data, "a.txt") + part("file", data, "b.txt") + \
+            end()
+    if case == "no-file":
+        return part("purpose", b"user_data") + end()
+    if case == "empty-file":
+        return part("file", b"", "e.txt", "text/plain") + end()
+    if case == "unterminated":
+        return b"--" + BOUNDARY.encode() + \
+            b'\r\nContent-Disposition: form-data; name="file"; ' \
+            b'filename="u.txt"\r\n\r\nabc'
+    if case == "garbage":
+        return b"this is not a multipart body at all\r\n"
+    if case == "no-headers-end":
+        return b"--" + BOUNDARY.encode() + \
+            b"\r\nContent-Disposition: form-data; name=\"file\"" + \
+            b"\r\n--" + BOUNDARY.encode() + b"--\r\n"
+    raise SystemExit("unknown case " + case)
+
+
+def half(port, token, size, chunked):
+    head = part("file", b"", "half.bin", "application/octet-stream")
+    head = head[:-2]	# the part's value follows
+    total = len(head) + size + 2 + len(end())
+    s = socket.create_connection(("127.0.0.1", port))
+    req = "POST /v1/files HTTP/1.1\r\nHost: 127.0.0.1\r\n" \
+        "Authorization: Bearer %s\r\n" \
+        "Content-Type: multipart/form-data; boundary=%s\r\n" % \
+        (token, BOUNDARY)
+    if chunked:
+        req += "Transfer-Encoding: chunked\r\n\r\n"
+    else:
+        req += "Content-Length: %d\r\n\r\n" % total
+    s.sendall(req.encode())
+    sent = 0
+    chunk = b"h" * 16384
+    payload = [head]
+    while sent < size // 2:
+        payload.append(chunk)
+        sent += len(chunk)
+    for p in payload:
+        if chunked:
+            s.sendall(b"%x\r\n" % len(p) + p + b"\r\n")
+        else:
+            s.sendall(p)
+        time.sleep(0.002)
+    time.sleep(0.5)
+    s.close()
+
+
+def main():
+    a = sys.argv[1:]
+    if a[0] == "body":
+        with open(a[1], "wb") as f:
+            f.write(body(a[2]))
+    elif a[0] in ("half", "halfchunk"):
+        half(int(a[1]), a[2], int(a[3]), a[0] == "halfchunk")
+    else:
+        raise SystemExit("usage: rawhttp.py body|half|halfchunk ...")
+
+
+if __name__ == "__main__":
+    main()
