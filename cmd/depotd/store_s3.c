@@ -48,6 +48,7 @@
 #define S3_RESP_MAX		(64 * 1024)
 #define S3_SIGNED_BODY_MAX	(64 * 1024)
 #define S3_READ_CHUNK		(64 * 1024)
+#define S3_LIST_MAX		50	/* uploads per page: fits S3_RESP_MAX */
 
 struct s3req;
 typedef void	(*s3req_cb)(struct s3req *);
@@ -139,13 +140,18 @@ struct s3get {
 	void			*arg;
 };
 
-/* stat, remove and check share this: one HEAD and maybe a DELETE. */
+/* stat, remove and check share this: a HEAD, and for remove more. */
 struct s3op {
 	struct s3		*s3;
 	char			*key;
 	store_done_cb		 done_cb;
 	store_stat_cb		 stat_cb;
 	void			*arg;
+	char			**uploads;	/* remove: ids left to abort */
+	int			 nuploads;
+	int			 aborted;
+	char			*key_marker;	/* remove: listing's next page */
+	char			*id_marker;
 };
 
 static void	s3req_start(struct s3req *);
@@ -1137,6 +1143,13 @@ s3_get(struct store *st, const char *ref, off_t offset, off_t length,
 static void
 op_free(struct s3op *op)
 {
+	int	i;
+
+	for (i = 0; i < op->nuploads; i++)
+		free(op->uploads[i]);
+	free(op->uploads);
+	free(op->key_marker);
+	free(op->id_marker);
 	free(op->key);
 	free(op);
 }
@@ -1177,11 +1190,12 @@ op_new(struct s3 *s3, const char *ref, void *arg)
 }
 
 static int
-op_send(struct s3op *op, const char *method, s3req_cb done)
+op_send(struct s3op *op, const char *method, const char *query,
+    s3req_cb done)
 {
 	struct s3req	*req;
 
-	if ((req = s3req_new(op->s3, method, op->key, NULL, done, op)) == NULL)
+	if ((req = s3req_new(op->s3, method, op->key, query, done, op)) == NULL)
 		return -1;
 	s3req_start(req);
 	return 0;
@@ -1197,10 +1211,17 @@ s3_stat(struct store *st, const char *ref, store_stat_cb cb, void *arg)
 		return;
 	}
 	op->stat_cb = cb;
-	if (op_send(op, "HEAD", stat_done) == -1) {
+	if (op_send(op, "HEAD", NULL, stat_done) == -1) {
 		op_free(op);
 		cb(arg, ENOMEM, 0);
 	}
+}
+
+static void
+remove_finish(struct s3op *op, int error)
+{
+	op->done_cb(op->arg, error);
+	op_free(op);
 }
 
 static void
@@ -1212,8 +1233,7 @@ remove_deleted(struct s3req *req)
 	if (error != 0)
 		s3req_log(req, "remove");
 	s3req_free(req);
-	op->done_cb(op->arg, error);
-	op_free(op);
+	remove_finish(op, error ? EIO : 0);
 }
 
 /*
@@ -1229,12 +1249,210 @@ remove_headed(struct s3req *req)
 	if (error != 0 && error != ENOENT)
 		s3req_log(req, "remove, head");
 	s3req_free(req);
-	if (error == 0 && op_send(op, "DELETE", remove_deleted) == 0)
-		return;
-	op->done_cb(op->arg, error ? error : ENOMEM);
-	op_free(op);
+	if (error == ENOENT)
+		remove_finish(op, op->nuploads > 0 ? 0 : ENOENT);
+	else if (error != 0)
+		remove_finish(op, EIO);
+	else if (op_send(op, "DELETE", NULL, remove_deleted) == -1)
+		remove_finish(op, ENOMEM);
 }
 
+static void	remove_next(struct s3op *);
+
+static void
+remove_aborted(struct s3req *req)
+{
+	struct s3op	*op = req->arg;
+	int		 error = s3req_error(req);
+
+	/* NoSuchUpload: someone else finished it off. */
+	if (error != 0 && error != ENOENT) {
+		s3req_log(req, "remove, abort multipart upload");
+		s3req_free(req);
+		remove_finish(op, EIO);
+		return;
+	}
+	s3req_free(req);
+	op->aborted++;
+	remove_next(op);
+}
+
+/* Abort the uploads found, one at a time, then the object. */
+static void
+remove_next(struct s3op *op)
+{
+	char	*q;
+	int	 rv;
+
+	if (op->aborted == op->nuploads) {
+		if (op_send(op, "HEAD", NULL, remove_headed) == -1)
+			remove_finish(op, ENOMEM);
+		return;
+	}
+	if (asprintf(&q, "uploadId=%s", op->uploads[op->aborted]) == -1) {
+		remove_finish(op, ENOMEM);
+		return;
+	}
+	rv = op_send(op, "DELETE", q, remove_aborted);
+	free(q);
+	if (rv == -1)
+		remove_finish(op, ENOMEM);
+}
+
+/* &amp; and friends back to characters, in place. */
+static void
+xml_unescape(char *s)
+{
+	static const struct {
+		const char	*ent;
+		char		 c;
+	} ents[] = { { "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' },
+	    { "&quot;", '"' }, { "&apos;", '\'' } };
+	char	*r, *w;
+	size_t	 i, n;
+
+	for (r = w = s; *r; ) {
+		for (i = 0; *r == '&' && i < sizeof(ents) / sizeof(ents[0]);
+		    i++) {
+			n = strlen(ents[i].ent);
+			if (strncmp(r, ents[i].ent, n) == 0)
+				break;
+		}
+		if (*r == '&' && i < sizeof(ents) / sizeof(ents[0])) {
+			*w++ = ents[i].c;
+			r += strlen(ents[i].ent);
+		} else
+			*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+/* The text of <tag> in xml, unescaped; malloc'd. */
+static char *
+xml_value(const char *xml, const char *tag)
+{
+	char	*v;
+
+	if ((v = xml_text(xml, tag)) != NULL)
+		xml_unescape(v);
+	return v;
+}
+
+/* Keeps the UploadId of every <Upload> whose Key is exactly ours. */
+static int
+remove_collect(struct s3op *op, const char *xml)
+{
+	const char	*a, *b;
+	char		*upload, *key, *id, **ids;
+	int		 rv = 0;
+
+	for (a = xml; rv == 0 && (a = strstr(a, "<Upload>")) != NULL; a = b) {
+		if ((b = strstr(a, "</Upload>")) == NULL)
+			return -1;
+		if ((upload = strndup(a, b - a)) == NULL)
+			return -1;
+		key = xml_value(upload, "Key");
+		id = xml_value(upload, "UploadId");
+		free(upload);
+		if (key == NULL || id == NULL || id[0] == '\0')
+			rv = -1;
+		else if (strcmp(key, op->key) == 0 && (ids = reallocarray(
+		    op->uploads, op->nuploads + 1, sizeof(*ids))) != NULL) {
+			op->uploads = ids;
+			op->uploads[op->nuploads++] = id;
+			id = NULL;
+		} else if (strcmp(key, op->key) == 0)
+			rv = -1;
+		free(key);
+		free(id);
+	}
+	return rv;
+}
+
+static int	remove_list(struct s3op *);
+
+/* Another page when the listing is truncated; -1 if it cannot advance. */
+static int
+remove_list_more(struct s3op *op, const char *xml)
+{
+	char	*km, *im;
+
+	km = xml_value(xml, "NextKeyMarker");
+	im = xml_value(xml, "NextUploadIdMarker");
+	if (km == NULL || km[0] == '\0' || (op->key_marker != NULL &&
+	    strcmp(km, op->key_marker) == 0 && im != NULL &&
+	    op->id_marker != NULL && strcmp(im, op->id_marker) == 0)) {
+		free(km);
+		free(im);
+		return -1;
+	}
+	free(op->key_marker);
+	free(op->id_marker);
+	op->key_marker = km;
+	op->id_marker = im;
+	return remove_list(op);
+}
+
+static void
+remove_listed(struct s3req *req)
+{
+	struct s3op	*op = req->arg;
+	char		*trunc = NULL;
+	int		 error = s3req_error(req), more;
+
+	/* A cut answer lacks the closing tag: never trust half a list. */
+	if (error != 0 || req->resp == NULL ||
+	    strstr(req->resp, "</ListMultipartUploadsResult>") == NULL ||
+	    remove_collect(op, req->resp) == -1) {
+		s3req_log(req, "remove, list multipart uploads");
+		s3req_free(req);
+		remove_finish(op, EIO);
+		return;
+	}
+	trunc = xml_value(req->resp, "IsTruncated");
+	more = trunc != NULL && strcmp(trunc, "true") == 0;
+	free(trunc);
+	if (more && remove_list_more(op, req->resp) == -1) {
+		s3req_log(req, "remove, list multipart uploads, next page");
+		s3req_free(req);
+		remove_finish(op, EIO);
+		return;
+	}
+	s3req_free(req);
+	if (!more)
+		remove_next(op);
+}
+
+static int
+remove_list(struct s3op *op)
+{
+	struct s3req	*req;
+	char		*q;
+	int		 n;
+
+	if (op->key_marker != NULL)
+		n = asprintf(&q, "uploads&prefix=%s&max-uploads=%d"
+		    "&key-marker=%s&upload-id-marker=%s", op->key,
+		    S3_LIST_MAX, op->key_marker,
+		    op->id_marker ? op->id_marker : "");
+	else
+		n = asprintf(&q, "uploads&prefix=%s&max-uploads=%d", op->key,
+		    S3_LIST_MAX);
+	if (n == -1)
+		return -1;
+	req = s3req_new(op->s3, "GET", NULL, q, remove_listed, op);
+	free(q);
+	if (req == NULL)
+		return -1;
+	s3req_start(req);
+	return 0;
+}
+
+/*
+ * Everything the store may hold for ref goes: multipart uploads that a
+ * failed write could not abort (the sweep retries them through here),
+ * then the object.
+ */
 static void
 s3_remove(struct store *st, const char *ref, store_done_cb cb, void *arg)
 {
@@ -1245,7 +1463,7 @@ s3_remove(struct store *st, const char *ref, store_done_cb cb, void *arg)
 		return;
 	}
 	op->done_cb = cb;
-	if (op_send(op, "HEAD", remove_headed) == -1) {
+	if (remove_list(op) == -1) {
 		op_free(op);
 		cb(arg, ENOMEM);
 	}
@@ -1277,7 +1495,7 @@ s3_check(struct store *st, store_done_cb cb, void *arg)
 		return;
 	}
 	op->done_cb = cb;
-	if (op_send(op, "HEAD", check_done) == -1) {
+	if (op_send(op, "HEAD", NULL, check_done) == -1) {
 		op_free(op);
 		cb(arg, ENOMEM);
 	}

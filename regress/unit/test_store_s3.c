@@ -32,6 +32,7 @@
 
 static struct event_base	*base;
 static const char		*endpoint, *access_key, *secret_key, *region;
+static const char		*endpoint_save;
 static char			 bucket[64];
 
 /* The bytes of a test object: position-dependent, seeded per object. */
@@ -507,6 +508,66 @@ test_abort(struct store *st)
 	    "put_abort leaves no object");
 }
 
+/* Starts a multipart upload under ref by hand, as a failed put leaves. */
+static int
+orphan_upload(const char *ref)
+{
+	char	 path[256], *body;
+	long	 status;
+
+	snprintf(path, sizeof(path), "/%s/some/prefix/%s", bucket, ref);
+	status = s3_raw("POST", path, "uploads", &body);
+	if (status != 200 || body == NULL || strstr(body, "<UploadId>") == NULL)
+		status = -1;
+	free(body);
+	return status == 200 ? 0 : -1;
+}
+
+/* The remove the sweep runs for a row a failed put left behind. */
+static void
+test_remove_uploads(struct store *st)
+{
+	struct store	*dead;
+	off_t		 size;
+	int		 i, ok;
+
+	T_EQ_INT(uploads_in_progress(), 0, "no upload before the orphans");
+	T_EQ_INT(orphan_upload("ab/file-orphan"), 0, "an orphaned upload");
+	T_EQ_INT(orphan_upload("ab/file-orphan2"), 0,
+	    "an upload under a longer key");
+	T_EQ_INT(uploads_in_progress(), 2, "two uploads in progress");
+
+	endpoint_save = endpoint;
+	endpoint = "http://127.0.0.1:9";
+	dead = store_open(secret_key, bucket, 0);
+	endpoint = endpoint_save;
+	T_EQ_INT(remove_ref(dead, "ab/file-orphan"), EIO,
+	    "remove with S3 unreachable: EIO, not ENOENT");
+	store_close(dead);
+
+	T_EQ_INT(remove_ref(st, "ab/file-orphan"), 0,
+	    "remove of a ref with only an upload: done, not ENOENT");
+	T_EQ_INT(uploads_in_progress(), 1,
+	    "the ref's upload is aborted, the longer key's kept");
+	T_EQ_INT(remove_ref(st, "ab/file-orphan"), ENOENT,
+	    "remove again: ENOENT");
+	T_EQ_INT(remove_ref(st, "ab/file-orphan2"), 0,
+	    "remove of the longer key");
+	T_EQ_INT(uploads_in_progress(), 0, "no upload left");
+
+	T_OK(put(st, "ab/file-orphan", 11, 1000, 1000) == 0,
+	    "an object beside its uploads");
+	for (ok = 1, i = 0; i < 2 * 50 + 3; i++)
+		if (orphan_upload("ab/file-orphan") != 0)
+			ok = 0;
+	T_OK(ok, "103 uploads under one key (three pages of listing)");
+	T_EQ_INT(remove_ref(st, "ab/file-orphan"), 0,
+	    "remove of an object and 103 uploads");
+	T_EQ_INT(uploads_in_progress(), 0, "every page's uploads aborted");
+	T_EQ_INT(stat_ref(st, "ab/file-orphan", &size), ENOENT,
+	    "the object is gone too");
+}
+
 static void
 test_short(struct store *st)
 {
@@ -589,6 +650,7 @@ main(void)
 
 	test_short(st);
 	test_abort(st);
+	test_remove_uploads(st);
 
 	store_close(st);
 	event_free(ev);
