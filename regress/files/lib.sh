@@ -150,10 +150,14 @@ secret-key \"$DEPOT_S3_SECRET_KEY\" path-style part-size 5M }"
 		;;
 	sftp)
 		. "$top/regress/harness/sshd.sh"
+		mkdir -p "$D/sshd"
 		if ! sshd_start "$D/sshd"; then
 			echo "not ok - sshd starts"
 			return 1
 		fi
+		# The storage helper reads the key as _depotd.
+		depot_user
+		chown _depotd "$DEPOT_SFTP_IDENTITY" || return 1
 		DEPOT_STORAGE=$DEPOT_SFTP_URL
 		DEPOT_STORAGE_OPTS=" { identity \"$DEPOT_SFTP_IDENTITY\" \
 known-hosts \"$DEPOT_SFTP_KNOWN_HOSTS\" }"

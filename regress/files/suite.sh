@@ -15,9 +15,9 @@ cd "$top" || exit 1
 here=$top/regress/files
 store=${DEPOT_STORE:-file}
 case $store in
-file)	port=18311 ;;
-s3)	port=18312 ;;
-sftp)	port=18313 ;;
+file)	DPORT=18311 ;;
+s3)	DPORT=18312 ;;
+sftp)	DPORT=18313 ;;
 *)	echo "not ok - unknown DEPOT_STORE $store"; exit 1 ;;
 esac
 D=$top/build/regress-files-$store
@@ -49,7 +49,7 @@ store_setup || exit 1
 pg_start "$D/pg" || { echo "not ok - postgres starts"; exit 1; }
 export DEPOT_GRACE=60s DEPOT_MAX_SIZE=1M DEPOT_SWEEP=0
 depot_user
-depot_conf "$D" "$port"
+depot_conf "$D" "$DPORT"
 depot_start "$D" 3>&- 4<&- || { echo "not ok - depotd starts"; exit 1; }
 echo "ok - depotd starts with the $store store"
 

@@ -46,8 +46,8 @@ check "nothing of the refused uploads is visible" \
 sweep_consistent "uploads over the cap"
 
 # The client goes away mid-body.
-python3 "$here/rawhttp.py" half "$port" "$KA" 800000
-python3 "$here/rawhttp.py" halfchunk "$port" "$KA" 800000
+python3 "$here/rawhttp.py" half "$DPORT" "$KA" 800000
+python3 "$here/rawhttp.py" halfchunk "$DPORT" "$KA" 800000
 sleep 1
 call o "$KA" GET "/v1/files?limit=1000"
 check "no half upload is listed" \
@@ -87,7 +87,7 @@ sweep_consistent "database stopped mid-upload"
 
 # One upload at a time per key.
 depot_stop
-depot_conf "$D" "$port" 'files { max-uploads-per-key 1 }'
+depot_conf "$D" "$DPORT" 'files { max-uploads-per-key 1 }'
 depot_start "$D" 3>&- 4<&- || echo "not ok - depotd restarts with max-uploads-per-key"
 slow_upload() {	# key outfile
 	curl -s -o "$2.body" -D "$2.hdr" -w '%{http_code}' --limit-rate 300k \
