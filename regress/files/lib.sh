@@ -177,10 +177,13 @@ store_list() {
 		(cd "$DEPOT_SFTP_ROOT" && find . -type f | sed 's,^\./,,')
 		;;
 	s3)
-		s3_curl "$DEPOT_S3_ENDPOINT/depot?list-type=2&prefix=files/" |
+		s3_curl "$DEPOT_S3_ENDPOINT/depot?list-type=2&prefix=files%2F" |
 		    python3 -c '
 import sys, xml.etree.ElementTree as E
-for e in E.parse(sys.stdin).getroot().iter():
+root = E.parse(sys.stdin).getroot()
+if not root.tag.endswith("ListBucketResult"):
+    print("listing-failed-" + root.tag)
+for e in root.iter():
     if e.tag.endswith("}Key") or e.tag == "Key":
         print(e.text[len("files/"):])'
 		# Unfinished multipart uploads are leftovers too.
