@@ -438,7 +438,7 @@ filesopt	: STRING			{
 				conf->max_filename = $2;
 		}
 		| WRITINGGRACE duration		{
-			if (in_range($2, 60, 30 * 86400, "writing-grace"))
+			if (in_range($2, 1, 30 * 86400, "writing-grace"))
 				conf->writing_grace = $2;
 		}
 		| MAXUPLOADS NUMBER		{
