@@ -22,6 +22,9 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -484,7 +487,7 @@ ss_connect(struct sftp_store *ss)
 {
 	struct addrinfo	 hints, *res = NULL;
 	char		 port[8];
-	int		 rc;
+	int		 rc, on = 1;
 
 	if (ss->state != CONN_DOWN && ss->state != CONN_BACKOFF)
 		return;
@@ -505,10 +508,22 @@ ss_connect(struct sftp_store *ss)
 	    SOCK_NONBLOCK | SOCK_CLOEXEC, res->ai_protocol)) == -1) {
 		log_warn("sftp: socket");
 		ss->conn_error = EIO;
-	} else if (connect(ss->sock, res->ai_addr, res->ai_addrlen) == -1 &&
-	    errno != EINPROGRESS) {
-		log_warn("sftp: connect to %s:%d", ss->url.host, ss->url.port);
-		ss->conn_error = EIO;
+	} else {
+		/*
+		 * libssh2 sends each SFTP read request as its own small
+		 * packet; Nagle would hold all but the first until the
+		 * server's delayed ACK and starve the read-ahead (a get
+		 * ran at a quarter of OpenSSH's speed).
+		 */
+		if (setsockopt(ss->sock, IPPROTO_TCP, TCP_NODELAY, &on,
+		    sizeof(on)) == -1)
+			log_warn("sftp: TCP_NODELAY");
+		if (connect(ss->sock, res->ai_addr, res->ai_addrlen) == -1 &&
+		    errno != EINPROGRESS) {
+			log_warn("sftp: connect to %s:%d", ss->url.host,
+			    ss->url.port);
+			ss->conn_error = EIO;
+		}
 	}
 	if (res != NULL)
 		freeaddrinfo(res);
