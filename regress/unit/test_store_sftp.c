@@ -623,8 +623,13 @@ test_ranged_gets(struct store *st)
 	}
 	rss1 = peak_rss_kib();
 	T_OK(ok, "120 ranged gets of 300 KiB in a 40 MiB blob");
+#ifdef __SANITIZE_ADDRESS__
+	printf("# peak RSS grew %ld KiB; not checked under ASan\n",
+	    rss1 - rss0);
+#else
 	T_OK(rss1 - rss0 < 512, "and peak RSS grew %ld KiB (limit 512 KiB)",
 	    rss1 - rss0);
+#endif
 }
 
 /* URL parsing needs no server: these run in the unit suite as well. */
@@ -831,8 +836,13 @@ main(void)
 	printf("# 40 MiB put, stat, get and half get in %.2f s\n",
 	    (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	rss1 = peak_rss_kib();
+#ifdef __SANITIZE_ADDRESS__
+	printf("# 40 MiB moved, peak RSS grew %ld KiB; not checked under "
+	    "ASan\n", rss1 - rss0);
+#else
 	T_OK(rss0 > 0 && rss1 - rss0 < 8 * 1024, "40 MiB moved with peak RSS "
 	    "growing %ld KiB (limit 8 MiB)", rss1 - rss0);
+#endif
 
 	test_get_speed(&st);
 	test_ranged_gets(&st);
