@@ -34,6 +34,8 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 pg_start "$w/pg" || exit 1
+# memstore holds 2 GiB in RAM; a 1 GiB object twice over needs bluestore.
+[ "${BENCH_SIZE_MB:-1024}" -gt 512 ] && export CEPH_STORE=bluestore
 ceph_start "$w/ceph" || { echo "radosgw did not start"; exit 1; }
 sshd_start "$w/sshd" || { echo "sshd did not start"; exit 1; }
 chown _depotd "$DEPOT_SFTP_IDENTITY"

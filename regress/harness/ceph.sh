@@ -1,4 +1,6 @@
 # regress/harness/ceph.sh: a throwaway one-node Ceph (mon, one memstore
+# -- or, with CEPH_STORE=bluestore, a sparse 20 GiB file for objects of
+# several GiB --
 # OSD, radosgw) serving S3 on 127.0.0.1, for the tests.  Source it, then
 #
 #	ceph_start DIR	start everything under DIR; exports DEPOT_S3_ENDPOINT,
@@ -49,8 +51,13 @@ osd class update on start = false
 mon data = $1/mon/ceph-\$id
 [osd]
 osd data = $1/osd/ceph-\$id
-osd objectstore = memstore
+osd objectstore = ${CEPH_STORE:-memstore}
 memstore device bytes = 2147483648
+bluestore block create = true
+bluestore block size = 21474836480
+bluestore cache autotune = false
+bluestore cache size = 134217728
+osd memory target = 1073741824
 osd max object name len = 460
 osd max object namespace len = 64
 [client.rgw.a]
