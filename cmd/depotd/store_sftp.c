@@ -234,26 +234,6 @@ ss_ptr_rc(struct sftp_store *ss, const void *p)
 	return libssh2_session_last_errno(ss->sess);
 }
 
-/* store.c has the same rule; kept here so this file links alone. */
-static int
-sftp_ref_valid(const char *ref)
-{
-	const char	*seg, *end;
-	size_t		 len;
-
-	if (ref == NULL || ref[0] == '\0' || ref[0] == '/')
-		return 0;
-	for (seg = ref; ; seg = end + 1) {
-		end = strchr(seg, '/');
-		len = end ? (size_t)(end - seg) : strlen(seg);
-		if (len == 0 || (len == 1 && seg[0] == '.') ||
-		    (len == 2 && seg[0] == '.' && seg[1] == '.'))
-			return 0;
-		if (end == NULL)
-			return 1;
-	}
-}
-
 /* "sftp://user@host[:port]/path", host possibly "[v6]". */
 
 static int
@@ -1374,7 +1354,7 @@ xfer_new(struct sftp_store *ss, enum xfer_kind kind, const char *ref)
 	x->fd = -1;
 	if (ref != NULL) {
 		strlcpy(x->ref, ref, sizeof(x->ref));
-		if (!sftp_ref_valid(ref) || (size_t)snprintf(x->path,
+		if (!store_ref_valid(ref) || (size_t)snprintf(x->path,
 		    sizeof(x->path), "%s/%s", ss->url.root, ref) >=
 		    sizeof(x->path)) {
 			x->error = EINVAL;
@@ -1428,7 +1408,7 @@ sftp_put_begin(struct store *st, const char *ref, int *fd,
 	*fd = -1;
 	if (ss->state == CONN_BACKOFF)
 		return ss->conn_error ? ss->conn_error : EIO;
-	if (!sftp_ref_valid(ref))
+	if (!store_ref_valid(ref))
 		return EINVAL;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		return errno;
