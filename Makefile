@@ -60,7 +60,7 @@ DEPS_RUN =	postgresql bubblewrap python3 python3-numpy python3-pandas \
 DEPS_TEST =	clang libclang-rt-14-dev mandoc curl openssh-server \
 		openssh-client rsyslog dpkg-dev fakeroot psmisc \
 		ceph-mon ceph-osd ceph-common radosgw nginx-light wrk \
-		iproute2
+		iproute2 man-db systemd bc util-linux
 DEPS =		$(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST)
 
 .PHONY: all deps run check lint install package fuzz bench clean
