@@ -1380,6 +1380,8 @@ conn_new(struct http_server *srv, int fd, const char *peer)
 		goto fail;
 	bufferevent_setwatermark(c->bev, EV_READ, 0, lim->read_watermark);
 	bufferevent_setwatermark(c->bev, EV_WRITE, lim->write_watermark, 0);
+	/* libevent would write 16 KiB per call: a syscall per 16 KiB. */
+	bufferevent_set_max_single_write(c->bev, STREAM_HIGH_WATER);
 	bufferevent_set_timeouts(c->bev, NULL, lim->body_timeout > 0 ?
 	    &wtv : NULL);
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb,
