@@ -4,6 +4,7 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <errno.h>
 
 #include <stddef.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@
 
 #include "log.h"
 #include "sftp_conn.h"
+
+#define SFTP_LINK_IN	(128 * 1024)
 
 int
 sftp_url_parse(struct sftp_url *u, const char *url)
@@ -90,7 +93,7 @@ struct sftp_block {
 static void *
 sess_alloc(size_t size, void **abstract)
 {
-	struct sftp_arena	*arena = *abstract;
+	struct sftp_arena	*arena = &((struct sftp_link *)*abstract)->arena;
 	struct sftp_block	*b;
 
 	if ((b = malloc(sizeof(*b) + size)) == NULL)
@@ -121,11 +124,11 @@ sess_realloc(void *p, size_t size, void **abstract)
 	b = (struct sftp_block *)p - 1;
 	LIST_REMOVE(b, entry);
 	if ((nb = realloc(b, sizeof(*b) + size)) == NULL) {
-		LIST_INSERT_HEAD((struct sftp_arena *)*abstract, b,
+		LIST_INSERT_HEAD(&((struct sftp_link *)*abstract)->arena, b,
 		    entry);
 		return NULL;
 	}
-	LIST_INSERT_HEAD((struct sftp_arena *)*abstract, nb, entry);
+	LIST_INSERT_HEAD(&((struct sftp_link *)*abstract)->arena, nb, entry);
 	return nb + 1;
 }
 
@@ -141,16 +144,77 @@ sess_sweep(struct sftp_arena *arena)
 }
 
 
-LIBSSH2_SESSION *
-sftp_session_new(struct sftp_arena *arena)
+/*
+ * libssh2 reads at most a packet buffer's worth per call and asks the
+ * socket again after every packet, even when it just said EAGAIN; on
+ * a bulk transfer that is most of the helper's system calls.  Reads
+ * here go through a larger buffer, and an empty socket is not asked
+ * again until the event loop reports it readable -- except in
+ * blocking mode, where libssh2 waits for readability itself.
+ */
+static ssize_t
+sess_recv(libssh2_socket_t sock, void *buf, size_t len, int flags,
+    void **abstract)
 {
-	LIST_INIT(arena);
-	return libssh2_session_init_ex(sess_alloc, sess_free, sess_realloc,
-	    arena);
+	struct sftp_link	*l = *abstract;
+	ssize_t			 n;
+
+	if (l->in_off == l->in_len) {
+		if (l->in_dry && !l->blocking)
+			return -EAGAIN;
+		n = recv(sock, l->in, SFTP_LINK_IN, flags);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				l->in_dry = 1;
+			return -errno;
+		}
+		if (n == 0)
+			return 0;
+		l->in_off = 0;
+		l->in_len = n;
+	}
+	if (len > l->in_len - l->in_off)
+		len = l->in_len - l->in_off;
+	memcpy(buf, l->in + l->in_off, len);
+	l->in_off += len;
+	return len;
+}
+
+/* Every cipher libssh2 1.10 has, cheapest first: it runs AES per block. */
+static const char sess_ciphers[] = "aes128-ctr,aes192-ctr,aes256-ctr,"
+    "aes128-cbc,aes192-cbc,aes256-cbc,rijndael-cbc@lysator.liu.se,"
+    "3des-cbc";
+
+LIBSSH2_SESSION *
+sftp_session_new(struct sftp_link *l)
+{
+	LIBSSH2_SESSION	*sess;
+
+	LIST_INIT(&l->arena);
+	l->in_off = l->in_len = 0;
+	l->in_dry = l->blocking = 0;
+	if (l->in == NULL && (l->in = malloc(SFTP_LINK_IN)) == NULL)
+		return NULL;
+	if ((sess = libssh2_session_init_ex(sess_alloc, sess_free,
+	    sess_realloc, l)) == NULL)
+		return NULL;
+	libssh2_session_callback_set(sess, LIBSSH2_CALLBACK_RECV,
+	    (void *)sess_recv);
+	libssh2_session_method_pref(sess, LIBSSH2_METHOD_CRYPT_CS,
+	    sess_ciphers);
+	libssh2_session_method_pref(sess, LIBSSH2_METHOD_CRYPT_SC,
+	    sess_ciphers);
+	return sess;
 }
 
 void
-sftp_session_destroy(LIBSSH2_SESSION *sess, struct sftp_arena *arena,
+sftp_link_readable(struct sftp_link *l)
+{
+	l->in_dry = 0;
+}
+
+void
+sftp_session_destroy(LIBSSH2_SESSION *sess, struct sftp_link *l,
     int sock, int graceful)
 {
 	/*
@@ -158,6 +222,7 @@ sftp_session_destroy(LIBSSH2_SESSION *sess, struct sftp_arena *arena,
 	 * non-blocking session cannot: with the socket shut down every
 	 * wait ends at once and the free completes.
 	 */
+	l->blocking = 1;
 	if (graceful)
 		libssh2_session_disconnect(sess, "closing");
 	if (sock != -1)
@@ -165,7 +230,9 @@ sftp_session_destroy(LIBSSH2_SESSION *sess, struct sftp_arena *arena,
 	libssh2_session_set_timeout(sess, 1000);
 	libssh2_session_set_blocking(sess, 1);
 	libssh2_session_free(sess);
-	sess_sweep(arena);
+	sess_sweep(&l->arena);
+	free(l->in);
+	l->in = NULL;
 }
 
 

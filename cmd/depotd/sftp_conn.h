@@ -29,13 +29,30 @@ void	sftp_url_free(struct sftp_url *);
 int	sftp_hostkey_check(LIBSSH2_SESSION *, const char *host, int port,
 	    const char *known_hosts);
 
-/* Everything one session allocated, freed with it whatever state it is in. */
+/*
+ * A session's side of its socket.  arena: everything the session
+ * allocated, freed with it whatever state it is in.  in: bytes read
+ * from the socket ahead of libssh2, which asks for at most 16 KiB per
+ * call; in_dry: the socket said EAGAIN and has not been reported
+ * readable since, so asking again would only cost a system call.
+ */
 struct sftp_block;
 LIST_HEAD(sftp_arena, sftp_block);
 
-LIBSSH2_SESSION	*sftp_session_new(struct sftp_arena *);
+struct sftp_link {
+	struct sftp_arena	 arena;
+	unsigned char		*in;
+	size_t			 in_off;
+	size_t			 in_len;
+	int			 in_dry;
+	int			 blocking;
+};
+
+LIBSSH2_SESSION	*sftp_session_new(struct sftp_link *);
+/* The event loop saw the socket readable. */
+void		 sftp_link_readable(struct sftp_link *);
 /* graceful: say goodbye first.  sock is shut down, not closed. */
-void		 sftp_session_destroy(LIBSSH2_SESSION *, struct sftp_arena *,
+void		 sftp_session_destroy(LIBSSH2_SESSION *, struct sftp_link *,
 		    int sock, int graceful);
 
 #endif

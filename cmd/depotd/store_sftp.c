@@ -168,7 +168,7 @@ struct sftp_store {
 	int			 probing;
 	int			 running, rerun;
 	struct xfer_list	 xfers;
-	struct sftp_arena	 arena;		/* what the session allocated */
+	struct sftp_link	 link;		/* the session's memory, reads */
 	struct orphan_list	 orphans;
 	int			 norphans;
 };
@@ -312,6 +312,8 @@ ss_sock_cb(evutil_socket_t fd, short what, void *arg)
 	char			 c;
 	ssize_t			 n;
 
+	if (what & EV_READ)
+		sftp_link_readable(&ss->link);
 	if (ss->state == CONN_UP && ss->busy == NULL && (what & EV_READ)) {
 		/* Nothing is expected: either the server went away... */
 		n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -438,7 +440,7 @@ ss_teardown(struct sftp_store *ss)
 	}
 	ss->sftp = NULL;
 	if (ss->sess != NULL) {
-		sftp_session_destroy(ss->sess, &ss->arena, ss->sock,
+		sftp_session_destroy(ss->sess, &ss->link, ss->sock,
 		    ss->state == CONN_UP);
 		ss->sess = NULL;
 	}
@@ -537,7 +539,7 @@ ss_tcp_done(struct sftp_store *ss)
 		ss->conn_error = EIO;
 		return -1;
 	}
-	if ((ss->sess = sftp_session_new(&ss->arena)) == NULL) {
+	if ((ss->sess = sftp_session_new(&ss->link)) == NULL) {
 		ss->conn_error = EIO;
 		return -1;
 	}
