@@ -3,14 +3,15 @@
  * helper's event loop.
  *
  * The frontend gets one end of a socketpair.  For a write the helper
- * reads the other end into a buffer of at most one part: an object that
- * ends before the buffer fills goes up in one PUT when the frontend
- * commits; a bigger one becomes a multipart upload, one part per full
- * buffer, and reading stops while a part is in flight, so memory stays
- * at one part per transfer and the frontend feels back-pressure.  The
- * part stays in memory until S3 took it, which is what makes a part
- * upload safe to retry.  For a read curl writes into the socket and is
- * paused while the socket is full.
+ * reads the other end into slots of one part each, at most 16 MiB of
+ * them (or one part, if parts are bigger): an object that ends before
+ * the first slot fills goes up in one PUT when the frontend commits; a
+ * bigger one becomes a multipart upload, a part per full slot, several
+ * in flight at once when parts are small.  Reading stops while every
+ * slot holds a part, so memory stays bounded and the frontend feels
+ * back-pressure.  A part stays in memory until S3 took it, which is
+ * what makes a part upload safe to retry.  For a read curl writes into
+ * the socket and is paused while the socket is full.
  *
  * S3 publishes an object only when its PUT or CompleteMultipartUpload
  * succeeds, so writes go straight to the final key; every failure of a
@@ -48,6 +49,9 @@
 #define S3_RESP_MAX		(64 * 1024)
 #define S3_SIGNED_BODY_MAX	(64 * 1024)
 #define S3_READ_CHUNK		(64 * 1024)
+#define S3_UPLOAD_MEMORY	(16 * S3_MIB)	/* per upload, in parts */
+#define S3_SLOTS_MAX		(S3_UPLOAD_MEMORY / S3_PART_MIN)
+#define S3_IO_BUFFER		(256 * 1024)	/* curl's own buffers */
 #define S3_LIST_MAX		50	/* uploads per page: fits S3_RESP_MAX */
 
 struct s3req;
@@ -103,14 +107,25 @@ struct s3req {
 	void			*arg;
 };
 
+/* One part's bytes, kept until S3 took them so a retry can resend. */
+struct s3slot {
+	struct store_xfer	*x;
+	char			*buf;
+	size_t			 len;
+	size_t			 cap;
+	int			 part;		/* its number once full, or 0 */
+	struct s3req		*req;		/* its upload, while running */
+};
+
 struct store_xfer {
 	struct s3		*s3;
 	char			*key;
 	int			 fd;		/* our end of the socketpair */
 	struct event		*rev;
-	char			*buf;
-	size_t			 len;
-	size_t			 cap;
+	struct s3slot		 slot[S3_SLOTS_MAX];
+	int			 nslots;
+	int			 fill;		/* slot being read into, or -1 */
+	int			 inflight;	/* part uploads running */
 	off_t			 total;
 	int			 eof;
 	int			 failed;	/* errno, 0 while all is well */
@@ -120,10 +135,11 @@ struct store_xfer {
 	store_done_cb		 cb;
 	void			*arg;
 	char			*upload_id;
-	char			**etags;
-	int			 nparts;
+	char			**etags;	/* by part number - 1 */
+	int			 nparts;	/* numbered so far */
+	char			*xml;		/* the completion's body */
 	int			 completed;
-	struct s3req		*req;		/* the one in flight */
+	struct s3req		*req;		/* create, PUT, complete, abort */
 };
 
 struct s3get {
@@ -494,6 +510,9 @@ s3req_setup(struct s3req *req)
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, req);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, s3req_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, req);
+	/* Fewer, larger callbacks than the default 16 and 64 KiB. */
+	curl_easy_setopt(c, CURLOPT_BUFFERSIZE, S3_IO_BUFFER);
+	curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE, S3_IO_BUFFER);
 	if (strcmp(req->method, "HEAD") == 0)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	else if (strcmp(req->method, "PUT") == 0) {
@@ -593,21 +612,51 @@ xml_text(const char *xml, const char *tag)
  * Writes.
  */
 
+/* Parts an upload may hold at once: S3_UPLOAD_MEMORY, or one part. */
+static int
+xfer_nslots(const struct s3 *s3)
+{
+	size_t	n = S3_UPLOAD_MEMORY / s3->part_size;
+
+	if (n < 1)
+		n = 1;
+	if (n > S3_SLOTS_MAX)
+		n = S3_SLOTS_MAX;
+	return n;
+}
+
+static void
+xfer_cancel_parts(struct store_xfer *x)
+{
+	int	i;
+
+	for (i = 0; i < x->nslots; i++) {
+		if (x->slot[i].req != NULL) {
+			s3req_free(x->slot[i].req);
+			x->slot[i].req = NULL;
+			x->inflight--;
+		}
+	}
+}
+
 static void
 xfer_free(struct store_xfer *x)
 {
 	int	i;
 
 	s3req_free(x->req);
+	xfer_cancel_parts(x);
 	if (x->rev != NULL)
 		event_free(x->rev);
 	if (x->fd != -1)
 		close(x->fd);
+	for (i = 0; i < x->nslots; i++)
+		free(x->slot[i].buf);
 	for (i = 0; i < x->nparts; i++)
 		free(x->etags[i]);
 	free(x->etags);
 	free(x->upload_id);
-	free(x->buf);
+	free(x->xml);
 	free(x->key);
 	free(x);
 }
@@ -617,6 +666,8 @@ xfer_fail(struct store_xfer *x, int error)
 {
 	if (x->failed == 0)
 		x->failed = error;
+	/* Parts still going up are wasted: the upload will be aborted. */
+	xfer_cancel_parts(x);
 	/* Further bytes are useless: make the frontend's writes fail. */
 	if (x->rev != NULL) {
 		event_free(x->rev);
@@ -671,29 +722,33 @@ xfer_created(struct s3req *req)
 	xfer_req_done(x, req);
 }
 
+/* The slot is free again: reading may go on if it waited for one. */
+static void
+xfer_slot_freed(struct store_xfer *x, struct s3slot *s)
+{
+	s->len = 0;
+	s->part = 0;
+	if (x->fill == -1 && x->rev != NULL && !x->eof)
+		event_add(x->rev, NULL);
+}
+
 static void
 xfer_part_done(struct s3req *req)
 {
-	struct store_xfer	*x = req->arg;
-	char			**etags;
+	struct s3slot		*s = req->arg;
+	struct store_xfer	*x = s->x;
 
+	s->req = NULL;
+	x->inflight--;
 	if (s3req_error(req) != 0 || req->etag[0] == '\0') {
 		s3req_log(req, "upload part");
 		xfer_fail(x, EIO);
-	} else if ((etags = reallocarray(x->etags, x->nparts + 1,
-	    sizeof(*etags))) == NULL ||
-	    (etags[x->nparts] = strdup(req->etag)) == NULL) {
-		if (etags != NULL)
-			x->etags = etags;
+	} else if ((x->etags[s->part - 1] = strdup(req->etag)) == NULL)
 		xfer_fail(x, ENOMEM);
-	} else {
-		x->etags = etags;
-		x->nparts++;
-		x->len = 0;
-		if (x->rev != NULL && !x->eof)
-			event_add(x->rev, NULL);
-	}
-	xfer_req_done(x, req);
+	else
+		xfer_slot_freed(x, s);
+	s3req_free(req);
+	xfer_step(x);
 }
 
 static void
@@ -745,22 +800,59 @@ xfer_send(struct store_xfer *x, const char *method, const char *query,
 	return 0;
 }
 
-static void
-xfer_upload_part(struct store_xfer *x)
+/* The slot holds a whole part (or the last one): number it. */
+static int
+xfer_part_ready(struct store_xfer *x, struct s3slot *s)
 {
-	char	 q[1024];
+	char	**etags;
 
-	if (x->upload_id == NULL) {
-		if (xfer_send(x, "POST", "uploads", xfer_created, NULL, 0, NULL)
-		    == -1)
-			xfer_fail(x, ENOMEM);
-		return;
-	}
-	snprintf(q, sizeof(q), "partNumber=%d&uploadId=%s", x->nparts + 1,
+	if ((etags = reallocarray(x->etags, x->nparts + 1,
+	    sizeof(*etags))) == NULL)
+		return -1;
+	x->etags = etags;
+	x->etags[x->nparts] = NULL;
+	s->part = ++x->nparts;
+	return 0;
+}
+
+static int
+xfer_part_start(struct store_xfer *x, struct s3slot *s)
+{
+	struct s3req	*req;
+	char		 q[1024];
+
+	snprintf(q, sizeof(q), "partNumber=%d&uploadId=%s", s->part,
 	    x->upload_id);
-	if (xfer_send(x, "PUT", q, xfer_part_done, x->buf, x->len, NULL)
-	    == -1)
-		xfer_fail(x, ENOMEM);
+	if ((req = s3req_new(x->s3, "PUT", x->key, q, xfer_part_done, s))
+	    == NULL)
+		return -1;
+	req->body = s->buf;
+	req->body_len = s->len;
+	req->has_body = 1;
+	s->req = req;
+	x->inflight++;
+	s3req_start(req);
+	return 0;
+}
+
+/* Numbered parts not yet going up go now, once the upload exists. */
+static void
+xfer_parts_start(struct store_xfer *x)
+{
+	int	i;
+
+	for (i = 0; i < x->nslots && !x->failed; i++) {
+		if (x->slot[i].part == 0 || x->slot[i].req != NULL)
+			continue;
+		if (x->upload_id == NULL) {
+			if (x->req == NULL && xfer_send(x, "POST", "uploads",
+			    xfer_created, NULL, 0, NULL) == -1)
+				xfer_fail(x, ENOMEM);
+			return;
+		}
+		if (xfer_part_start(x, &x->slot[i]) == -1)
+			xfer_fail(x, ENOMEM);
+	}
 }
 
 static void
@@ -785,12 +877,10 @@ xfer_complete(struct store_xfer *x)
 		xfer_fail(x, ENOMEM);
 		return;
 	}
-	/* The part buffer is done with: it carries the XML now. */
-	free(x->buf);
-	x->buf = xml;
-	x->len = x->cap = len;
+	free(x->xml);
+	x->xml = xml;
 	snprintf(q, sizeof(q), "uploadId=%s", x->upload_id);
-	if (xfer_send(x, "POST", q, xfer_completed, x->buf, x->len,
+	if (xfer_send(x, "POST", q, xfer_completed, x->xml, len,
 	    "application/xml") == -1)
 		xfer_fail(x, ENOMEM);
 }
@@ -816,81 +906,113 @@ xfer_step_failed(struct store_xfer *x)
 		xfer_report(x, x->failed);
 }
 
-/*
- * The write's state machine, run whenever nothing is in flight: one
- * part at a time, then, once the frontend has both closed its end and
- * committed, the single PUT or the completion.
- */
+/* The frontend closed and committed: what is left, then the end. */
 static void
-xfer_step(struct store_xfer *x)
+xfer_finish(struct store_xfer *x)
 {
-	if (x->req != NULL)
-		return;
-	if (x->abandoned && x->failed == 0)
-		xfer_fail(x, ECANCELED);
-	if (x->failed) {
-		xfer_step_failed(x);
-		return;
-	}
-	if (x->completed) {
-		xfer_report(x, 0);
-		return;
-	}
-	if (x->len == x->s3->part_size) {
-		xfer_upload_part(x);
-		if (x->failed)
-			xfer_step(x);
-		return;
-	}
-	if (!x->eof || !x->committing)
-		return;
+	struct s3slot	*s = x->fill != -1 ? &x->slot[x->fill] : NULL;
+
 	if (x->total != x->want) {
 		log_warnx("s3: %s/%s: got %lld bytes, expected %lld",
 		    x->s3->bucket, x->key, (long long)x->total,
 		    (long long)x->want);
 		xfer_fail(x, EIO);
-	} else if (x->upload_id == NULL) {
+	} else if (x->nparts == 0) {
+		/* It all fit in one part: a plain PUT. */
 		if (xfer_send(x, "PUT", NULL, xfer_put_done,
-		    x->buf ? x->buf : "", x->len, NULL) == -1)
+		    s != NULL && s->buf != NULL ? s->buf : "",
+		    s != NULL ? s->len : 0, NULL) == -1)
 			xfer_fail(x, ENOMEM);
-	} else if (x->len > 0)
-		xfer_upload_part(x);
-	else
+	} else if (s != NULL && s->len > 0) {
+		x->fill = -1;
+		if (xfer_part_ready(x, s) == -1)
+			xfer_fail(x, ENOMEM);
+		else
+			xfer_parts_start(x);
+	} else if (x->inflight == 0)
 		xfer_complete(x);
-	if (x->failed)
-		xfer_step(x);
+}
+
+/*
+ * The write's state machine, run whenever something ended: parts go
+ * up as they fill, several at once; once the frontend has both closed
+ * its end and committed, the single PUT or the last part and the
+ * completion.
+ */
+static void
+xfer_step(struct store_xfer *x)
+{
+	if (x->abandoned && x->failed == 0)
+		xfer_fail(x, ECANCELED);
+	if (x->failed) {
+		if (x->req == NULL)
+			xfer_step_failed(x);
+		return;
+	}
+	if (x->req != NULL)
+		return;
+	if (x->completed) {
+		xfer_report(x, 0);
+		return;
+	}
+	xfer_parts_start(x);
+	if (!x->failed && x->req == NULL && x->eof && x->committing)
+		xfer_finish(x);
+	if (x->failed && x->req == NULL)
+		xfer_step_failed(x);
 }
 
 static int
-xfer_grow(struct store_xfer *x)
+xfer_grow(struct store_xfer *x, struct s3slot *s)
 {
 	size_t	 cap;
 	char	*p;
 
-	if (x->cap > x->len)
+	if (s->cap > s->len)
 		return 0;
-	cap = x->cap ? x->cap * 2 : S3_READ_CHUNK;
+	cap = s->cap ? s->cap * 2 : S3_READ_CHUNK;
 	if (cap > x->s3->part_size)
 		cap = x->s3->part_size;
-	if ((p = realloc(x->buf, cap)) == NULL)
+	if ((p = realloc(s->buf, cap)) == NULL)
 		return -1;
-	x->buf = p;
-	x->cap = cap;
+	s->buf = p;
+	s->cap = cap;
 	return 0;
+}
+
+/* A slot to read into: the one filling, or a free one, or -1. */
+static int
+xfer_fill_slot(struct store_xfer *x)
+{
+	int	i;
+
+	if (x->fill != -1)
+		return x->fill;
+	for (i = 0; i < x->nslots; i++)
+		if (x->slot[i].part == 0)
+			return x->fill = i;
+	return -1;
 }
 
 static void
 xfer_readable(evutil_socket_t fd, short what, void *arg)
 {
 	struct store_xfer	*x = arg;
+	struct s3slot		*s;
 	ssize_t			 n;
 
-	while (x->len < x->s3->part_size) {
-		if (xfer_grow(x) == -1) {
+	for (;;) {
+		if (xfer_fill_slot(x) == -1) {
+			/* Every slot holds a part: wait until one is up. */
+			event_del(x->rev);
+			break;
+		}
+		s = &x->slot[x->fill];
+		if (xfer_grow(x, s) == -1) {
 			xfer_fail(x, ENOMEM);
 			break;
 		}
-		n = read(x->fd, x->buf + x->len, x->cap - x->len);
+		n = read(x->fd, s->buf + s->len, s->cap - s->len);
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n == -1) {
@@ -903,11 +1025,20 @@ xfer_readable(evutil_socket_t fd, short what, void *arg)
 			event_del(x->rev);
 			break;
 		}
-		x->len += n;
+		s->len += n;
 		x->total += n;
+		if (s->len == x->s3->part_size) {
+			x->fill = -1;
+			if (xfer_part_ready(x, s) == -1) {
+				xfer_fail(x, ENOMEM);
+				break;
+			}
+			/* Not xfer_step: that may free x on failure. */
+			xfer_parts_start(x);
+			if (x->failed)
+				break;
+		}
 	}
-	if (x->len == x->s3->part_size && x->rev != NULL)
-		event_del(x->rev);
 	xfer_step(x);
 }
 
@@ -917,12 +1048,16 @@ s3_put_begin(struct store *st, const char *ref, int *fdp,
 {
 	struct s3		*s3 = st->priv;
 	struct store_xfer	*x;
-	int			 sv[2];
+	int			 sv[2], i;
 
 	if ((x = calloc(1, sizeof(*x))) == NULL)
 		return ENOMEM;
 	x->s3 = s3;
 	x->fd = -1;
+	x->fill = -1;
+	x->nslots = xfer_nslots(s3);
+	for (i = 0; i < x->nslots; i++)
+		x->slot[i].x = x;
 	if ((x->key = s3_key(s3, ref)) == NULL) {
 		free(x);
 		return EINVAL;

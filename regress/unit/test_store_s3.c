@@ -642,7 +642,8 @@ main(void)
 	printf("# peak RSS grew %ld KiB; not checked under ASan\n",
 	    rss1 - rss0);
 #else
-	T_OK(rss1 - rss0 < 16 * 1024, "peak RSS grew by %ld KiB for 40 MiB",
+	/* Three 5 MiB parts in flight, and curl's buffers. */
+	T_OK(rss1 - rss0 < 20 * 1024, "peak RSS grew by %ld KiB for 40 MiB",
 	    rss1 - rss0);
 #endif
 	T_EQ_INT(uploads_in_progress(), 0, "no multipart upload left over");
