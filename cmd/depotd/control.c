@@ -222,6 +222,25 @@ ctl_accept(evutil_socket_t fd, short what, void *arg)
 	TAILQ_INSERT_TAIL(&ctl_conns, c, entry);
 }
 
+/* 1 when a process accepts connections on path: binding would steal it. */
+int
+control_in_use(const char *path)
+{
+	struct sockaddr_un	 sun;
+	int			 fd, rv;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		return 0;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	rv = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+	close(fd);
+	return rv;
+}
+
 void
 control_init(const char *path)
 {

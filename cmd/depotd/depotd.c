@@ -61,6 +61,35 @@ bind_listener(const struct listen_conf *lc)
 	return fd;
 }
 
+/*
+ * SO_REUSEPORT would let a second depotd, or anything else run by
+ * root, share the port and silently take part of the connections.  A
+ * bind without it fails while any socket listens there: try one first.
+ */
+static void
+check_listeners(void)
+{
+	struct listen_conf	*lc;
+	int			 fd, on = 1;
+
+	TAILQ_FOREACH(lc, &master.conf->listens, entry) {
+		fd = socket(lc->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd == -1)
+			fatal("socket");
+		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on,
+		    sizeof(on)) == -1)
+			fatal("setsockopt");
+		if (lc->ss.ss_family == AF_INET6 && setsockopt(fd,
+		    IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
+			fatal("setsockopt IPV6_V6ONLY");
+		if (bind(fd, (const struct sockaddr *)&lc->ss,
+		    lc->sslen) == -1)
+			fatal("%s port %u is taken (another depotd?)",
+			    lc->host, lc->port);
+		close(fd);
+	}
+}
+
 static void
 send_listeners(struct child_proc *cp)
 {
@@ -224,6 +253,11 @@ main(int argc, char *argv[], char *envp[])
 		errx(1, "unknown user %s", master.conf->user);
 	master.conffile = conffile;
 	master.self = self_path();
+	/* Still on stderr: a second daemon is refused before it harms. */
+	check_listeners();
+	if (control_in_use(master.conf->control_socket))
+		fatalx("control socket %s answers: is depotd running?",
+		    master.conf->control_socket);
 
 	log_init("depotd", master.debug, master.verbose);
 	if (!master.debug && daemon(0, 0) == -1)

@@ -38,6 +38,7 @@ void	 sandbox_local_cleanup(void);
 
 /* control.c */
 void	 control_init(const char *path);
+int	 control_in_use(const char *path);
 void	 control_relay(struct imsg *);
 void	 control_cleanup(void);
 

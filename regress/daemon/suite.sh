@@ -154,6 +154,16 @@ start_daemon() {
 start_daemon
 ok "depotd starts and /healthz answers 200"
 
+# A second daemon on the same configuration must refuse to start, and
+# leave the first one's control socket alone.
+timeout 10 "$DEPOTD" -d -f "$d/depotd.conf" >"$work/second.out" 2>&1
+rc=$?
+check "a second depotd on the same port exits at once, non-zero ($rc)" \
+    test "$rc" -ne 0 -a "$rc" -ne 124
+check "and says the port is taken" grep -q "port $port is taken" "$work/second.out"
+check "the first daemon's control socket still answers" \
+    depotctl_ show status
+
 check "master runs as root titled 'depotd: master'" \
     test "$(ps -o user=,args= -p "$DEPOT_PID" | awk '{ print $1, $2, $3 }')" \
     = "root depotd: master"
