@@ -17,7 +17,7 @@
 #include "log.h"
 #include "sftp_conn.h"
 
-#define SFTP_LINK_IN	(128 * 1024)
+#define SFTP_LINK_IN	(256 * 1024)
 
 int
 sftp_url_parse(struct sftp_url *u, const char *url)

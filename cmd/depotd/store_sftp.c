@@ -47,7 +47,7 @@
 #include "sftp_conn.h"
 #include "store.h"
 
-#define SFTP_BUFSIZE		(2 * 1024 * 1024)
+#define SFTP_BUFSIZE		(256 * 1024)
 #define SFTP_PASSES		64	/* then let other events run */
 #define SFTP_BACKOFF_MIN	1
 #define SFTP_BACKOFF_MAX	30
