@@ -977,6 +977,57 @@ stream_stop(struct http_conn *c)
 	c->stream_blocked = 0;
 }
 
+static void	stream_read_end(struct http_conn *, ssize_t);
+
+/* A plain body needs no framing: read straight into the output. */
+static void
+stream_read_direct(struct http_conn *c, int fd, size_t want)
+{
+	struct evbuffer		*out = bufferevent_get_output(c->bev);
+	struct evbuffer_iovec	 v;
+	ssize_t			 n;
+
+	if (evbuffer_reserve_space(out, want, &v, 1) != 1) {
+		conn_close(c);
+		return;
+	}
+	n = read(fd, v.iov_base, want);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+		evbuffer_commit_space(out, &v, 0);
+		return;
+	}
+	if (n == -1) {
+		evbuffer_commit_space(out, &v, 0);
+		log_warn("%s: response stream %s", __func__,
+		    c->req ? c->req->id : "-");
+		conn_close(c);
+		return;
+	}
+	v.iov_len = n;
+	evbuffer_commit_space(out, &v, 1);
+	stream_read_end(c, n);
+}
+
+/* After n bytes came from the stream into the output. */
+static void
+stream_read_end(struct http_conn *c, ssize_t n)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->bev);
+
+	c->req->bytes_out += n;
+	if (c->resp_remaining >= 0)
+		c->resp_remaining -= n;
+	if (n == 0 || c->resp_remaining == 0) {
+		/* Past the declared length is not ours to send; short is
+		 * cut by reply_end. */
+		stream_stop(c);
+		http_reply_end(c->req);
+	} else if (evbuffer_get_length(out) >= STREAM_HIGH_WATER) {
+		event_del(c->stream);
+		c->stream_blocked = 1;
+	}
+}
+
 /*
  * Copies from the stream into the connection, in reads of up to
  * STREAM_READ bytes (a bufferevent would read 4096 at a time), and
@@ -994,6 +1045,10 @@ stream_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (c->resp_remaining >= 0 && (uint64_t)want >
 	    (uint64_t)c->resp_remaining)
 		want = c->resp_remaining;
+	if (!c->resp_chunked) {
+		stream_read_direct(c, fd, want);
+		goto done;
+	}
 	n = read(fd, c->stream_buf, want);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		goto done;
@@ -1004,24 +1059,11 @@ stream_read_cb(evutil_socket_t fd, short what, void *arg)
 		goto done;
 	}
 	if (n > 0) {
-		if (c->resp_chunked)
-			evbuffer_add_printf(out, "%zx\r\n", (size_t)n);
+		evbuffer_add_printf(out, "%zx\r\n", (size_t)n);
 		evbuffer_add(out, c->stream_buf, n);
-		if (c->resp_chunked)
-			evbuffer_add(out, "\r\n", 2);
-		c->req->bytes_out += n;
-		if (c->resp_remaining >= 0)
-			c->resp_remaining -= n;
+		evbuffer_add(out, "\r\n", 2);
 	}
-	if (n == 0 || c->resp_remaining == 0) {
-		/* Past the declared length is not ours to send; short is
-		 * cut by reply_end. */
-		stream_stop(c);
-		http_reply_end(c->req);
-	} else if (evbuffer_get_length(out) >= STREAM_HIGH_WATER) {
-		event_del(c->stream);
-		c->stream_blocked = 1;
-	}
+	stream_read_end(c, n);
  done:
 	conn_release(c);
 }
