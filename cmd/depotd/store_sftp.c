@@ -47,8 +47,9 @@
 #include "sftp_conn.h"
 #include "store.h"
 
-#define SFTP_BUFSIZE		(256 * 1024)
+#define SFTP_BUFSIZE		(512 * 1024)
 #define SFTP_PASSES		64	/* then let other events run */
+#define SFTP_WINDOW_SLACK	4096	/* for other requests' packets */
 #define SFTP_BACKOFF_MIN	1
 #define SFTP_BACKOFF_MAX	30
 #define SFTP_ORPHANS_MAX	1024
@@ -124,6 +125,7 @@ struct store_xfer {
 	struct event		*ev_fd;
 	char			*buf;
 	size_t			 off, len;
+	size_t			 handed;	/* past off, given to libssh2 */
 	off_t			 offset, remaining, moved, size;
 	int			 eof;
 	int			 owned;		/* put: the caller holds it */
@@ -762,11 +764,37 @@ put_fail(struct store_xfer *x, int error)
 	x->step = ST_PUT_FAIL_CLOSE;
 }
 
+/*
+ * How much of the buffer to hand to libssh2_sftp_write.  libssh2 1.10
+ * cuts a write packet in two when the channel's window runs out, and
+ * the next handle's packet then lands inside it: the server reads
+ * garbage and the session hangs.  So new bytes go out only as far as
+ * the window reaches, less the packets' headers; bytes handed before
+ * and not yet acknowledged are handed again, as libssh2 expects.
+ */
+static size_t
+put_window(struct store_xfer *x)
+{
+	LIBSSH2_CHANNEL	*ch = libssh2_sftp_get_channel(x->ss->sftp);
+	size_t		 want = x->len - x->off, win, room;
+
+	if (want <= x->handed)
+		return want;
+	win = ch != NULL ? libssh2_channel_window_write(ch) : 0;
+	room = win > SFTP_WINDOW_SLACK ? win - win / 64 - SFTP_WINDOW_SLACK :
+	    0;
+	if (want - x->handed > room)
+		want = x->handed + room;
+	x->handed = want;
+	return want;
+}
+
 static enum step_result
 put_stream(struct store_xfer *x)
 {
 	struct sftp_store	*ss = x->ss;
 	enum step_result	 res = STEP_IDLE;
+	size_t			 count = 0;
 	ssize_t			 n;
 
 	/* Top up only between calls: a pending write must see its bytes. */
@@ -792,9 +820,11 @@ put_stream(struct store_xfer *x)
 			return STEP_PROGRESS;
 		}
 	}
+	if (x->off < x->len && (count = put_window(x)) == 0)
+		/* The window is spent: acknowledgements will reopen it. */
+		return res;
 	if (x->off < x->len) {
-		n = libssh2_sftp_write(x->handle, x->buf + x->off,
-		    x->len - x->off);
+		n = libssh2_sftp_write(x->handle, x->buf + x->off, count);
 		if (n == LIBSSH2_ERROR_EAGAIN)
 			return STEP_AGAIN;
 		if (n < 0) {
@@ -805,6 +835,7 @@ put_stream(struct store_xfer *x)
 		}
 		x->off += n;
 		x->moved += n;
+		x->handed = x->handed > (size_t)n ? x->handed - n : 0;
 		if (x->off == x->len)
 			x->off = x->len = 0;
 		return STEP_PROGRESS;
