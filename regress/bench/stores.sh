@@ -7,7 +7,7 @@
 #  2. SFTP: the same through depotd on a private sshd vs OpenSSH sftp
 #     put and get to the same sshd
 # Each pair runs BENCH_ROUNDS times (default 3), direct and depotd
-# taking turns, because one transfer on this 2-core machine varies by
+# taking turns and alternating who goes first, because one transfer on this 2-core machine varies by
 # up to 2x with what else runs; the ratio is of the medians,
 # direct/depotd (target >= 0.8), with the peak RSS of every depotd
 # process (target <= 32 MiB).  Only the servers of the store being
@@ -81,8 +81,15 @@ median() {	# numbers as arguments
 rounds() {	# direct-function
 	local i r d du= dd= pu= pd=
 	for i in $(seq "$ROUNDS"); do
-		r=$($1) || return 1
-		d=$(depot_transfer) || return 1
+		# Alternate who goes first: the server's state (cache,
+		# objects awaiting garbage collection) drifts over a run.
+		if [ $((i % 2)) -eq 1 ]; then
+			r=$($1) || return 1
+			d=$(depot_transfer) || return 1
+		else
+			d=$(depot_transfer) || return 1
+			r=$($1) || return 1
+		fi
 		echo "round $i: direct up ${r% *}s down ${r#* }s;" \
 		    "depotd up ${d% *}s down ${d#* }s"
 		du="$du ${r% *}"; dd="$dd ${r#* }"
