@@ -11,7 +11,6 @@
 
 #include <err.h>
 #include <errno.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +22,6 @@
 #include "log.h"
 #include "child.h"
 #include "storage.h"
-
-#define STORAGE_MMAP_THRESHOLD	(256 * 1024)
 
 struct fe_peer {
 	TAILQ_ENTRY(fe_peer)	 entry;
@@ -223,13 +220,6 @@ static const struct child_ops storage_ops = {
 void
 storage_main(int debug, int verbose)
 {
-	/*
-	 * Transfer buffers are up to a part (MiBs) and come and go with
-	 * each upload.  glibc would raise its mmap threshold after the
-	 * first was freed and carve the next ones from the heap, which
-	 * does not shrink: keep them mapped, so that freeing returns them.
-	 */
-	mallopt(M_MMAP_THRESHOLD, STORAGE_MMAP_THRESHOLD);
 	/* Once per process, before any store may use libcurl. */
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		errx(1, "curl_global_init failed");
