@@ -13,7 +13,8 @@
 # process (target <= 32 MiB).  Only the servers of the store being
 # measured run.  depotd uploads S3 parts of BENCH_S3_PART (default 5M),
 # three at a time within its 16 MiB per upload; BENCH_S3_PART=16M
-# measures the default of one part in flight.
+# measures the default of one part in flight.  BENCH_STORES="s3" or
+# "sftp" runs one of the two.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 SSHD_HARNESS_FILE=$top/regress/harness/sshd.sh
@@ -135,6 +136,8 @@ sftp_direct() {
 	echo "$up $down"
 }
 
+STORES=${BENCH_STORES:-s3 sftp}
+case " $STORES " in *" s3 "*)
 echo "-- 1. S3 (radosgw), ${SIZE_MB} MiB, part-size ${BENCH_S3_PART:-5M}"
 DEPOT_STORAGE=s3://bench/blobs DEPOT_STORAGE_OPTS=" { endpoint \
 \"$DEPOT_S3_ENDPOINT\" access-key \"$DEPOT_S3_ACCESS_KEY\" secret-key \
@@ -143,8 +146,11 @@ DEPOT_STORAGE=s3://bench/blobs DEPOT_STORAGE_OPTS=" { endpoint \
 depot_start "$w/s3" || exit 1
 rounds s3_direct
 depot_stop
+;;
+esac
 ceph_stop "$w/ceph"
 
+case " $STORES " in *" sftp "*)
 echo "-- 2. SFTP (OpenSSH sshd), ${SIZE_MB} MiB"
 sshd_start "$w/sshd" || { echo "sshd did not start"; exit 1; }
 chown _depotd "$DEPOT_SFTP_IDENTITY"
@@ -154,3 +160,5 @@ DEPOT_STORAGE=$DEPOT_SFTP_URL DEPOT_STORAGE_OPTS=" { identity \
 depot_start "$w/sftp" || exit 1
 rounds sftp_direct
 depot_stop
+;;
+esac
