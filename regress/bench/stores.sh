@@ -47,11 +47,6 @@ depot_user
 export DEPOT_MAX_SIZE=2G DEPOT_SWEEP=0
 head -c $((SIZE_MB * 1048576)) /dev/urandom >"$w/blob"
 
-s3_curl() {
-	curl -s --aws-sigv4 "aws:amz:us-east-1:s3" \
-	    --user "$DEPOT_S3_ACCESS_KEY:$DEPOT_S3_SECRET_KEY" \
-	    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@"
-}
 s3_curl -o /dev/null -X PUT "$DEPOT_S3_ENDPOINT/bench"
 
 # Upload and download through depotd; prints "up-seconds down-seconds".

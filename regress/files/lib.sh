@@ -12,7 +12,7 @@
 #				envelope, and request-id is set
 #	upload KEY [curl args]	POST /v1/files (OpenAI); sets fid
 #	sql QUERY		psql on the suite's database, unaligned
-#	store_setup		start the store's server, set DEPOT_STORAGE
+#	store_setup		regress/harness/store.sh
 #	sweep_consistent NAME	sweep, then the store holds exactly the
 #				blobs of visible files and no row is writing
 
@@ -121,51 +121,6 @@ sql() {
 }
 
 # --- the store ---
-
-s3_curl() {
-	curl -s --aws-sigv4 "aws:amz:us-east-1:s3" \
-	    --user "$DEPOT_S3_ACCESS_KEY:$DEPOT_S3_SECRET_KEY" \
-	    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@"
-}
-
-store_setup() {
-	case $store in
-	file)
-		;;
-	s3)
-		. "$top/regress/harness/ceph.sh"
-		if ! ceph_start "$D/ceph"; then
-			echo "not ok - radosgw starts"
-			return 1
-		fi
-		if [ "$(s3_curl -o /dev/null -w '%{http_code}' -X PUT \
-		    "$DEPOT_S3_ENDPOINT/depot")" != 200 ]; then
-			echo "not ok - the bucket is created"
-			return 1
-		fi
-		DEPOT_STORAGE=s3://depot/files
-		DEPOT_STORAGE_OPTS=" { endpoint \"$DEPOT_S3_ENDPOINT\" \
-region \"us-east-1\" access-key \"$DEPOT_S3_ACCESS_KEY\" \
-secret-key \"$DEPOT_S3_SECRET_KEY\" path-style part-size 5M }"
-		;;
-	sftp)
-		. "$top/regress/harness/sshd.sh"
-		mkdir -p "$D/sshd"
-		if ! sshd_start "$D/sshd"; then
-			echo "not ok - sshd starts"
-			return 1
-		fi
-		# The storage helper reads the key as _depotd.
-		depot_user
-		chown _depotd "$DEPOT_SFTP_IDENTITY" || return 1
-		DEPOT_STORAGE=$DEPOT_SFTP_URL
-		DEPOT_STORAGE_OPTS=" { identity \"$DEPOT_SFTP_IDENTITY\" \
-known-hosts \"$DEPOT_SFTP_KNOWN_HOSTS\" }"
-		;;
-	esac
-	export DEPOT_STORAGE DEPOT_STORAGE_OPTS
-	return 0
-}
 
 # Every object or file in the store, as its reference "xx/file-...".
 store_list() {

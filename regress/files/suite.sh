@@ -25,6 +25,7 @@ T=$D/tmp
 
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"
+. "$top/regress/harness/store.sh"
 . "$here/lib.sh"
 
 [ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
@@ -45,7 +46,7 @@ trap 'exit 1' INT TERM HUP
 jstart || { echo "not ok - the JSON checker starts"; exit 1; }
 
 make -s build/depotd build/depotctl >&2 || { echo "not ok - build"; exit 1; }
-store_setup || exit 1
+store_setup "$store" depot || exit 1
 pg_start "$D/pg" || { echo "not ok - postgres starts"; exit 1; }
 export DEPOT_GRACE=60s DEPOT_MAX_SIZE=1M DEPOT_SWEEP=0
 depot_user

@@ -6,6 +6,8 @@
 #	ceph_start DIR	start everything under DIR; exports DEPOT_S3_ENDPOINT,
 #			DEPOT_S3_ACCESS_KEY, DEPOT_S3_SECRET_KEY, DEPOT_S3_REGION
 #	ceph_stop DIR	stop the daemons by pid (radosgw, osd, mon)
+#	s3_curl ARGS...	curl signing for that radosgw (SigV4, unsigned
+#			payload)
 #
 # The daemons run in the foreground as children of the calling shell,
 # because PID 1 on the CI machines reaps orphans late.  Written for
@@ -135,4 +137,10 @@ ceph_stop() {
 		rm -f "$1/$_d.pid"
 	done
 	return 0
+}
+
+s3_curl() {
+	curl -s --aws-sigv4 "aws:amz:us-east-1:s3" \
+	    --user "$DEPOT_S3_ACCESS_KEY:$DEPOT_S3_SECRET_KEY" \
+	    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@"
 }

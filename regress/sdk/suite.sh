@@ -22,6 +22,7 @@ SDK_MODULES=${SDK_MODULES:-$top/build/sdk}
 
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"
+. "$top/regress/harness/store.sh"
 
 [ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
 rm -rf "$D"
@@ -51,51 +52,6 @@ sdk_install() {
 	    --loglevel=error) >"$D/npm.log" 2>&1
 }
 
-s3_curl() {
-	curl -s --aws-sigv4 "aws:amz:us-east-1:s3" \
-	    --user "$DEPOT_S3_ACCESS_KEY:$DEPOT_S3_SECRET_KEY" \
-	    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@"
-}
-
-store_setup() {
-	case $store in
-	s3)
-		. "$top/regress/harness/ceph.sh"
-		ceph_start "$D/ceph" || {
-			echo "not ok - radosgw starts"
-			tail -n 20 "$D/ceph/log/stderr" 2>/dev/null |
-			    sed 's/^/# /'
-			return 1
-		}
-		[ "$(s3_curl -o /dev/null -w '%{http_code}' -X PUT \
-		    "$DEPOT_S3_ENDPOINT/sdk")" = 200 ] || {
-			echo "not ok - the bucket is created"
-			return 1
-		}
-		DEPOT_STORAGE=s3://sdk/blobs
-		DEPOT_STORAGE_OPTS=" { endpoint \"$DEPOT_S3_ENDPOINT\" \
-region \"us-east-1\" access-key \"$DEPOT_S3_ACCESS_KEY\" \
-secret-key \"$DEPOT_S3_SECRET_KEY\" path-style part-size 5M }"
-		;;
-	sftp)
-		SSHD_HARNESS_FILE=$top/regress/harness/sshd.sh
-		. "$SSHD_HARNESS_FILE"
-		mkdir -p "$D/sshd"
-		sshd_start "$D/sshd" || {
-			echo "not ok - sshd starts"
-			sed 's/^/# /' "$D/sshd/sshd.log" 2>/dev/null
-			return 1
-		}
-		# The storage helper reads the key as _depotd.
-		chown _depotd "$DEPOT_SFTP_IDENTITY" || return 1
-		DEPOT_STORAGE=$DEPOT_SFTP_URL
-		DEPOT_STORAGE_OPTS=" { identity \"$DEPOT_SFTP_IDENTITY\" \
-known-hosts \"$DEPOT_SFTP_KNOWN_HOSTS\" }"
-		;;
-	esac
-	export DEPOT_STORAGE DEPOT_STORAGE_OPTS
-}
-
 command -v node >/dev/null || { echo "not ok - node is installed"; exit 1; }
 if sdk_install; then
 	echo "ok - npm installs the SDKs into $SDK_MODULES"
@@ -106,7 +62,7 @@ else
 fi
 make -s build/depotd build/depotctl >&2 || { echo "not ok - build"; exit 1; }
 depot_user
-store_setup || exit 1
+store_setup "$store" sdk || exit 1
 pg_start "$D/pg" || { echo "not ok - postgres starts"; exit 1; }
 export DEPOT_SWEEP=0 DEPOT_MAX_SIZE=16M
 export DEPOT_ADMIN_KEY=${DEPOT_ADMIN_KEY:-dpt-admin-test-key-0123456789abcdef}

@@ -48,6 +48,7 @@ depot_pids() {
 	{ echo "$DEPOT_PID"; pgrep -P "$DEPOT_PID"; } | sort -n | tr '\n' ' '
 }
 
+# ceph.sh's s3_curl, but a stopped radosgw must not hang the suite.
 s3_curl() {
 	curl -s --max-time 30 --aws-sigv4 "aws:amz:us-east-1:s3" \
 	    --user "$DEPOT_S3_ACCESS_KEY:$DEPOT_S3_SECRET_KEY" \
