@@ -38,8 +38,12 @@ usage(void)
 	exit(1);
 }
 
+/*
+ * A socket bound to lc.  shared: with SO_REUSEPORT, so that each
+ * frontend has its own socket and the kernel spreads the load.
+ */
 static int
-bind_listener(const struct listen_conf *lc)
+bound_socket(const struct listen_conf *lc, int shared, const char *taken)
 {
 	int	 fd, on = 1;
 
@@ -47,15 +51,24 @@ bind_listener(const struct listen_conf *lc)
 	    SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		fatal("socket");
-	/* Each frontend has its own socket; the kernel spreads the load. */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) == -1)
+	    (shared && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on,
+	    sizeof(on)) == -1))
 		fatal("setsockopt");
 	if (lc->ss.ss_family == AF_INET6 &&
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
 		fatal("setsockopt IPV6_V6ONLY");
 	if (bind(fd, (const struct sockaddr *)&lc->ss, lc->sslen) == -1)
-		fatal("bind %s port %u", lc->host, lc->port);
+		fatal("%s port %u%s", lc->host, lc->port, taken);
+	return fd;
+}
+
+static int
+bind_listener(const struct listen_conf *lc)
+{
+	int	 fd;
+
+	fd = bound_socket(lc, 1, "");
 	if (listen(fd, 1024) == -1)
 		fatal("listen");
 	return fd;
@@ -70,24 +83,9 @@ static void
 check_listeners(void)
 {
 	struct listen_conf	*lc;
-	int			 fd, on = 1;
 
-	TAILQ_FOREACH(lc, &master.conf->listens, entry) {
-		fd = socket(lc->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd == -1)
-			fatal("socket");
-		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on,
-		    sizeof(on)) == -1)
-			fatal("setsockopt");
-		if (lc->ss.ss_family == AF_INET6 && setsockopt(fd,
-		    IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
-			fatal("setsockopt IPV6_V6ONLY");
-		if (bind(fd, (const struct sockaddr *)&lc->ss,
-		    lc->sslen) == -1)
-			fatal("%s port %u is taken (another depotd?)",
-			    lc->host, lc->port);
-		close(fd);
-	}
+	TAILQ_FOREACH(lc, &master.conf->listens, entry)
+		close(bound_socket(lc, 0, " is taken (another depotd?)"));
 }
 
 static void
