@@ -18,6 +18,7 @@
  * multipart upload aborts it.
  */
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 
@@ -48,7 +49,6 @@
 #define S3_BACKOFF_MS		100
 #define S3_RESP_MAX		(64 * 1024)
 #define S3_SIGNED_BODY_MAX	(64 * 1024)
-#define S3_READ_CHUNK		(64 * 1024)
 #define S3_UPLOAD_MEMORY	(16 * S3_MIB)	/* per upload, in parts */
 #define S3_SLOTS_MAX		(S3_UPLOAD_MEMORY / S3_PART_MIN)
 #define S3_IO_BUFFER		(256 * 1024)	/* curl's own buffers */
@@ -510,12 +510,17 @@ s3req_setup(struct s3req *req)
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, req);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, s3req_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, req);
-	/* Fewer, larger callbacks than the default 16 and 64 KiB. */
-	curl_easy_setopt(c, CURLOPT_BUFFERSIZE, S3_IO_BUFFER);
-	curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE, S3_IO_BUFFER);
+	/*
+	 * Fewer, larger callbacks than the default 16 and 64 KiB, in the
+	 * direction the bytes go only: curl allocates the download buffer
+	 * for every request, and each part upload in flight has its own.
+	 */
+	if (strcmp(req->method, "GET") == 0)
+		curl_easy_setopt(c, CURLOPT_BUFFERSIZE, S3_IO_BUFFER);
 	if (strcmp(req->method, "HEAD") == 0)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	else if (strcmp(req->method, "PUT") == 0) {
+		curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE, S3_IO_BUFFER);
 		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
 		curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE,
 		    (curl_off_t)req->body_len);
@@ -651,7 +656,8 @@ xfer_free(struct store_xfer *x)
 	if (x->fd != -1)
 		close(x->fd);
 	for (i = 0; i < x->nslots; i++)
-		free(x->slot[i].buf);
+		if (x->slot[i].buf != NULL)
+			munmap(x->slot[i].buf, x->slot[i].cap);
 	for (i = 0; i < x->nparts; i++)
 		free(x->etags[i]);
 	free(x->etags);
@@ -962,21 +968,24 @@ xfer_step(struct store_xfer *x)
 		xfer_step_failed(x);
 }
 
+/*
+ * A slot's buffer is mapped at its full part size on first use: only
+ * the pages written count, a part never moves as it grows, and unmapping
+ * gives the memory back at once, where malloc would keep it in its heap.
+ */
 static int
-xfer_grow(struct store_xfer *x, struct s3slot *s)
+xfer_slot_map(struct store_xfer *x, struct s3slot *s)
 {
-	size_t	 cap;
-	char	*p;
+	void	*p;
 
-	if (s->cap > s->len)
+	if (s->buf != NULL)
 		return 0;
-	cap = s->cap ? s->cap * 2 : S3_READ_CHUNK;
-	if (cap > x->s3->part_size)
-		cap = x->s3->part_size;
-	if ((p = realloc(s->buf, cap)) == NULL)
+	p = mmap(NULL, x->s3->part_size, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
 		return -1;
 	s->buf = p;
-	s->cap = cap;
+	s->cap = x->s3->part_size;
 	return 0;
 }
 
@@ -1008,7 +1017,7 @@ xfer_readable(evutil_socket_t fd, short what, void *arg)
 			break;
 		}
 		s = &x->slot[x->fill];
-		if (xfer_grow(x, s) == -1) {
+		if (xfer_slot_map(x, s) == -1) {
 			xfer_fail(x, ENOMEM);
 			break;
 		}

@@ -2,12 +2,13 @@
 # regress/bench/stores.sh: transfers through depotd on the remote stores
 # against the same transfers made directly, in one run on this machine:
 #  1. S3: upload and download of a BENCH_SIZE_MB file (default 1024)
-#     through depotd on a private radosgw vs curl --aws-sigv4 PUT and
-#     GET of the same bytes to the same radosgw
+#     through depotd on a private radosgw (one memstore OSD, as in the
+#     tests) vs curl --aws-sigv4 PUT and GET of the same bytes to the
+#     same radosgw
 #  2. SFTP: the same through depotd on a private sshd vs OpenSSH sftp
 #     put and get to the same sshd
 # Each pair runs BENCH_ROUNDS times (default 3), direct and depotd
-# taking turns and alternating who goes first, because one transfer on this 2-core machine varies by
+# taking turns, because one transfer on this 2-core machine varies by
 # up to 2x with what else runs; the ratio is of the medians,
 # direct/depotd (target >= 0.8), with the peak RSS of every depotd
 # process (target <= 32 MiB).  Only the servers of the store being
@@ -40,8 +41,13 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 pg_start "$w/pg" || exit 1
-# memstore holds 2 GiB in RAM; a 1 GiB object twice over needs bluestore.
-[ "${BENCH_SIZE_MB:-1024}" -gt 512 ] && export CEPH_STORE=bluestore
+# The one-memstore-OSD radosgw of the tests, big enough for the object
+# and its parts; each transfer's objects are deleted and collected
+# before the next.  BENCH_CEPH_STORE=bluestore measures a disk-backed OSD.
+export CEPH_STORE=${BENCH_CEPH_STORE:-memstore}
+CEPH_MEMSTORE_BYTES=$((SIZE_MB * 4 * 1048576))
+[ "$CEPH_MEMSTORE_BYTES" -lt 2147483648 ] && CEPH_MEMSTORE_BYTES=2147483648
+export CEPH_MEMSTORE_BYTES
 ceph_start "$w/ceph" || { echo "radosgw did not start"; exit 1; }
 depot_user
 export DEPOT_MAX_SIZE=2G DEPOT_SWEEP=0
@@ -74,17 +80,21 @@ median() {	# numbers as arguments
 
 # Runs "direct" (a function printing "up down") and depotd in turns;
 # prints each round, then the medians' ratios.
-rounds() {	# direct-function
+rounds() {	# direct-function between-function
 	local i r d du= dd= pu= pd=
 	for i in $(seq "$ROUNDS"); do
-		# Alternate who goes first: the server's state (cache,
-		# objects awaiting garbage collection) drifts over a run.
+		# Alternate who goes first, should the server's state
+		# drift over a run; each starts on an empty store.
 		if [ $((i % 2)) -eq 1 ]; then
 			r=$($1) || return 1
+			$2
 			d=$(depot_transfer) || return 1
+			$2
 		else
 			d=$(depot_transfer) || return 1
+			$2
 			r=$($1) || return 1
+			$2
 		fi
 		echo "round $i: direct up ${r% *}s down ${r#* }s;" \
 		    "depotd up ${d% *}s down ${d#* }s"
@@ -113,6 +123,15 @@ s3_direct() {
 	echo "$up $down"
 }
 
+# depotd runs without its sweep, so its deleted blobs stay: remove them.
+s3_empty() {
+	ceph_empty "$w/ceph" bench
+}
+
+sftp_empty() {
+	find "$DEPOT_SFTP_ROOT" -type f -delete
+}
+
 sftp_() {	# batch commands on stdin
 	sftp -q -b - -i "$DEPOT_SFTP_IDENTITY" -P "$(cat "$w/sshd/port")" \
 	    -o UserKnownHostsFile="$DEPOT_SFTP_KNOWN_HOSTS" \
@@ -139,7 +158,7 @@ DEPOT_STORAGE=s3://bench/blobs DEPOT_STORAGE_OPTS=" { endpoint \
 \"$DEPOT_S3_SECRET_KEY\" path-style part-size ${BENCH_S3_PART:-5M} }" \
     depot_conf "$w/s3" 27441
 depot_start "$w/s3" || exit 1
-rounds s3_direct
+rounds s3_direct s3_empty
 depot_stop
 ;;
 esac
@@ -153,7 +172,7 @@ DEPOT_STORAGE=$DEPOT_SFTP_URL DEPOT_STORAGE_OPTS=" { identity \
 \"$DEPOT_SFTP_IDENTITY\" known-hosts \"$DEPOT_SFTP_KNOWN_HOSTS\" }" \
     depot_conf "$w/sftp" 27442
 depot_start "$w/sftp" || exit 1
-rounds sftp_direct
+rounds sftp_direct sftp_empty
 depot_stop
 ;;
 esac

@@ -6,8 +6,15 @@
 #	ceph_start DIR	start everything under DIR; exports DEPOT_S3_ENDPOINT,
 #			DEPOT_S3_ACCESS_KEY, DEPOT_S3_SECRET_KEY, DEPOT_S3_REGION
 #	ceph_stop DIR	stop the daemons by pid (radosgw, osd, mon)
+#	ceph_empty DIR BUCKET
+#			delete every object in BUCKET and have radosgw
+#			free their space now, not after its two-hour
+#			garbage-collection delay
 #	s3_curl ARGS...	curl signing for that radosgw (SigV4, unsigned
 #			payload)
+#
+# CEPH_STORE=bluestore puts objects in a sparse file instead of RAM;
+# CEPH_MEMSTORE_BYTES sizes the memstore (default 2 GiB).
 #
 # The daemons run in the foreground as children of the calling shell,
 # because PID 1 on the CI machines reaps orphans late.  Written for
@@ -54,7 +61,7 @@ mon data = $1/mon/ceph-\$id
 [osd]
 osd data = $1/osd/ceph-\$id
 osd objectstore = ${CEPH_STORE:-memstore}
-memstore device bytes = 2147483648
+memstore device bytes = ${CEPH_MEMSTORE_BYTES:-2147483648}
 bluestore block create = true
 bluestore block size = 21474836480
 bluestore cache autotune = false
@@ -137,6 +144,15 @@ ceph_stop() {
 		rm -f "$1/$_d.pid"
 	done
 	return 0
+}
+
+ceph_empty() {
+	for _k in $(s3_curl "$DEPOT_S3_ENDPOINT/$2" |
+	    grep -o '<Key>[^<]*' | cut -c6-); do
+		s3_curl -X DELETE "$DEPOT_S3_ENDPOINT/$2/$_k"
+	done
+	CEPH_CONF=$1/ceph.conf timeout 120 radosgw-admin gc process \
+	    --include-all >/dev/null 2>&1
 }
 
 s3_curl() {
