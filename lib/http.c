@@ -977,35 +977,40 @@ stream_stop(struct http_conn *c)
 	c->stream_blocked = 0;
 }
 
-static void	stream_read_end(struct http_conn *, ssize_t);
-
 /* A plain body needs no framing: read straight into the output. */
-static void
+static ssize_t
 stream_read_direct(struct http_conn *c, int fd, size_t want)
 {
 	struct evbuffer		*out = bufferevent_get_output(c->bev);
 	struct evbuffer_iovec	 v;
 	ssize_t			 n;
+	int			 saved;
 
 	if (evbuffer_reserve_space(out, want, &v, 1) != 1) {
-		conn_close(c);
-		return;
+		errno = ENOMEM;
+		return -1;
 	}
 	n = read(fd, v.iov_base, want);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
-		evbuffer_commit_space(out, &v, 0);
-		return;
+	saved = errno;
+	v.iov_len = n > 0 ? n : 0;
+	evbuffer_commit_space(out, &v, n > 0 ? 1 : 0);
+	errno = saved;
+	return n;
+}
+
+/* A chunked body: each read becomes one chunk. */
+static ssize_t
+stream_read_chunk(struct http_conn *c, int fd, size_t want)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->bev);
+	ssize_t		 n;
+
+	if ((n = read(fd, c->stream_buf, want)) > 0) {
+		evbuffer_add_printf(out, "%zx\r\n", (size_t)n);
+		evbuffer_add(out, c->stream_buf, n);
+		evbuffer_add(out, "\r\n", 2);
 	}
-	if (n == -1) {
-		evbuffer_commit_space(out, &v, 0);
-		log_warn("%s: response stream %s", __func__,
-		    c->req ? c->req->id : "-");
-		conn_close(c);
-		return;
-	}
-	v.iov_len = n;
-	evbuffer_commit_space(out, &v, 1);
-	stream_read_end(c, n);
+	return n;
 }
 
 /* After n bytes came from the stream into the output. */
@@ -1037,7 +1042,6 @@ static void
 stream_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_conn	*c = arg;
-	struct evbuffer		*out = bufferevent_get_output(c->bev);
 	size_t			 want = STREAM_READ;
 	ssize_t			 n;
 
@@ -1045,26 +1049,17 @@ stream_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (c->resp_remaining >= 0 && (uint64_t)want >
 	    (uint64_t)c->resp_remaining)
 		want = c->resp_remaining;
-	if (!c->resp_chunked) {
-		stream_read_direct(c, fd, want);
-		goto done;
-	}
-	n = read(fd, c->stream_buf, want);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		goto done;
-	if (n == -1) {
+	if (c->resp_chunked)
+		n = stream_read_chunk(c, fd, want);
+	else
+		n = stream_read_direct(c, fd, want);
+	if (n != -1)
+		stream_read_end(c, n);
+	else if (errno != EAGAIN && errno != EINTR) {
 		log_warn("%s: response stream %s", __func__,
 		    c->req ? c->req->id : "-");
 		conn_close(c);
-		goto done;
 	}
-	if (n > 0) {
-		evbuffer_add_printf(out, "%zx\r\n", (size_t)n);
-		evbuffer_add(out, c->stream_buf, n);
-		evbuffer_add(out, "\r\n", 2);
-	}
-	stream_read_end(c, n);
- done:
 	conn_release(c);
 }
 
@@ -1089,7 +1084,8 @@ http_reply_stream_fd(struct http_request *req, int status,
 		return;
 	}
 	if (evutil_make_socket_nonblocking(fd) == -1 ||
-	    (c->stream_buf = malloc(STREAM_READ)) == NULL ||
+	    (c->resp_chunked &&		/* plain bodies need no copy */
+	    (c->stream_buf = malloc(STREAM_READ)) == NULL) ||
 	    (c->stream = event_new(c->srv->base, fd, EV_READ | EV_PERSIST,
 	    stream_read_cb, c)) == NULL) {
 		log_warn("%s", __func__);

@@ -90,10 +90,17 @@ struct sftp_block {
 	max_align_t		 pad[0];
 };
 
+/* The arena of the link libssh2 hands back to the allocators. */
+static struct sftp_arena *
+sess_arena(void **abstract)
+{
+	return &((struct sftp_link *)*abstract)->arena;
+}
+
 static void *
 sess_alloc(size_t size, void **abstract)
 {
-	struct sftp_arena	*arena = &((struct sftp_link *)*abstract)->arena;
+	struct sftp_arena	*arena = sess_arena(abstract);
 	struct sftp_block	*b;
 
 	if ((b = malloc(sizeof(*b) + size)) == NULL)
@@ -124,11 +131,10 @@ sess_realloc(void *p, size_t size, void **abstract)
 	b = (struct sftp_block *)p - 1;
 	LIST_REMOVE(b, entry);
 	if ((nb = realloc(b, sizeof(*b) + size)) == NULL) {
-		LIST_INSERT_HEAD(&((struct sftp_link *)*abstract)->arena, b,
-		    entry);
+		LIST_INSERT_HEAD(sess_arena(abstract), b, entry);
 		return NULL;
 	}
-	LIST_INSERT_HEAD(&((struct sftp_link *)*abstract)->arena, nb, entry);
+	LIST_INSERT_HEAD(sess_arena(abstract), nb, entry);
 	return nb + 1;
 }
 

@@ -110,9 +110,8 @@ struct s3req {
 /* One part's bytes, kept until S3 took them so a retry can resend. */
 struct s3slot {
 	struct store_xfer	*x;
-	char			*buf;
+	char			*buf;		/* part_size mapped, or NULL */
 	size_t			 len;
-	size_t			 cap;
 	int			 part;		/* its number once full, or 0 */
 	struct s3req		*req;		/* its upload, while running */
 };
@@ -125,7 +124,6 @@ struct store_xfer {
 	struct s3slot		 slot[S3_SLOTS_MAX];
 	int			 nslots;
 	int			 fill;		/* slot being read into, or -1 */
-	int			 inflight;	/* part uploads running */
 	off_t			 total;
 	int			 eof;
 	int			 failed;	/* errno, 0 while all is well */
@@ -617,16 +615,26 @@ xml_text(const char *xml, const char *tag)
  * Writes.
  */
 
-/* Parts an upload may hold at once: S3_UPLOAD_MEMORY, or one part. */
+/*
+ * Parts an upload may hold at once: S3_UPLOAD_MEMORY, or one part.
+ * s3_init refuses parts under S3_PART_MIN, so this is S3_SLOTS_MAX at most.
+ */
 static int
 xfer_nslots(const struct s3 *s3)
 {
 	size_t	n = S3_UPLOAD_MEMORY / s3->part_size;
 
-	if (n < 1)
-		n = 1;
-	if (n > S3_SLOTS_MAX)
-		n = S3_SLOTS_MAX;
+	return n < 1 ? 1 : n;
+}
+
+static int
+xfer_parts_running(const struct store_xfer *x)
+{
+	int	i, n = 0;
+
+	for (i = 0; i < x->nslots; i++)
+		if (x->slot[i].req != NULL)
+			n++;
 	return n;
 }
 
@@ -639,7 +647,6 @@ xfer_cancel_parts(struct store_xfer *x)
 		if (x->slot[i].req != NULL) {
 			s3req_free(x->slot[i].req);
 			x->slot[i].req = NULL;
-			x->inflight--;
 		}
 	}
 }
@@ -657,7 +664,7 @@ xfer_free(struct store_xfer *x)
 		close(x->fd);
 	for (i = 0; i < x->nslots; i++)
 		if (x->slot[i].buf != NULL)
-			munmap(x->slot[i].buf, x->slot[i].cap);
+			munmap(x->slot[i].buf, x->s3->part_size);
 	for (i = 0; i < x->nparts; i++)
 		free(x->etags[i]);
 	free(x->etags);
@@ -745,7 +752,6 @@ xfer_part_done(struct s3req *req)
 	struct store_xfer	*x = s->x;
 
 	s->req = NULL;
-	x->inflight--;
 	if (s3req_error(req) != 0 || req->etag[0] == '\0') {
 		s3req_log(req, "upload part");
 		xfer_fail(x, EIO);
@@ -836,7 +842,6 @@ xfer_part_start(struct store_xfer *x, struct s3slot *s)
 	req->body_len = s->len;
 	req->has_body = 1;
 	s->req = req;
-	x->inflight++;
 	s3req_start(req);
 	return 0;
 }
@@ -935,7 +940,7 @@ xfer_finish(struct store_xfer *x)
 			xfer_fail(x, ENOMEM);
 		else
 			xfer_parts_start(x);
-	} else if (x->inflight == 0)
+	} else if (xfer_parts_running(x) == 0)
 		xfer_complete(x);
 }
 
@@ -985,7 +990,6 @@ xfer_slot_map(struct store_xfer *x, struct s3slot *s)
 	if (p == MAP_FAILED)
 		return -1;
 	s->buf = p;
-	s->cap = x->s3->part_size;
 	return 0;
 }
 
@@ -1021,7 +1025,7 @@ xfer_readable(evutil_socket_t fd, short what, void *arg)
 			xfer_fail(x, ENOMEM);
 			break;
 		}
-		n = read(x->fd, s->buf + s->len, s->cap - s->len);
+		n = read(x->fd, s->buf + s->len, x->s3->part_size - s->len);
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n == -1) {

@@ -11,7 +11,6 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"
 . "$top/regress/bench/lib.sh"
-command -v bc >/dev/null || apt-get install -y -qq bc >/dev/null
 w=$top/build/bench-files
 SIZE_MB=${BENCH_SIZE_MB:-1024}
 rm -rf "$w"; mkdir -p "$w/nginx/dav" "$w/nginx/tmp"

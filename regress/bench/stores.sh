@@ -24,7 +24,6 @@ SSHD_HARNESS_FILE=$top/regress/harness/sshd.sh
 . "$top/regress/harness/ceph.sh"
 . "$SSHD_HARNESS_FILE"
 . "$top/regress/bench/lib.sh"
-command -v bc >/dev/null || apt-get install -y -qq bc >/dev/null
 w=$top/build/bench-stores
 SIZE_MB=${BENCH_SIZE_MB:-1024}
 ROUNDS=${BENCH_ROUNDS:-3}

@@ -11,7 +11,8 @@
 #			free their space now, not after its two-hour
 #			garbage-collection delay
 #	s3_curl ARGS...	curl signing for that radosgw (SigV4, unsigned
-#			payload)
+#			payload), giving up after S3_CURL_MAX_TIME seconds
+#			(default 600)
 #
 # CEPH_STORE=bluestore puts objects in a sparse file instead of RAM;
 # CEPH_MEMSTORE_BYTES sizes the memstore (default 2 GiB).
@@ -156,7 +157,7 @@ ceph_empty() {
 }
 
 s3_curl() {
-	curl -s --aws-sigv4 "aws:amz:us-east-1:s3" \
+	curl -s --max-time "${S3_CURL_MAX_TIME:-600}" --aws-sigv4 "aws:amz:us-east-1:s3" \
 	    --user "$DEPOT_S3_ACCESS_KEY:$DEPOT_S3_SECRET_KEY" \
 	    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$@"
 }

@@ -80,9 +80,7 @@ if ! ceph_start "$D/ceph"; then
 	exit 1
 fi
 S3_SECRET=$DEPOT_S3_SECRET_KEY
-[ "$(curl -s -o /dev/null -w '%{http_code}' --aws-sigv4 \
-    "aws:amz:us-east-1:s3" --user "$DEPOT_S3_ACCESS_KEY:$S3_SECRET" \
-    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -X PUT \
+[ "$(s3_curl -o /dev/null -w '%{http_code}' -X PUT \
     "$DEPOT_S3_ENDPOINT/secrets")" = 200 ] || { nok "bucket"; exit 1; }
 
 # --- SFTP: an identity under a random passphrase ---
