@@ -28,7 +28,8 @@
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-D=$top/build/regress-fresh
+# Outside build/: the Makefile reads every *.d under build/.
+D=${TMPDIR:-/tmp}/depotd-fresh.$$
 port=${FRESH_PORT:-18341}
 limit=${FRESH_TIMEOUT:-900}
 
@@ -42,10 +43,13 @@ runpid=
 cleanup() {
 	if [ -n "$runpid" ]; then
 		# run-local.sh stops depotd and PostgreSQL on SIGTERM.
-		kill -TERM -- "-$runpid" 2>/dev/null
+		[ -s "$D/run.sid" ] && kill -TERM -- "-$(cat "$D/run.sid")" \
+		    2>/dev/null
 		wait "$runpid" 2>/dev/null
 	fi
 	pg_stop "$D/depotd/var/pg" 2>/dev/null
+	cp "$D/run.log" "$top/build/regress-fresh-run.log" 2>/dev/null
+	rm -rf "$D"
 	if [ "${CI:-}" = true ] && ! dpkg -s libbsd-dev >/dev/null 2>&1; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		    --no-install-recommends libbsd-dev >/dev/null
@@ -54,11 +58,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-[ -f "$D/depotd/var/pg/pgdata/postmaster.pid" ] && pg_stop "$D/depotd/var/pg"
-rm -rf "$D"
 # PostgreSQL runs as postgres and must reach var/pg inside the clone.
-mkdir -p -m 755 "$D" "$D/fake"
-chmod 755 "$top/build" "$D"
+mkdir -m 755 "$D" "$D/fake" || exit 1
 
 # The fakes: libbsd-dev is "absent" until apt-get "installs" it.
 fake_tools() {
@@ -119,13 +120,14 @@ else
 	how="libbsd-dev absence simulated"
 fi
 
-git clone -q "$top" "$D/depotd" || { notok "git clone"; exit 1; }
+git -c advice.detachedHead=false clone -q "$top" "$D/depotd" || { notok "git clone"; exit 1; }
 ok "a clean clone of HEAD"
 chmod 755 "$D/depotd"
 
-# `make run' in a session of its own, so that the whole tree stops.
-(cd "$D/depotd" && DEPOT_RUN_PORT=$port exec setsid make run) \
-    >"$D/run.log" 2>&1 &
+# `make run' in a session of its own, so that the whole tree stops:
+# the session leader's pid names its process group.
+(cd "$D/depotd" && DEPOT_RUN_PORT=$port exec setsid -w sh -c \
+    'echo $$ >"$1"; exec make run' sh "$D/run.sid") >"$D/run.log" 2>&1 &
 runpid=$!
 url=
 while [ $(($(date +%s) - start)) -lt "$limit" ]; do
