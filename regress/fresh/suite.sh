@@ -43,8 +43,8 @@ runpid=
 cleanup() {
 	if [ -n "$runpid" ]; then
 		# run-local.sh stops depotd and PostgreSQL on SIGTERM.
-		[ -s "$D/run.sid" ] && kill -TERM -- "-$(cat "$D/run.sid")" \
-		    2>/dev/null
+		# (dash's kill takes no "--": the group as -PID directly.)
+		[ -s "$D/run.sid" ] && kill -TERM "-$(cat "$D/run.sid")"
 		wait "$runpid" 2>/dev/null
 	fi
 	pg_stop "$D/depotd/var/pg" 2>/dev/null
