@@ -17,22 +17,22 @@
 #include "names.h"
 #include "frontend.h"
 
-enum files_op {
-	OP_UPLOAD,
-	OP_LIST,
-	OP_RETRIEVE,
-	OP_CONTENT,
-	OP_DELETE,
+enum fe_file_op {
+	FE_OP_UPLOAD,
+	FE_OP_LIST,
+	FE_OP_RETRIEVE,
+	FE_OP_CONTENT,
+	FE_OP_DELETE,
 };
 
 /* The state of a route that names one file. */
-struct files_target {
-	enum files_op		 op;
+struct fe_file_target {
+	enum fe_file_op		 op;
 	char			 id[IDLEN];
 };
 
-static struct files_target *
-target_of(struct api_req *ar)
+static struct fe_file_target *
+fe_target_of(struct api_req *ar)
 {
 	return ar->route;
 }
@@ -40,7 +40,7 @@ target_of(struct api_req *ar)
 /* --- shapes --- */
 
 static struct json_object *
-time_or_null(int64_t usec, int anthropic)
+fe_time_or_null(int64_t usec, int anthropic)
 {
 	char	 buf[RFC3339_LEN];
 
@@ -69,9 +69,9 @@ api_file_object(const struct file_rec *rec, enum dialect d)
 		json_object_object_add(o, "size_bytes",
 		    json_object_new_int64(rec->bytes));
 		json_object_object_add(o, "created_at",
-		    time_or_null(rec->created_us, 1));
+		    fe_time_or_null(rec->created_us, 1));
 		json_object_object_add(o, "expires_at",
-		    time_or_null(rec->expires_us, 1));
+		    fe_time_or_null(rec->expires_us, 1));
 		json_object_object_add(o, "downloadable",
 		    json_object_new_boolean(1));
 		return o;
@@ -79,9 +79,9 @@ api_file_object(const struct file_rec *rec, enum dialect d)
 	json_object_object_add(o, "object", json_object_new_string("file"));
 	json_object_object_add(o, "bytes", json_object_new_int64(rec->bytes));
 	json_object_object_add(o, "created_at",
-	    time_or_null(rec->created_us, 0));
+	    fe_time_or_null(rec->created_us, 0));
 	json_object_object_add(o, "expires_at",
-	    time_or_null(rec->expires_us, 0));
+	    fe_time_or_null(rec->expires_us, 0));
 	json_object_object_add(o, "filename",
 	    json_object_new_string(rec->filename));
 	json_object_object_add(o, "purpose",
@@ -95,7 +95,7 @@ api_file_object(const struct file_rec *rec, enum dialect d)
 /* --- retrieve and delete --- */
 
 static void
-retrieve_answered(void *arg, struct imsg *imsg)
+fe_retrieve_answered(void *arg, struct imsg *imsg)
 {
 	struct api_req	*ar = arg;
 	struct file_rec	 rec;
@@ -108,7 +108,7 @@ retrieve_answered(void *arg, struct imsg *imsg)
 }
 
 static void
-delete_answered(void *arg, struct imsg *imsg)
+fe_delete_answered(void *arg, struct imsg *imsg)
 {
 	struct api_req		*ar = arg;
 	struct file_key		 fk;
@@ -133,37 +133,37 @@ delete_answered(void *arg, struct imsg *imsg)
 }
 
 static void
-file_key_of(struct api_req *ar, struct file_key *fk)
+fe_file_key_of(struct api_req *ar, struct file_key *fk)
 {
 	memset(fk, 0, sizeof(*fk));
-	strlcpy(fk->id, target_of(ar)->id, sizeof(fk->id));
+	strlcpy(fk->id, fe_target_of(ar)->id, sizeof(fk->id));
 	fk->owner = ar->who.owner;
 }
 
 static void
-retrieve_start(struct api_req *ar)
+fe_retrieve_start(struct api_req *ar)
 {
 	struct file_key	 fk;
 
-	file_key_of(ar, &fk);
+	fe_file_key_of(ar, &fk);
 	ar->call = fe_storage_call(IMSG_FILE_GET, -1, &fk, sizeof(fk),
-	    retrieve_answered, ar);
+	    fe_retrieve_answered, ar);
 }
 
 static void
-delete_start(struct api_req *ar)
+fe_delete_start(struct api_req *ar)
 {
 	struct file_key	 fk;
 
-	file_key_of(ar, &fk);
+	fe_file_key_of(ar, &fk);
 	ar->call = fe_storage_call(IMSG_FILE_DELETE, -1, &fk, sizeof(fk),
-	    delete_answered, ar);
+	    fe_delete_answered, ar);
 }
 
 /* --- download --- */
 
 static void
-content_range(struct api_req *ar, const struct file_opened *fo)
+fe_content_range(struct api_req *ar, const struct file_opened *fo)
 {
 	char	 v[96];
 
@@ -181,7 +181,7 @@ content_range(struct api_req *ar, const struct file_opened *fo)
  * fallback alone, cut to fit.
  */
 static void
-download_disposition(const char *filename, char *out, size_t len)
+fe_download_disposition(const char *filename, char *out, size_t len)
 {
 	static const char	 head[] = "attachment; filename=\"";
 	char			 seg[FILENAME_MAX_BYTES];
@@ -195,7 +195,7 @@ download_disposition(const char *filename, char *out, size_t len)
 }
 
 static void
-content_opened(void *arg, struct imsg *imsg)
+fe_content_opened(void *arg, struct imsg *imsg)
 {
 	struct api_req		*ar = arg;
 	struct file_opened	 fo;
@@ -209,7 +209,7 @@ content_opened(void *arg, struct imsg *imsg)
 	fo.rec.filename[sizeof(fo.rec.filename) - 1] = '\0';
 	fo.rec.mime_type[sizeof(fo.rec.mime_type) - 1] = '\0';
 	if (fo.status == 416) {
-		content_range(ar, &fo);
+		fe_content_range(ar, &fo);
 		api_error(ar, 416, NULL, "the range is not satisfiable for "
 		    "a file of %" PRId64 " bytes", fo.size);
 		return;
@@ -217,12 +217,12 @@ content_opened(void *arg, struct imsg *imsg)
 	if ((fd = imsg_get_fd(imsg)) == -1)
 		fatalx("file opened without a descriptor");
 	http_reply_header(ar->req, "Accept-Ranges", "bytes");
-	download_disposition(fo.rec.filename, disp, sizeof(disp));
+	fe_download_disposition(fo.rec.filename, disp, sizeof(disp));
 	http_reply_header(ar->req, "Content-Disposition", disp);
 	/* The stored type is the uploader's word: never render it. */
 	http_reply_header(ar->req, "X-Content-Type-Options", "nosniff");
 	if (fo.status == 206)
-		content_range(ar, &fo);
+		fe_content_range(ar, &fo);
 	if (fo.seekable)
 		http_reply_file(ar->req, fo.status, fo.rec.mime_type, fd,
 		    fo.offset, fo.length);
@@ -236,7 +236,7 @@ content_opened(void *arg, struct imsg *imsg)
  * junk) is ignored and the whole file is sent, as RFC 9110 allows.
  */
 static void
-content_parse_range(const char *h, struct file_open *fo)
+fe_content_parse_range(const char *h, struct file_open *fo)
 {
 	const char	*dash, *errstr;
 	char		 a[32], b[32];
@@ -272,28 +272,28 @@ content_parse_range(const char *h, struct file_open *fo)
 }
 
 static void
-content_start(struct api_req *ar)
+fe_content_start(struct api_req *ar)
 {
 	struct file_open	 fo;
 
 	memset(&fo, 0, sizeof(fo));
-	file_key_of(ar, &fo.key);
-	content_parse_range(http_header_get(ar->req, "range"), &fo);
+	fe_file_key_of(ar, &fo.key);
+	fe_content_parse_range(http_header_get(ar->req, "range"), &fo);
 	ar->call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
-	    content_opened, ar);
+	    fe_content_opened, ar);
 }
 
 /* --- routing --- */
 
 static void
-target_free(struct api_req *ar)
+fe_target_free(struct api_req *ar)
 {
 	free(ar->route);
 	ar->route = NULL;
 }
 
 static int
-parse_files_path(struct api_req *ar, struct files_target *ft)
+fe_parse_files_path(struct api_req *ar, struct fe_file_target *ft)
 {
 	const char	*p = ar->req->path + strlen("/v1/files");
 	const char	*slash;
@@ -301,7 +301,7 @@ parse_files_path(struct api_req *ar, struct files_target *ft)
 	size_t		 n;
 
 	if (*p == '\0' || strcmp(p, "/") == 0) {
-		ft->op = m == HTTP_M_POST ? OP_UPLOAD : OP_LIST;
+		ft->op = m == HTTP_M_POST ? FE_OP_UPLOAD : FE_OP_LIST;
 		ar->req->route = m == HTTP_M_POST ? "files.upload" :
 		    "files.list";
 		return m == HTTP_M_POST || m == HTTP_M_GET ? 0 : 405;
@@ -316,28 +316,28 @@ parse_files_path(struct api_req *ar, struct files_target *ft)
 	if (slash != NULL) {
 		if (strcmp(slash, "/content") != 0)
 			return 404;
-		ft->op = OP_CONTENT;
+		ft->op = FE_OP_CONTENT;
 		ar->req->route = "files.content";
 		return m == HTTP_M_GET || m == HTTP_M_HEAD ? 0 : 405;
 	}
-	ft->op = m == HTTP_M_DELETE ? OP_DELETE : OP_RETRIEVE;
+	ft->op = m == HTTP_M_DELETE ? FE_OP_DELETE : FE_OP_RETRIEVE;
 	ar->req->route = m == HTTP_M_DELETE ? "files.delete" :
 	    "files.retrieve";
 	return m == HTTP_M_GET || m == HTTP_M_DELETE ? 0 : 405;
 }
 
 static void
-target_authenticated(struct api_req *ar)
+fe_target_authenticated(struct api_req *ar)
 {
-	switch (target_of(ar)->op) {
-	case OP_RETRIEVE:
-		retrieve_start(ar);
+	switch (fe_target_of(ar)->op) {
+	case FE_OP_RETRIEVE:
+		fe_retrieve_start(ar);
 		break;
-	case OP_CONTENT:
-		content_start(ar);
+	case FE_OP_CONTENT:
+		fe_content_start(ar);
 		break;
-	case OP_DELETE:
-		delete_start(ar);
+	case FE_OP_DELETE:
+		fe_delete_start(ar);
 		break;
 	default:
 		fatalx("%s: not a file's route", __func__);
@@ -348,22 +348,22 @@ target_authenticated(struct api_req *ar)
 void
 api_files_route(struct api_req *ar)
 {
-	struct files_target	*ft;
+	struct fe_file_target	*ft;
 	int			 status;
 
 	if ((ft = calloc(1, sizeof(*ft))) == NULL) {
 		api_error(ar, 503, NULL, "out of memory");
 		return;
 	}
-	if ((status = parse_files_path(ar, ft)) != 0) {
+	if ((status = fe_parse_files_path(ar, ft)) != 0) {
 		free(ft);
 		api_error(ar, status, NULL, status == 405 ?
 		    "method %s not allowed here" : "no route for %s",
 		    status == 405 ? ar->req->method_str : ar->req->path);
 		return;
 	}
-	if (ft->op == OP_UPLOAD || ft->op == OP_LIST) {
-		if (ft->op == OP_UPLOAD)
+	if (ft->op == FE_OP_UPLOAD || ft->op == FE_OP_LIST) {
+		if (ft->op == FE_OP_UPLOAD)
 			fe_upload_route(ar);
 		else
 			api_list_route(ar);
@@ -371,6 +371,6 @@ api_files_route(struct api_req *ar)
 		return;
 	}
 	ar->route = ft;
-	ar->free_route = target_free;
-	fe_authenticate(ar, target_authenticated);
+	ar->free_route = fe_target_free;
+	fe_authenticate(ar, fe_target_authenticated);
 }

@@ -28,8 +28,9 @@
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-# Outside build/: the Makefile reads every *.d under build/.
-D=${TMPDIR:-/tmp}/depotd-fresh.$$
+# Outside build/: the Makefile reads every *.d under build/.  Made
+# below by mktemp, so that cleanup never removes what it did not make.
+D=
 port=${FRESH_PORT:-18341}
 limit=${FRESH_TIMEOUT:-900}
 
@@ -40,11 +41,61 @@ ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; failures=$((failures + 1)); }
 
 runpid=
+made=
+
+# The process group that `make run' leads, or nothing.  A group is
+# signalled only when its id is a number above 1, is neither this
+# script's group nor its session, and names a live session whose
+# leader is the make started here: the background job itself, or its
+# child when setsid(1) had to fork.  Anything else (an empty or torn
+# run.sid, a make that exited and whose pid another session has since
+# taken) is left alone.
+run_group() {
+	local sid own_pgid own_sid pid ppid pgid lsid comm
+
+	[ -n "$runpid" ] && [ -s "$D/run.sid" ] || return 1
+	sid=$(cat "$D/run.sid")
+	case $sid in
+	''|0*|*[!0-9]*)	return 1 ;;
+	esac
+	[ "$sid" -gt 1 ] || return 1
+	own_pgid=$(ps -o pgid= -p $$ | tr -d ' ')
+	own_sid=$(ps -o sid= -p $$ | tr -d ' ')
+	[ -n "$own_pgid" ] && [ -n "$own_sid" ] || return 1
+	[ "$sid" != "$own_pgid" ] && [ "$sid" != "$own_sid" ] || return 1
+	# shellcheck disable=SC2046
+	set -- $(ps -o pid=,ppid=,pgid=,sid=,comm= -p "$sid")
+	[ $# -eq 5 ] || return 1
+	pid=$1 ppid=$2 pgid=$3 lsid=$4 comm=$5
+	[ "$pid" = "$sid" ] && [ "$pgid" = "$sid" ] && [ "$lsid" = "$sid" ] ||
+	    return 1
+	[ "$pid" = "$runpid" ] || [ "$ppid" = "$runpid" ] || return 1
+	# sh only until it has exec'd make.
+	[ "$comm" = make ] || [ "$comm" = sh ] || return 1
+	echo "$sid"
+}
+
+# Stops `make run': run-local.sh stops depotd and PostgreSQL on
+# SIGTERM.  (dash's kill takes no "--": the group goes as -PID.)
+stop_run() {
+	local group i
+
+	group=$(run_group) || return 0
+	kill -TERM "-$group" 2>/dev/null
+	for i in $(seq 60); do
+		kill -0 "$runpid" 2>/dev/null || break
+		sleep 0.5
+	done
+	if kill -0 "$runpid" 2>/dev/null && group=$(run_group); then
+		echo "# make run ignored SIGTERM for 30 s: SIGKILL"
+		kill -KILL "-$group" 2>/dev/null
+	fi
+}
+
 cleanup() {
+	[ -n "$made" ] || return
 	if [ -n "$runpid" ]; then
-		# run-local.sh stops depotd and PostgreSQL on SIGTERM.
-		# (dash's kill takes no "--": the group as -PID directly.)
-		[ -s "$D/run.sid" ] && kill -TERM "-$(cat "$D/run.sid")"
+		stop_run
 		wait "$runpid" 2>/dev/null
 	fi
 	pg_stop "$D/depotd/var/pg" 2>/dev/null
@@ -59,7 +110,9 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 # PostgreSQL runs as postgres and must reach var/pg inside the clone.
-mkdir -m 755 "$D" "$D/fake" || exit 1
+D=$(mktemp -d "${TMPDIR:-/tmp}/depotd-fresh.XXXXXX") || exit 1
+made=1
+chmod 755 "$D" && mkdir -m 755 "$D/fake" || exit 1
 
 # The fakes: libbsd-dev is "absent" until apt-get "installs" it.
 fake_tools() {
