@@ -15,8 +15,9 @@
 # OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
 #
 # regress/fresh/suite.sh: the README's first command on a fresh machine.
-# A clean clone of HEAD, a build-only package absent, and `make run' as
-# the very first command must print DEPOT_BASE_URL and answer /healthz.
+# A clean clone of HEAD in a directory only root may enter (as /root),
+# a build-only package absent, and `make run' as the very first command
+# must print DEPOT_BASE_URL and answer /healthz.
 #
 # Under CI=true (a throw-away machine) libbsd-dev is really purged, and
 # `make run' installs it again (the trap makes sure of it).  Elsewhere,
@@ -100,6 +101,10 @@ cleanup() {
 	fi
 	pg_stop "$D/depotd/var/pg" 2>/dev/null
 	cp "$D/run.log" "$top/build/regress-fresh-run.log" 2>/dev/null
+	# make run's state, kept outside the checkout (run-local.sh).
+	case $(readlink "$D/depotd/var" 2>/dev/null) in
+	/var/lib/depotd-run/[0-9]*)	rm -rf "$(readlink "$D/depotd/var")" ;;
+	esac
 	rm -rf "$D"
 	if [ "${CI:-}" = true ] && ! dpkg -s libbsd-dev >/dev/null 2>&1; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
@@ -109,10 +114,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# PostgreSQL runs as postgres and must reach var/pg inside the clone.
+# 0700, as mktemp makes it: like a clone under /root, a directory that
+# neither postgres nor depotd's unprivileged children may enter.
 D=$(mktemp -d "${TMPDIR:-/tmp}/depotd-fresh.XXXXXX") || exit 1
 made=1
-chmod 755 "$D" && mkdir -m 755 "$D/fake" || exit 1
+mkdir -m 755 "$D/fake" || exit 1
 
 # The fakes: libbsd-dev is "absent" until apt-get "installs" it.
 fake_tools() {
@@ -174,8 +180,7 @@ else
 fi
 
 git -c advice.detachedHead=false clone -q "$top" "$D/depotd" || { notok "git clone"; exit 1; }
-ok "a clean clone of HEAD"
-chmod 755 "$D/depotd"
+ok "a clean clone of HEAD, in a directory only root may enter"
 
 # `make run' in a session of its own, so that the whole tree stops:
 # the session leader's pid names its process group.
@@ -205,6 +210,11 @@ if [ "$st" = 200 ]; then
 else
 	notok "/healthz answers 200 on the first try (got $st)"
 fi
+case $(readlink "$D/depotd/var") in
+/var/lib/depotd-run/[0-9]*)
+	ok "./var links to a directory postgres can enter" ;;
+*)	notok "./var links to a directory postgres can enter" ;;
+esac
 if [ "${CI:-}" = true ]; then
 	if dpkg -s libbsd-dev >/dev/null 2>&1; then
 		ok "make run installed libbsd-dev again"
