@@ -4,7 +4,9 @@
  * session.
  *
  *	depot-sandboxd.c	options, listening socket, privilege drop
- *	api.c			the HTTP routes of the protocol
+ *	api.c			authentication, routing, replies (api.h)
+ *	api_session.c		CreateSession, Execute, DestroySession
+ *	api_files.c		ListFiles, GetFile, PutFile
  *	session.c		sessions, the runner process, the reaper
  *	jail.c			the bubblewrap command line and rlimits
  *	workspace.c		path confinement, listings, removal
@@ -115,6 +117,8 @@ void	 session_touch(struct session *);
 const char *session_id(const struct session *);
 int	 session_rootfd(const struct session *);
 struct json_object *session_describe(const struct session *);
+/* A protocol v1 time: seconds since the epoch with a fraction. */
+struct json_object *json_time(int64_t usec);
 /*
  * Runs one tool call; done is called exactly once, possibly later.
  * Returns a handle for session_exec_cancel (the client went away).

@@ -509,22 +509,31 @@ session_rootfd(const struct session *s)
 	return s->rootfd;
 }
 
+/* Protocol v1 times: POSIX seconds with a fraction, as a JSON number. */
+struct json_object *
+json_time(int64_t usec)
+{
+	char	 text[32];
+
+	snprintf(text, sizeof(text), "%lld.%06lld",
+	    (long long)(usec / 1000000), (long long)(usec % 1000000));
+	/* The text is what is sent; the double is json-c's own copy. */
+	return json_object_new_double_s((double)usec / 1e6, text);
+}
+
 struct json_object *
 session_describe(const struct session *s)
 {
 	struct json_object	*o = json_object_new_object();
-	char			 t[RFC3339_LEN];
 
 	json_object_object_add(o, "session_id", json_object_new_string(s->id));
 	json_object_object_add(o, "idle_timeout_seconds",
 	    json_object_new_int(s->idle));
 	json_object_object_add(o, "max_lifetime_seconds",
 	    json_object_new_int(s->life));
-	time_rfc3339_usec(s->created, t, sizeof(t));
-	json_object_object_add(o, "created_at", json_object_new_string(t));
-	time_rfc3339_usec(s->last_activity, t, sizeof(t));
+	json_object_object_add(o, "created_at", json_time(s->created));
 	json_object_object_add(o, "last_activity_at",
-	    json_object_new_string(t));
+	    json_time(s->last_activity));
 	return o;
 }
 
