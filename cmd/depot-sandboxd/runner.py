@@ -1,7 +1,9 @@
 # runner.py: the interpreter host that depot-sandboxd starts inside each
 # session's bubblewrap jail.  It reads one JSON request per line on its
-# standard input and answers one JSON line per request on its standard
-# output.  Python code runs in one persistent globals dict, so variables
+# protocol channel (fd DEPOT_CHANNEL_FD, 3) and answers one JSON line per
+# request there, echoing the request's "seq".  The channel is never fd 1:
+# outside a call fds 0-2 are /dev/null, so a thread the code left behind
+# cannot print into the channel.  Python code runs in one persistent globals dict, so variables
 # and imports survive between calls.  Nothing here is a security
 # boundary: the jail is.  The daemon enforces the wall-clock timeout by
 # killing the whole jail.
@@ -301,18 +303,17 @@ def handle(request, env, editor):
 		reap_leftovers()
 		stdout = out.finish()
 		stderr = err.finish()
-	return {"stdout": stdout, "stderr": stderr, "return_code": rc}
+	return {"stdout": stdout, "stderr": stderr, "return_code": rc,
+	    "seq": request.get("seq")}
 
 
 def main():
-	# Keep private copies of the protocol channel, then point fds 0-2
-	# somewhere harmless so that user code cannot read our requests by
-	# accident.
-	proto_in = os.fdopen(os.dup(0), "rb")
-	proto_out = os.fdopen(os.dup(1), "wb")
-	devnull = os.open(os.devnull, os.O_RDWR)
-	os.dup2(devnull, 0)
-	os.close(devnull)
+	# The channel is not inherited by what the code runs; fds 0-2 are
+	# /dev/null already (the daemon set them up).
+	channel = int(os.environ.get("DEPOT_CHANNEL_FD", "3"))
+	os.set_inheritable(channel, False)
+	proto_in = os.fdopen(channel, "rb")
+	proto_out = os.fdopen(os.dup(channel), "wb")
 	sys.stdout = open(1, "w", encoding="utf-8", errors="replace",
 	    closefd=False, buffering=1)
 	sys.stderr = open(2, "w", encoding="utf-8", errors="replace",

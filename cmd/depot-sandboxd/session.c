@@ -12,9 +12,11 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +33,8 @@
 
 #define SESSION_MAX_QUEUE	16
 #define RUNNER_MAX_REPLY	(32 * 1024 * 1024)
+#define QUOTA_CHECK_SEC		1
+#define BURIAL_TIMEOUT_SEC	10
 
 struct exec_call {
 	TAILQ_ENTRY(exec_call)	 entry;
@@ -41,6 +45,7 @@ struct exec_call {
 	void			*arg;
 	int			 cancelled;
 	int			 listed;
+	int64_t			 seq;
 	struct ws_listing	 before;
 	int64_t			 start;
 };
@@ -55,11 +60,17 @@ struct session {
 	int64_t			 last_activity;
 	int			 idle;
 	int			 life;
-	pid_t			 pid;
+	pid_t			 pid;		/* bwrap, our child */
 	struct bufferevent	*bev;
+	int			 info_fd;	/* bwrap's --info-fd */
+	struct event		*info_ev;
+	int			 jail_pidfd;	/* the jail's pid 1 */
+	struct event		*burial;	/* waits on jail_pidfd */
+	int64_t			 seq;
 	struct exec_queue	 calls;
 	struct exec_call	*running;
 	struct event		*timer;
+	struct event		*quota_timer;
 };
 TAILQ_HEAD(session_list, session);
 
@@ -71,24 +82,72 @@ static struct event		*sigchld_ev;
 static struct event		*spare_ev;
 static struct session		*spare;
 static int			 shutting_down;
+static int			 nburials;
 
 static void	runner_read(struct bufferevent *, void *);
 static void	runner_event(struct bufferevent *, short, void *);
 static void	exec_start_next(struct session *);
 static void	exec_finish(struct session *, struct json_object *reply,
 		    int status, const char *error);
+static void	runner_info(int, short, void *);
+static void	quota_check(int, short, void *);
+static void	session_free(struct session *);
+static void	session_bury(struct session *);
+static void	runner_info_close(struct session *);
 
 static char	*jail_env[] = { "PATH=/usr/bin:/bin", NULL };
+
+/* In the child: the fds the jail expects, then exec bwrap. */
+static void __attribute__((noreturn))
+runner_exec(struct session *s, char **argv, int channel, int info)
+{
+	int	 devnull, seccomp, i;
+	int	 want[3];
+
+	/* A new session, so that the whole group can be killed. */
+	setsid();
+	if (cgroup_enabled() && cgroup_session_enter(s->id) == -1)
+		_exit(127);
+	devnull = open("/dev/null", O_RDWR);
+	seccomp = jail_seccomp_fd();
+	/* Above the targets first, so that no dup2 lands on a source. */
+	want[0] = fcntl(channel, F_DUPFD, 10);
+	want[1] = fcntl(seccomp, F_DUPFD, 10);
+	want[2] = fcntl(info, F_DUPFD, 10);
+	if (devnull == -1 || seccomp == -1 || want[0] == -1 ||
+	    want[1] == -1 || want[2] == -1)
+		_exit(127);
+	for (i = 0; i < 3; i++)
+		if (dup2(devnull, i) == -1)
+			_exit(127);
+	for (i = 0; i < 3; i++)
+		if (dup2(want[i], JAIL_FD_CHANNEL + i) == -1)
+			_exit(127);
+	closefrom(JAIL_FD_INFO + 1);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	if (jail_rlimits(&sbx_conf->limits) == -1)
+		_exit(127);
+	/* Not even bwrap sees the daemon's environment. */
+	execve(argv[0], argv, jail_env);
+	_exit(127);
+}
 
 static int
 runner_spawn(struct session *s)
 {
 	char	**argv;
-	int	 sv[2], devnull;
+	int	 sv[2], info[2];
 	pid_t	 pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
 		log_warn("%s: socketpair", s->id);
+		return -1;
+	}
+	if (pipe2(info, O_CLOEXEC) == -1) {
+		log_warn("%s: pipe", s->id);
+		close(sv[0]);
+		close(sv[1]);
 		return -1;
 	}
 	argv = jail_argv(s->path);
@@ -97,24 +156,14 @@ runner_spawn(struct session *s)
 		log_warn("%s: fork", s->id);
 		close(sv[0]);
 		close(sv[1]);
+		close(info[0]);
+		close(info[1]);
 		return -1;
 	case 0:
-		/* A new session, so that the whole group can be killed. */
-		setsid();
-		devnull = open("/dev/null", O_RDWR);
-		if (dup2(sv[1], 0) == -1 || dup2(sv[1], 1) == -1 ||
-		    devnull == -1 || dup2(devnull, 2) == -1)
-			_exit(127);
-		closefrom(3);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		if (jail_rlimits(&sbx_conf->limits) == -1)
-			_exit(127);
-		/* Not even bwrap sees the daemon's environment. */
-		execve(argv[0], argv, jail_env);
-		_exit(127);
+		runner_exec(s, argv, sv[1], info[1]);
 	}
 	close(sv[1]);
+	close(info[1]);
 	evutil_make_socket_nonblocking(sv[0]);
 	s->pid = pid;
 	s->bev = bufferevent_socket_new(session_base, sv[0],
@@ -123,8 +172,69 @@ runner_spawn(struct session *s)
 		fatalx("bufferevent_socket_new");
 	bufferevent_setcb(s->bev, runner_read, NULL, runner_event, s);
 	bufferevent_enable(s->bev, EV_READ);
+	s->info_fd = info[0];
+	evutil_make_socket_nonblocking(s->info_fd);
+	s->info_ev = event_new(session_base, s->info_fd, EV_READ | EV_PERSIST,
+	    runner_info, s);
+	if (s->info_ev == NULL || event_add(s->info_ev, NULL) == -1)
+		fatalx("info event");
 	log_debug("%s: runner pid %d", s->id, (int)pid);
 	return 0;
+}
+
+/*
+ * bwrap names the jail's pid 1 on its info fd.  A pidfd on it tells
+ * when every process of the jail is gone: the kernel kills and waits
+ * for the rest of a pid namespace before its init's exit completes.
+ */
+static void
+runner_info(int fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+	char		 buf[512], *p;
+	ssize_t		 n;
+	long		 pid;
+
+	/* Read to the end: bwrap dies of SIGPIPE on a closed info pipe. */
+	if ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		if (s->jail_pidfd == -1 &&
+		    (p = strstr(buf, "\"child-pid\"")) != NULL &&
+		    (p = strchr(p, ':')) != NULL &&
+		    (pid = strtol(p + 1, NULL, 10)) > 0) {
+			s->jail_pidfd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
+			if (s->jail_pidfd == -1)
+				log_warn("%s: pidfd_open %ld", s->id, pid);
+		}
+		return;
+	}
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return;
+	runner_info_close(s);
+}
+
+static void
+runner_info_close(struct session *s)
+{
+	if (s->info_ev != NULL) {
+		event_free(s->info_ev);
+		s->info_ev = NULL;
+	}
+	if (s->info_fd != -1) {
+		close(s->info_fd);
+		s->info_fd = -1;
+	}
+}
+
+/* Forgets the jail's pid 1, which may still be dying. */
+static void
+runner_forget(struct session *s)
+{
+	runner_info_close(s);
+	if (s->jail_pidfd != -1) {
+		close(s->jail_pidfd);
+		s->jail_pidfd = -1;
+	}
 }
 
 static void
@@ -149,6 +259,7 @@ runner_restart(struct session *s, const char *why)
 {
 	log_info("%s: restarting the interpreter: %s", s->id, why);
 	runner_kill(s);
+	runner_forget(s);
 	if (runner_spawn(s) == -1)
 		log_warnx("%s: could not restart the interpreter", s->id);
 }
@@ -165,6 +276,19 @@ failed_reply(const char *stderr_text)
 	return o;
 }
 
+/* A reply to another call (or none) is dropped; a malformed one is not. */
+static int
+reply_matches(struct json_object *reply, int64_t seq)
+{
+	struct json_object	*v;
+
+	if (reply == NULL || !json_object_is_type(reply, json_type_object))
+		return 1;
+	return json_object_object_get_ex(reply, "seq", &v) &&
+	    json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) == seq;
+}
+
 static void
 runner_read(struct bufferevent *bev, void *arg)
 {
@@ -177,8 +301,10 @@ runner_read(struct bufferevent *bev, void *arg)
 	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
 		reply = json_tokener_parse(line);
 		free(line);
-		if (s->running == NULL) {
+		if (s->running == NULL || !reply_matches(reply,
+		    s->running->seq)) {
 			/* Code can write to the channel; nobody asked. */
+			log_debug("%s: a reply nobody asked for", s->id);
 			json_object_put(reply);
 			continue;
 		}
@@ -231,6 +357,66 @@ exec_timeout(int fd, short ev, void *arg)
 }
 
 static void
+quota_message(const struct ws_listing *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "The workspace is over its quota (%lld%s entries "
+	    "of %lld, %lld bytes of %lld): remove files before writing "
+	    "more.\n", (long long)l->nentries, l->cut ? "+" : "",
+	    (long long)sbx_conf->limits.ws_entries, (long long)l->bytes,
+	    (long long)sbx_conf->limits.ws_bytes);
+}
+
+/* Says so on the call's stderr. */
+static void
+quota_note(struct session *s, struct json_object *reply,
+    const struct ws_listing *l)
+{
+	struct json_object	*v;
+	char			 msg[256], *text;
+
+	quota_message(l, msg, sizeof(msg));
+	log_info("%s: %s", s->id, msg);
+	if (reply == NULL || !json_object_object_get_ex(reply, "stderr", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    asprintf(&text, "%s%s", json_object_get_string(v), msg) == -1)
+		return;
+	json_object_object_add(reply, "stderr", json_object_new_string(text));
+	free(text);
+}
+
+/*
+ * While a call runs, its workspace is walked every second: a call that
+ * grows a workspace past its quota is stopped like one that times out.
+ * One that only shrinks an over-quota workspace (cleaning up) runs on.
+ */
+static void
+quota_check(int fd, short ev, void *arg)
+{
+	struct session		*s = arg;
+	struct exec_call	*c = s->running;
+	struct ws_listing	 now;
+	struct timeval		 tv = { QUOTA_CHECK_SEC, 0 };
+	char			 msg[320];
+	int			 grew;
+
+	if (c == NULL || ws_list(s->rootfd, ".", &now) == -1)
+		return;
+	grew = !c->listed || now.nentries > c->before.nentries ||
+	    now.bytes > c->before.bytes;
+	if (!ws_over_quota(&now) || !grew) {
+		ws_listing_free(&now);
+		evtimer_add(s->quota_timer, &tv);
+		return;
+	}
+	quota_message(&now, msg, sizeof(msg));
+	ws_listing_free(&now);
+	strlcat(msg, "The call was stopped and the interpreter restarted; "
+	    "variables and imports are lost.\n", sizeof(msg));
+	runner_restart(s, "workspace quota");
+	exec_finish(s, failed_reply(msg), 200, NULL);
+}
+
+static void
 exec_call_free(struct exec_call *c)
 {
 	if (c->listed)
@@ -249,6 +435,7 @@ exec_finish(struct session *s, struct json_object *reply, int status,
 
 	s->running = NULL;
 	evtimer_del(s->timer);
+	evtimer_del(s->quota_timer);
 	memset(&r, 0, sizeof(r));
 	r.status = status;
 	r.error = error;
@@ -257,6 +444,8 @@ exec_finish(struct session *s, struct json_object *reply, int status,
 	if (status == 200 && c->listed &&
 	    ws_list(s->rootfd, ".", &after) == 0) {
 		r.produced = ws_produced(&c->before, &after);
+		if (ws_over_quota(&after))
+			quota_note(s, reply, &after);
 		ws_listing_free(&after);
 	} else
 		r.produced = json_object_new_array();
@@ -290,6 +479,9 @@ exec_start_next(struct session *s)
 			    "be started");
 			continue;
 		}
+		c->seq = ++s->seq;
+		json_object_object_add(c->request, "seq",
+		    json_object_new_int64(c->seq));
 		line = json_object_to_json_string_ext(c->request,
 		    JSON_C_TO_STRING_PLAIN);
 		bufferevent_write(s->bev, line, strlen(line));
@@ -297,6 +489,8 @@ exec_start_next(struct session *s)
 		tv.tv_sec = c->timeout;
 		tv.tv_usec = 0;
 		evtimer_add(s->timer, &tv);
+		tv.tv_sec = QUOTA_CHECK_SEC;
+		evtimer_add(s->quota_timer, &tv);
 	}
 }
 
@@ -352,6 +546,7 @@ session_new(const char **why)
 	}
 	id_new(s->id, sizeof(s->id), SBX_SESSION_ID_PREFIX);
 	TAILQ_INIT(&s->calls);
+	s->info_fd = s->jail_pidfd = -1;
 	n = snprintf(s->path, sizeof(s->path), "%s/sessions/%s",
 	    sbx_conf->workdir, s->id);
 	if (n < 0 || (size_t)n >= sizeof(s->path)) {
@@ -367,14 +562,18 @@ session_new(const char **why)
 		free(s);
 		return NULL;
 	}
-	if ((s->timer = evtimer_new(session_base, exec_timeout, s)) == NULL)
+	if ((s->timer = evtimer_new(session_base, exec_timeout, s)) == NULL ||
+	    (s->quota_timer = evtimer_new(session_base, quota_check, s)) ==
+	    NULL)
 		fatalx("evtimer_new");
+	if (cgroup_session_create(s->id) == -1) {
+		*why = "cannot set the session's resource limits";
+		session_free(s);
+		return NULL;
+	}
 	if (runner_spawn(s) == -1) {
 		*why = "cannot start the interpreter";
-		event_free(s->timer);
-		close(s->rootfd);
-		ws_remove_tree(sbx_conf->sessions_fd, s->id);
-		free(s);
+		session_free(s);
 		return NULL;
 	}
 	return s;
@@ -440,6 +639,7 @@ session_destroy(struct session *s, const char *why)
 	}
 	runner_kill(s);
 	evtimer_del(s->timer);
+	evtimer_del(s->quota_timer);
 	memset(&r, 0, sizeof(r));
 	r.status = 404;
 	r.error = "the session was destroyed";
@@ -453,12 +653,81 @@ session_destroy(struct session *s, const char *why)
 			c->done(&r, c->arg);
 		exec_call_free(c);
 	}
+	log_info("%s: destroyed (%s)", s->id, why);
+	session_bury(s);
+}
+
+/* The jail is gone, or given up on: its workspace and groups go. */
+static void
+session_free(struct session *s)
+{
+	runner_forget(s);
+	if (s->burial != NULL) {
+		event_free(s->burial);
+		nburials--;
+	}
 	event_free(s->timer);
+	event_free(s->quota_timer);
 	close(s->rootfd);
+	cgroup_session_kill(s->id);
 	if (ws_remove_tree(sbx_conf->sessions_fd, s->id) == -1)
 		log_warn("%s: removing the workspace", s->id);
-	log_info("%s: destroyed (%s)", s->id, why);
+	cgroup_session_remove(s->id);
 	free(s);
+}
+
+static void
+session_buried(int fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+
+	if (ev & EV_TIMEOUT)
+		log_warnx("%s: the jail's processes outlived %d s; removing "
+		    "the workspace anyway", s->id, BURIAL_TIMEOUT_SEC);
+	session_free(s);
+}
+
+/*
+ * The workspace is removed only once every process of the jail is
+ * gone: one still dying could otherwise swap a directory for a
+ * symbolic link under the removal.  bwrap is dead already; its jail's
+ * pid 1 is waited for on its pidfd, without blocking the loop.
+ */
+static void
+session_bury(struct session *s)
+{
+	struct timeval	 tv = { BURIAL_TIMEOUT_SEC, 0 };
+	struct pollfd	 pfd;
+
+	runner_kill(s);
+	evtimer_del(s->timer);
+	evtimer_del(s->quota_timer);
+	/* Killed before its info was read: it is written, or never. */
+	while (s->jail_pidfd == -1 && s->info_fd != -1) {
+		pfd.fd = s->info_fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 1000) != 1)
+			break;
+		runner_info(s->info_fd, EV_READ, s);
+	}
+	runner_info_close(s);
+	/* Whatever escaped the pid namespace's end is in the group. */
+	cgroup_session_kill(s->id);
+	if (s->jail_pidfd == -1) {
+		session_free(s);
+		return;
+	}
+	s->burial = event_new(session_base, s->jail_pidfd, EV_READ,
+	    session_buried, s);
+	if (s->burial == NULL || event_add(s->burial, &tv) == -1)
+		fatalx("burial event");
+	nburials++;
+}
+
+int
+session_burials(void)
+{
+	return nburials;
 }
 
 void

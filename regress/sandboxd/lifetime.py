@@ -88,7 +88,8 @@ try:
 	check(c["stdout"] == "unix\n", "unix socket: Execute")
 	check(d.delete(s["session_id"]) == 204, "unix socket: DestroySession")
 	mode = os.stat(d.sock).st_mode & 0o777
-	check(mode == 0o660, "the socket is mode 0660 (%o)" % mode)
+	check(mode == 0o600, "without a token the socket is mode 0600 (%o)" %
+	    mode)
 finally:
 	d.stop()
 	d.cleanup()

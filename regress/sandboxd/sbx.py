@@ -19,6 +19,19 @@ DAEMON = os.environ.get("SBX_DAEMON",
 RUNNER = os.path.join(TOP, "cmd", "depot-sandboxd", "runner.py")
 
 failures = 0
+JAIL_USER = "_depotsbx"
+
+
+def jail_user():
+	"""The daemon refuses nobody: make its default user when missing."""
+	if os.geteuid() != 0:
+		return
+	if subprocess.run(["id", JAIL_USER], capture_output=True).returncode:
+		subprocess.run(["useradd", "-r", "-M", "-d", "/var/empty", "-s",
+		    "/usr/sbin/nologin", JAIL_USER], check=True)
+
+
+jail_user()
 
 
 def check(cond, what):
