@@ -284,6 +284,22 @@ api_put_fail(struct api_req *a, int status, const char *message)
 	a->replied = 1;
 }
 
+/* Would the upload take the workspace past its quota? */
+static int
+put_over_quota(struct session *s, int64_t size)
+{
+	const struct sbx_limits	*lim = &sbx_conf->limits;
+	struct ws_listing	 l;
+	int			 over;
+
+	if (ws_list(session_rootfd(s), ".", &l) == -1)
+		return 0;
+	over = ws_over_quota(&l) || l.nentries + 1 > lim->ws_entries ||
+	    l.bytes + size > lim->ws_bytes;
+	ws_listing_free(&l);
+	return over;
+}
+
 void
 api_put_end(struct api_req *a)
 {
@@ -323,6 +339,10 @@ api_put_end(struct api_req *a)
 	}
 	if ((s = api_session(a)) == NULL) {
 		api_put_discard(a);
+		return;
+	}
+	if (put_over_quota(s, a->written)) {
+		api_put_fail(a, 413, "the workspace is over its quota");
 		return;
 	}
 	if ((dirfd = ws_open_parent(session_rootfd(s), rel, &leaf)) == -1) {

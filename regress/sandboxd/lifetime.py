@@ -6,7 +6,7 @@ import signal
 import threading
 import time
 
-from sbx import Daemon, check, finish, jailed_processes
+from sbx import Daemon, check, finish, jailed_processes, session_processes
 
 d = Daemon(opts=["idle-timeout=2", "max-lifetime=4"])
 try:
@@ -69,7 +69,7 @@ try:
 	check(answers == [404], "the call in flight is answered 404 (%r)" %
 	    answers)
 	time.sleep(0.5)
-	left = jailed_processes(marker) + jailed_processes("/run/depot/runner.py")
+	left = jailed_processes(marker) + session_processes(sids)
 	check(left == [], "SIGTERM leaves no jailed process (%r)" % left[:3])
 	check(os.listdir(os.path.join(d.workdir, "sessions")) == [],
 	    "SIGTERM leaves no workspace")

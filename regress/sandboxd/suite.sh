@@ -2,7 +2,7 @@
 # regress/sandboxd/suite.sh: depot-sandboxd's own tests: the protocol,
 # escape and abuse attempts, session lifetime.  Needs root (the daemon
 # drops to nobody), bubblewrap, Debian's python3 with numpy, pandas and
-# matplotlib.
+# matplotlib; cgroups writable by root for limits.py.
 cd "$(dirname "$0")" || exit 1
 PY=/usr/bin/python3
 if [ ! -x ../../build/depot-sandboxd ]; then
@@ -10,7 +10,7 @@ if [ ! -x ../../build/depot-sandboxd ]; then
 	exit 1
 fi
 status=0
-for t in schema proto abuse lifetime; do
+for t in schema proto abuse lifetime harden standalone limits; do
 	echo "# $t"
 	$PY "$t.py" || status=1
 done
