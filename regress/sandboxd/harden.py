@@ -108,6 +108,8 @@ try:
 	    "            open('%%s/t%%d/y/f' %% (d, i), 'w').close()\n"
 	    "            os.chmod('%%s/t%%d' %% (d, i), 0)\n"
 	    "        while True:\n"
+	    "            i += 1\n"
+	    "            open('%%s/c%%d' %% (d, i), 'w').close()\n"
 	    "            try:\n"
 	    "                os.mkdir(d + '/x')\n"
 	    "                os.chmod(d + '/x', 0)\n"
@@ -121,7 +123,8 @@ try:
 	t = threading.Thread(target=lambda: answers.append(
 	    d.code(victim, busy, timeout_seconds=90)[0]))
 	t.start()
-	time.sleep(1.5)
+	# Before the first quota walk of the call, a second in.
+	time.sleep(0.8)
 	ws = os.path.join(d.workdir, "sessions", victim)
 	check(os.path.isdir(ws), "the busy session's workspace exists")
 	check(d.delete(victim) == 204, "DestroySession of a busy session: 204")
