@@ -41,6 +41,7 @@
 
 #include "log.h"
 #include "privdrop.h"
+#include "util.h"
 #include "sandboxd.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
@@ -196,10 +197,22 @@ cgroup_enabled(void)
 	return cg_mode != CG_NONE;
 }
 
-static void
+/*
+ * The session's group in hierarchy i, or -1: only a well-formed session
+ * id below a parent that was set up names a group, so that no caller
+ * can ever reach the parent's or the root's cgroup.procs (which list
+ * other daemons' jails, or every process on the host).
+ */
+static int
 cg_session_dir(int i, const char *id, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", cg_dirs[i], id);
+	int	 n;
+
+	if (cg_mode == CG_NONE || i < 0 || i >= cg_ndirs ||
+	    cg_dirs[i][0] != '/' || !id_valid(id, SBX_SESSION_ID_PREFIX))
+		return -1;
+	n = snprintf(buf, len, "%s/%s", cg_dirs[i], id);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 static int
@@ -235,8 +248,8 @@ cgroup_session_create(const char *id)
 	if (cg_mode == CG_NONE)
 		return 0;
 	for (i = 0; i < cg_ndirs; i++) {
-		cg_session_dir(i, id, dir, sizeof(dir));
-		if ((mkdir(dir, 0755) == -1 && errno != EEXIST) ||
+		if (cg_session_dir(i, id, dir, sizeof(dir)) == -1 ||
+		    (mkdir(dir, 0755) == -1 && errno != EEXIST) ||
 		    cg_limit(dir, v1_controllers[i]) == -1) {
 			log_warn("%s: cgroup %s", id, dir);
 			cgroup_session_remove(id);
@@ -253,9 +266,9 @@ cgroup_session_enter(const char *id)
 	int	 i;
 
 	for (i = 0; i < cg_ndirs && cg_mode != CG_NONE; i++) {
-		cg_session_dir(i, id, dir, sizeof(dir));
 		/* "0" is the writer itself. */
-		if (cg_write(dir, "cgroup.procs", "0") == -1)
+		if (cg_session_dir(i, id, dir, sizeof(dir)) == -1 ||
+		    cg_write(dir, "cgroup.procs", "0") == -1)
 			return -1;
 	}
 	return 0;
@@ -268,32 +281,51 @@ cgroup_session_remove(const char *id)
 	int	 i;
 
 	for (i = 0; i < cg_ndirs && cg_mode != CG_NONE; i++) {
-		cg_session_dir(i, id, dir, sizeof(dir));
+		if (cg_session_dir(i, id, dir, sizeof(dir)) == -1)
+			continue;
 		if (rmdir(dir) == -1 && errno != ENOENT)
 			log_warn("%s: rmdir %s", id, dir);
 	}
 }
 
-/* SIGKILL to every process left in the session's group. */
+/*
+ * SIGKILL to every process left in the session's group.  Never as root
+ * (the daemon has dropped to the jails' user by now, so a wrong list
+ * could only reach that user's processes), never to pid 1 or ourselves,
+ * and only pids read whole: a read may end in the middle of a number.
+ */
 void
 cgroup_session_kill(const char *id)
 {
-	char	 path[600], buf[4096], *p, *end;
+	char	 path[600], buf[8192], *p, *nl, *end;
+	size_t	 have = 0;
 	ssize_t	 n;
 	long	 pid;
 	int	 fd;
 
-	if (cg_mode == CG_NONE)
+	if (geteuid() == 0) {
+		log_warnx("%s: not killing a cgroup's processes as root", id);
 		return;
+	}
 	/* v1: the pids hierarchy; v2: the only one. */
-	cg_session_dir(cg_mode == CG_V1 ? 1 : 0, id, path, sizeof(path));
-	strlcat(path, "/cgroup.procs", sizeof(path));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (cg_session_dir(cg_mode == CG_V1 ? 1 : 0, id, path,
+	    sizeof(path)) == -1 ||
+	    strlcat(path, "/cgroup.procs", sizeof(path)) >= sizeof(path))
 		return;
-	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = '\0';
-		for (p = buf; (pid = strtol(p, &end, 10)) > 0; p = end)
-			kill((pid_t)pid, SIGKILL);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return;
+	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += n;
+		buf[have] = '\0';
+		for (p = buf; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+			pid = strtol(p, &end, 10);
+			if (end == nl && pid > 1 && pid != (long)getpid())
+				kill((pid_t)pid, SIGKILL);
+		}
+		have = strlen(p);
+		memmove(buf, p, have);
+		if (have == sizeof(buf) - 1)
+			break;
 	}
 	close(fd);
 }

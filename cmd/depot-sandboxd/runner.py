@@ -3,10 +3,11 @@
 # protocol channel (fd DEPOT_CHANNEL_FD, 3) and answers one JSON line per
 # request there, echoing the request's "seq".  The channel is never fd 1:
 # outside a call fds 0-2 are /dev/null, so a thread the code left behind
-# cannot print into the channel.  Python code runs in one persistent globals dict, so variables
-# and imports survive between calls.  Nothing here is a security
-# boundary: the jail is.  The daemon enforces the wall-clock timeout by
-# killing the whole jail.
+# cannot print into the channel.  Python code runs in one persistent
+# globals dict, so variables and imports survive between calls.  Nothing
+# here is a security boundary: the jail is.  The daemon enforces the
+# wall-clock timeout by killing the whole jail.  It refuses to run outside
+# that jail: see in_own_jail().
 
 import json
 import os
@@ -254,12 +255,30 @@ class EditorError(Exception):
 	pass
 
 
+def in_own_jail():
+	"""True only where kill(-1) cannot reach past this session: not
+	root (root's kill(-1) outside a pid namespace kills the whole
+	machine), in a pid namespace of our own whose init is bubblewrap's
+	and whose only other member is us or what we started."""
+	if os.getuid() == 0 or os.geteuid() == 0:
+		return False
+	try:
+		with open("/proc/1/comm") as f:
+			init = f.read().strip()
+	except OSError:
+		return False
+	return init == "bwrap" and os.getppid() == 1 and os.getpid() < 64
+
+
 def reap_leftovers():
 	"""Processes a call started do not outlive it: a background job
 	or a fork bomb would otherwise hold the jail's process and memory
 	limits for the calls that follow.  kill(-1) reaches every process
 	in the jail's pid namespace except its init and us; a bomb may fork
-	during one sweep, so sweep until nothing is left."""
+	during one sweep, so sweep until nothing is left.  Outside a jail
+	of its own it does nothing: see in_own_jail()."""
+	if not in_own_jail():
+		return
 	me = os.getpid()
 	for _ in range(50):
 		others = [p for p in os.listdir("/proc") if p.isdigit() and
@@ -308,6 +327,13 @@ def handle(request, env, editor):
 
 
 def main():
+	# Run by hand, as root or outside bubblewrap's pid namespace, the
+	# clean-up after each call would kill every process it may signal.
+	if not in_own_jail():
+		print("runner.py: refusing to run outside a depot-sandboxd "
+		    "jail (as root, or not in a pid namespace of its own)",
+		    file=sys.stderr)
+		sys.exit(2)
 	# The channel is not inherited by what the code runs; fds 0-2 are
 	# /dev/null already (the daemon set them up).
 	channel = int(os.environ.get("DEPOT_CHANNEL_FD", "3"))

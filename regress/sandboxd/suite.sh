@@ -10,7 +10,7 @@ if [ ! -x ../../build/depot-sandboxd ]; then
 	exit 1
 fi
 status=0
-for t in schema proto abuse lifetime harden standalone limits; do
+for t in safety schema proto abuse lifetime harden standalone limits; do
 	echo "# $t"
 	$PY "$t.py" || status=1
 done
