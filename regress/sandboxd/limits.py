@@ -16,9 +16,12 @@
 # limits.py: per-session resource limits.  A session that allocates
 # 8 GiB in eight processes, or forks without bound, is stopped by its own
 # cgroup while another session's print(1) still answers within 2 s, and
-# the host's available memory never falls more than FLOOR_DROP below
-# where it started.  The workspace quota counts every entry (symlinks
-# too) and bytes, at the end of a call and while it runs.
+# the host's available memory never falls under FLOOR (8 GiB: the
+# machine is shared) nor more than FLOOR_DROP below where it started.
+# The abuse runs only with per-session cgroups in force, with every
+# jail together capped by total-memory, and only when the host has
+# FLOOR plus MARGIN available.  The workspace quota counts every entry
+# (symlinks too) and bytes, at the end of a call and while it runs.
 
 import os
 import threading
@@ -26,8 +29,9 @@ import time
 
 from sbx import Daemon, check, finish
 
-SESSION_MEMORY = 512 << 20
-FLOOR_DROP = 2 << 30		# the stated floor: start minus 2 GiB
+FLOOR = 8 << 30			# the stated floor: 8 GiB available
+FLOOR_DROP = 2 << 30		# and never 2 GiB under the start
+MARGIN = 2 << 30		# what the jails may take (total-memory 1G)
 
 
 def mem_available():
@@ -67,18 +71,12 @@ def responsive_while(d, other, work):
 	return worst, answers
 
 
-d = Daemon(opts=["session-memory=512M", "processes=64", "session-cpu=100",
-    "workspace-size=20M", "workspace-entries=500", "max-lifetime=600"])
-try:
-	with open(d.log.name) as f:
-		log = f.read()
-	check("cgroup v1:" in log or "cgroup v2:" in log,
-	    "per-session cgroups in force (%r)" % [l for l in log.splitlines()
-	    if "cgroup" in l][:1])
-	hog, other = d.session(), d.session()
-	d.code(other, "pass")
-
+def abuse(d, hog, other):
 	start = mem_available()
+	if not check(start > FLOOR + MARGIN, "the host has %d MiB available, "
+	    "over the floor of %d MiB plus %d MiB (else no abuse is run)" %
+	    (start >> 20, FLOOR >> 20, MARGIN >> 20)):
+		return
 	sampler = Sampler()
 	sampler.start()
 	result = {}
@@ -94,9 +92,11 @@ try:
 	check(st == 200 and c["stdout"].count("done") < 8,
 	    "8 GiB in eight processes is stopped (%d of 8 finished)" %
 	    c["stdout"].count("done") if c else "no reply")
-	check(start - sampler.low < FLOOR_DROP, "host memory stayed above "
-	    "the floor: fell by at most %d MiB (allowed %d MiB)" %
-	    ((start - sampler.low) >> 20, FLOOR_DROP >> 20))
+	check(sampler.low > FLOOR and start - sampler.low < FLOOR_DROP,
+	    "host memory stayed above the floor: at least %d MiB available "
+	    "(floor %d MiB), fell by at most %d MiB (allowed %d MiB)" %
+	    (sampler.low >> 20, FLOOR >> 20, (start - sampler.low) >> 20,
+	    FLOOR_DROP >> 20))
 	check(answers > 0 and worst < 2.0, "meanwhile another session's "
 	    "print(1) answered %d times, the slowest in %.2f s" %
 	    (answers, worst))
@@ -113,6 +113,20 @@ try:
 	st, c = d.code(hog, "print('after')")
 	check(st == 200 and c["stdout"] == "after\n",
 	    "the bombed session works afterwards")
+
+
+d = Daemon(opts=["session-memory=512M", "total-memory=1G", "processes=64",
+    "session-cpu=100", "workspace-size=20M", "workspace-entries=500",
+    "max-lifetime=600"])
+try:
+	with open(d.log.name) as f:
+		log = f.read()
+	hog, other = d.session(), d.session()
+	d.code(other, "pass")
+	if check("cgroup v1:" in log or "cgroup v2:" in log,
+	    "per-session cgroups in force (%r; else no abuse is run)" %
+	    [l for l in log.splitlines() if "cgroup" in l][:1]):
+		abuse(d, hog, other)
 
 	# Workspace quota: entries of any type.
 	st, c = d.code(hog, "import os\nfor i in range(600):\n"

@@ -87,7 +87,10 @@ class Daemon:
 			self.port = free_port()
 			self.sock = None
 			args += ["-l", "127.0.0.1:%d" % self.port]
-		for o in opts:
+		# The machine is shared: all jails of a test daemon together
+		# stay under 2 GiB unless a test says otherwise (later -o
+		# options win).
+		for o in ("total-memory=2G",) + tuple(opts):
 			args += ["-o", o]
 		self.log = open(os.path.join(self.dir, "log"), "w")
 		env = dict(os.environ, SBX_DAEMON_ONLY="secret-in-env")
