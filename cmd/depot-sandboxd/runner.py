@@ -11,6 +11,7 @@
 
 import json
 import os
+import select
 import signal
 import sys
 import threading
@@ -23,48 +24,77 @@ TRUNC_MARKER = "\n[output truncated: %d bytes in total, first %d shown]\n"
 
 
 class Capture:
-	"""Collects what is written to one fd during a call, keeping at most
-	OUTPUT_CAP bytes; the rest is read and counted, never stored."""
+	"""Collects what is written to fds 1 and 2 during a call, keeping at
+	most OUTPUT_CAP bytes of each; the rest is read and counted, never
+	stored.  One thread drains the pipes of every call: starting a
+	thread per call cost half a millisecond of each Execute."""
 
-	def __init__(self, target_fd):
-		self.target_fd = target_fd
-		self.saved_fd = os.dup(target_fd)
-		rfd, wfd = os.pipe()
-		self.rfd = rfd
-		os.dup2(wfd, target_fd)
-		os.close(wfd)
-		self.chunks = []
-		self.kept = 0
-		self.total = 0
-		self.thread = threading.Thread(target=self._drain, daemon=True)
+	def __init__(self):
+		self.ctl_r, self.ctl_w = os.pipe()
+		self.done = threading.Semaphore(0)
+		self.thread = threading.Thread(target=self._serve, daemon=True)
 		self.thread.start()
 
+	def _serve(self):
+		while os.read(self.ctl_r, 1):
+			self._drain()
+			self.done.release()
+
 	def _drain(self):
-		while True:
-			try:
-				data = os.read(self.rfd, 65536)
-			except OSError:
-				break
-			if not data:
-				break
-			self.total += len(data)
-			room = OUTPUT_CAP - self.kept
-			if room > 0:
-				piece = data[:room]
-				self.chunks.append(piece)
-				self.kept += len(piece)
+		poller = select.poll()
+		for rfd in self.streams:
+			poller.register(rfd, select.POLLIN)
+		left = len(self.streams)
+		while left:
+			for rfd, _ in poller.poll():
+				try:
+					data = os.read(rfd, 65536)
+				except OSError:
+					data = b""
+				if not data:
+					poller.unregister(rfd)
+					left -= 1
+					continue
+				st = self.streams[rfd]
+				st["total"] += len(data)
+				room = OUTPUT_CAP - st["kept"]
+				if room > 0:
+					st["chunks"].append(data[:room])
+					st["kept"] += min(room, len(data))
+
+	def start(self):
+		"""Points fds 1 and 2 at fresh pipes and starts draining."""
+		self.saved = {}
+		self.streams = {}
+		self.order = []
+		for fd in (1, 2):
+			self.saved[fd] = os.dup(fd)
+			rfd, wfd = os.pipe()
+			os.dup2(wfd, fd)
+			os.close(wfd)
+			self.streams[rfd] = {"chunks": [], "kept": 0, "total": 0}
+			self.order.append(rfd)
+		os.write(self.ctl_w, b"c")
 
 	def finish(self):
-		# Restoring the fd closes our write end; a background process
-		# that kept a copy could hold the pipe open, so do not wait
-		# for it for long.
-		os.dup2(self.saved_fd, self.target_fd)
-		os.close(self.saved_fd)
-		self.thread.join(0.5)
-		text = b"".join(self.chunks).decode("utf-8", "replace")
-		if self.total > self.kept:
-			text += TRUNC_MARKER % (self.total, self.kept)
-		return text
+		"""Restores fds 1 and 2 and returns (stdout, stderr).  A copy of
+		a pipe the code kept (os.dup(1)) could hold it open: after a
+		short wait the drain is left to run on, and a new drainer
+		serves the calls that follow."""
+		for fd, saved in self.saved.items():
+			os.dup2(saved, fd)
+			os.close(saved)
+		finished = self.done.acquire(timeout=0.5)
+		texts = []
+		for rfd in self.order:
+			st = self.streams[rfd]
+			text = b"".join(st["chunks"]).decode("utf-8", "replace")
+			if st["total"] > st["kept"]:
+				text += TRUNC_MARKER % (st["total"], st["kept"])
+			texts.append(text)
+			if finished:
+				os.close(rfd)
+		return texts, finished
 
 
 def run_python(code, env):
@@ -298,11 +328,11 @@ def reap_leftovers():
 		time.sleep(0.01)
 
 
-def handle(request, env, editor):
+def handle(request, env, editor, capture):
+	"""Runs one call; returns its reply and the Capture for the next."""
 	tool = request.get("tool")
 	args = request.get("input") or {}
-	out = Capture(1)
-	err = Capture(2)
+	capture.start()
 	try:
 		if tool == "code_execution":
 			rc = run_python(args.get("code", ""), env)
@@ -320,10 +350,11 @@ def handle(request, env, editor):
 		except Exception:
 			pass
 		reap_leftovers()
-		stdout = out.finish()
-		stderr = err.finish()
+		(stdout, stderr), finished = capture.finish()
+		if not finished:
+			capture = Capture()
 	return {"stdout": stdout, "stderr": stderr, "return_code": rc,
-	    "seq": request.get("seq")}
+	    "seq": request.get("seq")}, capture
 
 
 def main():
@@ -350,6 +381,7 @@ def main():
 		pass
 	env = {"__name__": "__main__", "__builtins__": __builtins__}
 	editor = Editor()
+	capture = Capture()
 	for line in proto_in:
 		try:
 			request = json.loads(line)
@@ -359,7 +391,7 @@ def main():
 			reply = {"stdout": "", "stderr": "runner: bad "
 			    "request: %s\n" % e, "return_code": 1}
 		else:
-			reply = handle(request, env, editor)
+			reply, capture = handle(request, env, editor, capture)
 		proto_out.write(json.dumps(reply).encode() + b"\n")
 		proto_out.flush()
 
