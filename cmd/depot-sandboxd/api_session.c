@@ -102,6 +102,20 @@ api_create(struct api_req *a)
 	api_json(a->req, 201, session_describe(s));
 }
 
+/* to[key] = from[key] when that is a string, else "". */
+static void
+copy_string(struct json_object *to, struct json_object *from,
+    const char *key)
+{
+	struct json_object	*v;
+
+	if (json_object_object_get_ex(from, key, &v) &&
+	    json_object_is_type(v, json_type_string))
+		json_object_object_add(to, key, json_object_get(v));
+	else
+		json_object_object_add(to, key, json_object_new_string(""));
+}
+
 static void
 api_exec_done(const struct exec_result *r, void *arg)
 {
@@ -121,18 +135,8 @@ api_exec_done(const struct exec_result *r, void *arg)
 	/* Protocol v1: the same constant for every tool kind. */
 	json_object_object_add(content, "type",
 	    json_object_new_string("code_execution_result"));
-	if (json_object_object_get_ex(r->reply, "stdout", &v) &&
-	    json_object_is_type(v, json_type_string))
-		json_object_object_add(content, "stdout", json_object_get(v));
-	else
-		json_object_object_add(content, "stdout",
-		    json_object_new_string(""));
-	if (json_object_object_get_ex(r->reply, "stderr", &v) &&
-	    json_object_is_type(v, json_type_string))
-		json_object_object_add(content, "stderr", json_object_get(v));
-	else
-		json_object_object_add(content, "stderr",
-		    json_object_new_string(""));
+	copy_string(content, r->reply, "stdout");
+	copy_string(content, r->reply, "stderr");
 	if (json_object_object_get_ex(r->reply, "return_code", &v) &&
 	    json_object_is_type(v, json_type_int))
 		rc = json_object_get_int(v);
