@@ -108,6 +108,8 @@ report("health", health)
 report("warm", warm)
 report("cold", cold)
 report("bare", bare)
+# What Execute adds to an HTTP round trip, less sensitive to the load.
+print("warm - health p50 %.2f ms" % ((pct(warm, 50) - pct(health, 50)) * 1e3))
 b50 = pct(bare, 50)
 print("ratio cold/bare p50 %.3f  p99 %.3f" % (pct(cold, 50) / b50,
     pct(cold, 99) / pct(bare, 99)))
