@@ -18,30 +18,9 @@
 #include <openssl/sha.h>
 
 #include "s3sign.h"
+#include "util.h"
 
 #define HEX	"0123456789ABCDEF"
-#define hex	"0123456789abcdef"
-
-static void
-to_hex(const unsigned char *in, size_t len, char *out)
-{
-	size_t	i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = hex[in[i] >> 4];
-		out[2 * i + 1] = hex[in[i] & 0xf];
-	}
-	out[2 * len] = '\0';
-}
-
-void
-s3sign_sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char	md[SHA256_DIGEST_LENGTH];
-
-	SHA256(data, len, md);
-	to_hex(md, sizeof(md), out);
-}
 
 void
 s3sign_amz_date(char *buf, size_t len, time_t t)
@@ -313,7 +292,8 @@ s3sign(const struct s3sign_req *req, const struct s3sign_cred *cred,
     struct s3sign_out *out)
 {
 	unsigned char	 key[SHA256_DIGEST_LENGTH], sig[SHA256_DIGEST_LENGTH];
-	char		 date[9], scope[256], crhash[65], sighex[65];
+	char		 date[9], scope[256], crhash[SHA256_HEXLEN];
+	char		 sighex[SHA256_HEXLEN];
 	int		 rv = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -330,8 +310,8 @@ s3sign(const struct s3sign_req *req, const struct s3sign_cred *cred,
 	}
 	if (canonical(req, out) == -1)
 		goto fail;
-	s3sign_sha256_hex(out->canonical_request,
-	    strlen(out->canonical_request), crhash);
+	sha256_hex(out->canonical_request, strlen(out->canonical_request),
+	    crhash);
 	if (asprintf(&out->string_to_sign, "AWS4-HMAC-SHA256\n%s\n%s\n%s",
 	    req->amz_date, scope, crhash) == -1) {
 		out->string_to_sign = NULL;
@@ -340,7 +320,7 @@ s3sign(const struct s3sign_req *req, const struct s3sign_cred *cred,
 	if (signing_key(cred, date, key) == -1 ||
 	    hmac(key, sizeof(key), out->string_to_sign, sig) == -1)
 		goto fail;
-	to_hex(sig, sizeof(sig), sighex);
+	hex_encode(sig, sizeof(sig), sighex);
 	if (asprintf(&out->authorization, "AWS4-HMAC-SHA256 Credential=%s/%s, "
 	    "SignedHeaders=%s, Signature=%s", cred->access_key, scope,
 	    out->signed_headers, sighex) == -1) {
