@@ -1,6 +1,6 @@
 /*
- * sftp_conn.c: an SFTP store's connection: its URL, the host key check,
- * and the session's state machine, driven without blocking from the
+ * sftp_conn.c: an SFTP store's connection: the host key check and the
+ * session's state machine, driven without blocking from the
  * storage helper's event loop (TCP connect, SSH handshake, public key
  * authentication, the SFTP subsystem, keepalives, a watchdog for a
  * server that stops answering, backoff after a loss), and the passes
@@ -43,65 +43,6 @@ static void	sftp_kick_cb(evutil_socket_t, short, void *);
 static void	sftp_timer_cb(evutil_socket_t, short, void *);
 static void	sftp_watchdog_cb(evutil_socket_t, short, void *);
 static void	sftp_lost(struct sftp_store *, int);
-
-int
-sftp_url_parse(struct sftp_url *u, const char *url)
-{
-	const char	*p, *at, *slash, *hend, *errstr;
-	char		 portbuf[8];
-	size_t		 n;
-
-	if (strncmp(url, "sftp://", 7) != 0)
-		return -1;
-	p = url + 7;
-	if ((slash = strchr(p, '/')) == NULL)
-		return -1;
-	if ((at = memchr(p, '@', slash - p)) == NULL || at == p)
-		return -1;
-	u->user = strndup(p, at - p);
-	p = at + 1;
-	if (*p == '[') {
-		if ((hend = memchr(p, ']', slash - p)) == NULL)
-			return -1;
-		u->host = strndup(p + 1, hend - p - 1);
-		p = hend + 1;
-	} else {
-		hend = memchr(p, ':', slash - p);
-		if (hend == NULL)
-			hend = slash;
-		u->host = strndup(p, hend - p);
-		p = hend;
-	}
-	if (u->host == NULL || u->host[0] == '\0')
-		return -1;
-	u->port = 22;
-	if (*p == ':') {
-		n = slash - p - 1;
-		if (n == 0 || n >= sizeof(portbuf))
-			return -1;
-		memcpy(portbuf, p + 1, n);
-		portbuf[n] = '\0';
-		u->port = strtonum(portbuf, 1, 65535, &errstr);
-		if (errstr != NULL)
-			return -1;
-	} else if (p != slash)
-		return -1;
-	if ((u->root = strdup(slash)) == NULL)
-		return -1;
-	n = strlen(u->root);
-	while (n > 0 && u->root[n - 1] == '/')
-		u->root[--n] = '\0';
-	return u->user != NULL ? 0 : -1;
-}
-
-void
-sftp_url_free(struct sftp_url *u)
-{
-	free(u->user);
-	free(u->host);
-	free(u->root);
-	memset(u, 0, sizeof(*u));
-}
 
 static const char *
 hostkey_type_name(int type)

@@ -14,24 +14,29 @@ static const struct store_ops *store_backends[] = {
 	&store_sftp_ops,
 };
 
-struct store *
-store_new(struct event_base *base, const struct store_conf *sc,
-    const char **why)
+static const struct store_ops *
+store_backend(const char *url)
 {
-	const struct store_ops	*ops = NULL;
-	struct store		*st;
-	size_t			 i, n;
+	size_t	i, n;
 
 	for (i = 0; i < sizeof(store_backends) / sizeof(store_backends[0]);
 	    i++) {
 		n = strlen(store_backends[i]->scheme);
-		if (strncmp(sc->url, store_backends[i]->scheme, n) == 0 &&
-		    strncmp(sc->url + n, "://", 3) == 0) {
-			ops = store_backends[i];
-			break;
-		}
+		if (strncmp(url, store_backends[i]->scheme, n) == 0 &&
+		    strncmp(url + n, "://", 3) == 0)
+			return store_backends[i];
 	}
-	if (ops == NULL) {
+	return NULL;
+}
+
+struct store *
+store_new(struct event_base *base, const struct store_conf *sc,
+    const char **why)
+{
+	const struct store_ops	*ops;
+	struct store		*st;
+
+	if ((ops = store_backend(sc->url)) == NULL) {
 		*why = "unknown storage URL scheme";
 		return NULL;
 	}

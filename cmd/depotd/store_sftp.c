@@ -117,6 +117,14 @@ sftp_xfer_open(struct store_xfer *x, const char *path, unsigned long flags,
 	return sftp_call(sftp, sftp_ptr_rc(sftp, x->handle), error);
 }
 
+/* A new file of ours alone: a temporary, or the check's probe. */
+enum sftp_step_result
+sftp_xfer_create(struct store_xfer *x, const char *path, int *error)
+{
+	return sftp_xfer_open(x, path, LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT |
+	    LIBSSH2_FXF_EXCL, 0600, error);
+}
+
 enum sftp_step_result
 sftp_xfer_close(struct store_xfer *x, int *error)
 {
@@ -503,9 +511,7 @@ sftp_check_step(struct store_xfer *x)
 		x->step = ST_CHECK_OPEN;
 		return STEP_PROGRESS;
 	case ST_CHECK_OPEN:
-		if ((res = sftp_xfer_open(x, x->tmp, LIBSSH2_FXF_WRITE |
-		    LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL, 0600, &e)) !=
-		    STEP_PROGRESS)
+		if ((res = sftp_xfer_create(x, x->tmp, &e)) != STEP_PROGRESS)
 			return res;
 		if (e != 0) {
 			log_warnx("sftp: cannot create files in store root %s "
@@ -717,6 +723,18 @@ sftp_remove(struct store *st, const char *ref, store_done_cb cb, void *arg)
 	x->arg = arg;
 }
 
+/* The key files; the rest is on the other side of the connection. */
+static void
+sftp_paths(struct store *st, const char **ro, const char **rw)
+{
+	struct sftp_store	*sftp = st->priv;
+
+	ro[0] = sftp->identity;
+	ro[1] = sftp->known_hosts;
+	ro[2] = NULL;
+	rw[0] = NULL;
+}
+
 /* Pending callbacks are dropped: the caller is going away too. */
 static void
 sftp_free(struct store *st)
@@ -747,6 +765,7 @@ sftp_free(struct store *st)
 const struct store_ops store_sftp_ops = {
 	.scheme = "sftp",
 	.init = sftp_init,
+	.paths = sftp_paths,
 	.check = sftp_check,
 	.put_begin = sftp_put_begin,
 	.put_commit = sftp_put_commit,
