@@ -231,9 +231,7 @@ sftp_put_step(struct store_xfer *x)
 		x->step = ST_PUT_OPEN;
 		return STEP_PROGRESS;
 	case ST_PUT_OPEN:
-		if ((res = sftp_xfer_open(x, x->tmp, LIBSSH2_FXF_WRITE |
-		    LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL, 0600, &e)) !=
-		    STEP_PROGRESS)
+		if ((res = sftp_xfer_create(x, x->tmp, &e)) != STEP_PROGRESS)
 			return res;
 		if (e != 0) {
 			log_warnx("sftp: put %s: cannot create %s: %s", x->ref,

@@ -186,6 +186,8 @@ enum sftp_step_result sftp_xfer_finish(struct store_xfer *, int error,
 enum sftp_step_result sftp_call(struct sftp_store *, int rc, int *error);
 enum sftp_step_result sftp_xfer_open(struct store_xfer *, const char *path,
 		    unsigned long flags, long mode, int *error);
+enum sftp_step_result sftp_xfer_create(struct store_xfer *, const char *path,
+		    int *error);
 enum sftp_step_result sftp_xfer_close(struct store_xfer *, int *error);
 enum sftp_step_result sftp_xfer_unlink(struct store_xfer *,
 		    const char *path, int *error);

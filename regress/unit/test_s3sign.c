@@ -95,6 +95,9 @@ post_form(void)
 	    "20150830T123600Z" };
 	struct s3sign_out	 o;
 
+	sha256_hex("", 0, body);
+	T_EQ_STR(body, S3SIGN_EMPTY_SHA256, "the empty payload's hash is "
+	    "util.c's SHA-256 of nothing");
 	sha256_hex("Param1=value1", 13, body);
 	T_EQ_STR(body, "9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f"
 	    "4c7b24d0b6e", "post-x-www-form-urlencoded payload hash");
