@@ -38,15 +38,15 @@ static void	curlev_reap(struct curlev *);
 static void
 curlev_sock_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct curlev_sock	*cs = arg;
-	struct curlev		*curl = cs->curl;
+	struct curlev_sock	*watch = arg;
+	struct curlev		*curl = watch->curl;
 	int			 flags = 0, running;
 
 	if (what & EV_READ)
 		flags |= CURL_CSELECT_IN;
 	if (what & EV_WRITE)
 		flags |= CURL_CSELECT_OUT;
-	/* cs may be freed inside the call: do not touch it after. */
+	/* watch may be freed inside the call: do not touch it after. */
 	curl_multi_socket_action(curl->multi, fd, flags, &running);
 	curlev_reap(curl);
 }
@@ -66,33 +66,33 @@ curlev_socket(CURL *easy, curl_socket_t fd, int action, void *userp,
     void *socketp)
 {
 	struct curlev		*curl = userp;
-	struct curlev_sock	*cs = socketp;
+	struct curlev_sock	*watch = socketp;
 	short			 what = EV_PERSIST;
 
 	if (action == CURL_POLL_REMOVE) {
-		if (cs != NULL) {
-			event_free(cs->ev);
-			free(cs);
+		if (watch != NULL) {
+			event_free(watch->ev);
+			free(watch);
 			curl_multi_assign(curl->multi, fd, NULL);
 		}
 		return 0;
 	}
-	if (cs == NULL) {
-		if ((cs = calloc(1, sizeof(*cs))) == NULL)
+	if (watch == NULL) {
+		if ((watch = calloc(1, sizeof(*watch))) == NULL)
 			return -1;
-		cs->curl = curl;
-		cs->fd = fd;
-		curl_multi_assign(curl->multi, fd, cs);
+		watch->curl = curl;
+		watch->fd = fd;
+		curl_multi_assign(curl->multi, fd, watch);
 	} else {
-		event_free(cs->ev);
-		cs->ev = NULL;
+		event_free(watch->ev);
+		watch->ev = NULL;
 	}
 	if (action & CURL_POLL_IN)
 		what |= EV_READ;
 	if (action & CURL_POLL_OUT)
 		what |= EV_WRITE;
-	cs->ev = event_new(curl->base, fd, what, curlev_sock_cb, cs);
-	if (cs->ev == NULL || event_add(cs->ev, NULL) == -1)
+	watch->ev = event_new(curl->base, fd, what, curlev_sock_cb, watch);
+	if (watch->ev == NULL || event_add(watch->ev, NULL) == -1)
 		return -1;
 	return 0;
 }

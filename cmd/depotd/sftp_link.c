@@ -29,7 +29,6 @@
 
 #include <libssh2.h>
 
-#include "log.h"
 #include "sftp_conn.h"
 
 #define SFTP_LINK_IN	(256 * 1024)
