@@ -14,29 +14,24 @@ static const struct store_ops *store_backends[] = {
 	&store_sftp_ops,
 };
 
-static const struct store_ops *
-store_backend(const char *url)
-{
-	size_t	i, n;
-
-	for (i = 0; i < sizeof(store_backends) / sizeof(store_backends[0]);
-	    i++) {
-		n = strlen(store_backends[i]->scheme);
-		if (strncmp(url, store_backends[i]->scheme, n) == 0 &&
-		    strncmp(url + n, "://", 3) == 0)
-			return store_backends[i];
-	}
-	return NULL;
-}
-
 struct store *
 store_new(struct event_base *base, const struct store_conf *sc,
     const char **why)
 {
-	const struct store_ops	*ops;
+	const struct store_ops	*ops = NULL;
 	struct store		*st;
+	size_t			 i, n;
 
-	if ((ops = store_backend(sc->url)) == NULL) {
+	for (i = 0; i < sizeof(store_backends) / sizeof(store_backends[0]);
+	    i++) {
+		n = strlen(store_backends[i]->scheme);
+		if (strncmp(sc->url, store_backends[i]->scheme, n) == 0 &&
+		    strncmp(sc->url + n, "://", 3) == 0) {
+			ops = store_backends[i];
+			break;
+		}
+	}
+	if (ops == NULL) {
 		*why = "unknown storage URL scheme";
 		return NULL;
 	}
