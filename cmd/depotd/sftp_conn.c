@@ -45,7 +45,7 @@ static void	sftp_watchdog_cb(evutil_socket_t, short, void *);
 static void	sftp_lost(struct sftp_store *, int);
 
 static const char *
-hostkey_type_name(int type)
+sftp_hostkey_type_name(int type)
 {
 	switch (type) {
 	case LIBSSH2_HOSTKEY_TYPE_RSA:
@@ -66,7 +66,7 @@ hostkey_type_name(int type)
 }
 
 static int
-hostkey_type_mask(int type)
+sftp_hostkey_type_mask(int type)
 {
 	switch (type) {
 	case LIBSSH2_HOSTKEY_TYPE_RSA:
@@ -88,7 +88,7 @@ hostkey_type_mask(int type)
 
 /* "SHA256:<base64>" as ssh-keygen -l prints it. */
 static void
-hostkey_fingerprint(LIBSSH2_SESSION *sess, char *buf, size_t len)
+sftp_hostkey_fingerprint(LIBSSH2_SESSION *sess, char *buf, size_t len)
 {
 	const char	*hash;
 	unsigned char	 b64[64];
@@ -121,7 +121,7 @@ sftp_hostkey_check(LIBSSH2_SESSION *sess, const char *host, int port,
 		log_warnx("sftp: %s:%d sent no host key", host, port);
 		return 0;
 	}
-	hostkey_fingerprint(sess, fp, sizeof(fp));
+	sftp_hostkey_fingerprint(sess, fp, sizeof(fp));
 	if ((kh = libssh2_knownhost_init(sess)) == NULL)
 		return 0;
 	if (libssh2_knownhost_readfile(kh, known_hosts,
@@ -133,7 +133,7 @@ sftp_hostkey_check(LIBSSH2_SESSION *sess, const char *host, int port,
 	}
 	rc = libssh2_knownhost_checkp(kh, host, port, key, len,
 	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
-	    hostkey_type_mask(type), &entry);
+	    sftp_hostkey_type_mask(type), &entry);
 	libssh2_knownhost_free(kh);
 	switch (rc) {
 	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
@@ -141,17 +141,17 @@ sftp_hostkey_check(LIBSSH2_SESSION *sess, const char *host, int port,
 	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
 		log_warnx("sftp: host key of %s:%d (%s %s) does not match "
 		    "known-hosts file %s: possible impostor, refusing to "
-		    "connect", host, port, hostkey_type_name(type), fp,
+		    "connect", host, port, sftp_hostkey_type_name(type), fp,
 		    known_hosts);
 		return 0;
 	case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
 		log_warnx("sftp: host key of %s:%d (%s %s) is not in "
 		    "known-hosts file %s: refusing to connect", host,
-		    port, hostkey_type_name(type), fp, known_hosts);
+		    port, sftp_hostkey_type_name(type), fp, known_hosts);
 		return 0;
 	default:
 		log_warnx("sftp: cannot check host key of %s:%d (%s %s)",
-		    host, port, hostkey_type_name(type), fp);
+		    host, port, sftp_hostkey_type_name(type), fp);
 		return 0;
 	}
 }

@@ -47,15 +47,15 @@ struct sftp_block {
 
 /* The arena of the link libssh2 hands back to the allocators. */
 static struct sftp_arena *
-sess_arena(void **abstract)
+sftp_sess_arena(void **abstract)
 {
 	return &((struct sftp_link *)*abstract)->arena;
 }
 
 static void *
-sess_alloc(size_t size, void **abstract)
+sftp_sess_alloc(size_t size, void **abstract)
 {
-	struct sftp_arena	*arena = sess_arena(abstract);
+	struct sftp_arena	*arena = sftp_sess_arena(abstract);
 	struct sftp_block	*b;
 
 	if ((b = malloc(sizeof(*b) + size)) == NULL)
@@ -65,7 +65,7 @@ sess_alloc(size_t size, void **abstract)
 }
 
 static void
-sess_free(void *p, void **abstract)
+sftp_sess_free(void *p, void **abstract)
 {
 	struct sftp_block	*b;
 
@@ -77,24 +77,24 @@ sess_free(void *p, void **abstract)
 }
 
 static void *
-sess_realloc(void *p, size_t size, void **abstract)
+sftp_sess_realloc(void *p, size_t size, void **abstract)
 {
 	struct sftp_block	*b, *nb;
 
 	if (p == NULL)
-		return sess_alloc(size, abstract);
+		return sftp_sess_alloc(size, abstract);
 	b = (struct sftp_block *)p - 1;
 	LIST_REMOVE(b, entry);
 	if ((nb = realloc(b, sizeof(*b) + size)) == NULL) {
-		LIST_INSERT_HEAD(sess_arena(abstract), b, entry);
+		LIST_INSERT_HEAD(sftp_sess_arena(abstract), b, entry);
 		return NULL;
 	}
-	LIST_INSERT_HEAD(sess_arena(abstract), nb, entry);
+	LIST_INSERT_HEAD(sftp_sess_arena(abstract), nb, entry);
 	return nb + 1;
 }
 
 static void
-sess_sweep(struct sftp_arena *arena)
+sftp_sess_sweep(struct sftp_arena *arena)
 {
 	struct sftp_block	*b;
 
@@ -114,7 +114,7 @@ sess_sweep(struct sftp_arena *arena)
  * blocking mode, where libssh2 waits for readability itself.
  */
 static ssize_t
-sess_recv(libssh2_socket_t sock, void *buf, size_t len, int flags,
+sftp_sess_recv(libssh2_socket_t sock, void *buf, size_t len, int flags,
     void **abstract)
 {
 	struct sftp_link	*l = *abstract;
@@ -156,11 +156,11 @@ sftp_session_new(struct sftp_link *l)
 	l->in_dry = l->blocking = 0;
 	if (l->in == NULL && (l->in = malloc(SFTP_LINK_IN)) == NULL)
 		return NULL;
-	if ((sess = libssh2_session_init_ex(sess_alloc, sess_free,
-	    sess_realloc, l)) == NULL)
+	if ((sess = libssh2_session_init_ex(sftp_sess_alloc, sftp_sess_free,
+	    sftp_sess_realloc, l)) == NULL)
 		return NULL;
 	libssh2_session_callback_set(sess, LIBSSH2_CALLBACK_RECV,
-	    (void *)sess_recv);
+	    (void *)sftp_sess_recv);
 	libssh2_session_method_pref(sess, LIBSSH2_METHOD_CRYPT_CS,
 	    sess_ciphers);
 	libssh2_session_method_pref(sess, LIBSSH2_METHOD_CRYPT_SC,
@@ -191,7 +191,7 @@ sftp_session_destroy(LIBSSH2_SESSION *sess, struct sftp_link *l,
 	libssh2_session_set_timeout(sess, 1000);
 	libssh2_session_set_blocking(sess, 1);
 	libssh2_session_free(sess);
-	sess_sweep(&l->arena);
+	sftp_sess_sweep(&l->arena);
 	free(l->in);
 	l->in = NULL;
 }
