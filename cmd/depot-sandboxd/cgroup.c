@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -54,6 +55,8 @@ static enum cg_mode	 cg_mode;
 static const char *const v1_controllers[] = { "memory", "pids", "cpu" };
 static char		 cg_dirs[3][256];
 static int		 cg_ndirs;
+
+static void	cgroup_kill_dir(const char *);
 
 static int
 cg_write(const char *dir, const char *file, const char *value)
@@ -274,6 +277,28 @@ cgroup_session_enter(const char *id)
 	return 0;
 }
 
+#define CG_RMDIR_TRIES		20
+#define CG_RMDIR_WAIT_NSEC	5000000L
+
+/*
+ * A process just sent SIGKILL stays in its group until its exit is
+ * complete, and the group cannot go before: wait up to 100 ms for it.
+ */
+static int
+cg_rmdir(const char *dir)
+{
+	struct timespec	 ts = { 0, CG_RMDIR_WAIT_NSEC };
+	int		 tries;
+
+	for (tries = 0; rmdir(dir) == -1; tries++) {
+		if (errno != EBUSY || tries >= CG_RMDIR_TRIES)
+			return -1;
+		cgroup_kill_dir(dir);
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 void
 cgroup_session_remove(const char *id)
 {
@@ -283,19 +308,19 @@ cgroup_session_remove(const char *id)
 	for (i = 0; i < cg_ndirs && cg_mode != CG_NONE; i++) {
 		if (cg_session_dir(i, id, dir, sizeof(dir)) == -1)
 			continue;
-		if (rmdir(dir) == -1 && errno != ENOENT)
+		if (cg_rmdir(dir) == -1 && errno != ENOENT)
 			log_warn("%s: rmdir %s", id, dir);
 	}
 }
 
 /*
- * SIGKILL to every process left in the session's group.  Never as root
+ * SIGKILL to every process listed in dir/cgroup.procs.  Never as root
  * (the daemon has dropped to the jails' user by now, so a wrong list
  * could only reach that user's processes), never to pid 1 or ourselves,
  * and only pids read whole: a read may end in the middle of a number.
  */
-void
-cgroup_session_kill(const char *id)
+static void
+cgroup_kill_dir(const char *dir)
 {
 	char	 path[600], buf[8192], *p, *nl, *end;
 	size_t	 have = 0;
@@ -304,13 +329,11 @@ cgroup_session_kill(const char *id)
 	int	 fd;
 
 	if (geteuid() == 0) {
-		log_warnx("%s: not killing a cgroup's processes as root", id);
+		log_warnx("%s: not killing a cgroup's processes as root", dir);
 		return;
 	}
-	/* v1: the pids hierarchy; v2: the only one. */
-	if (cg_session_dir(cg_mode == CG_V1 ? 1 : 0, id, path,
-	    sizeof(path)) == -1 ||
-	    strlcat(path, "/cgroup.procs", sizeof(path)) >= sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >=
+	    (int)sizeof(path))
 		return;
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return;
@@ -328,4 +351,16 @@ cgroup_session_kill(const char *id)
 			break;
 	}
 	close(fd);
+}
+
+/* SIGKILL to every process left in the session's group. */
+void
+cgroup_session_kill(const char *id)
+{
+	char	 dir[512];
+
+	/* v1: the pids hierarchy; v2: the only one. */
+	if (cg_session_dir(cg_mode == CG_V1 ? 1 : 0, id, dir,
+	    sizeof(dir)) == 0)
+		cgroup_kill_dir(dir);
 }
