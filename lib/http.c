@@ -300,8 +300,15 @@ p_headers_complete(http_parser *p)
 	    sizeof(req->method_str));
 	req->keepalive = http_should_keep_alive(p);
 	req->chunked = (p->flags & F_CHUNKED) != 0;
-	if (p->flags & F_CONTENTLENGTH)
+	if (p->flags & F_CONTENTLENGTH) {
+		/* The parser counts in 64 unsigned bits; we do not. */
+		if (p->content_length > INT64_MAX) {
+			c->parse_status = 400;
+			c->parse_why = "The Content-Length is too large.";
+			return -1;
+		}
 		req->content_length = (int64_t)p->content_length;
+	}
 	/* Request smuggling: never guess which framing the peer meant. */
 	if (http_header_get(req, "content-length") != NULL &&
 	    http_header_get(req, "transfer-encoding") != NULL) {
@@ -312,7 +319,9 @@ p_headers_complete(http_parser *p)
 	req->expect_continue = expect != NULL &&
 	    strcasecmp(expect, "100-continue") == 0 &&
 	    (p->http_major > 1 || (p->http_major == 1 && p->http_minor >= 1));
-	c->has_body = req->chunked || req->content_length > 0;
+	/* From the framing the parser saw, never from a number's sign. */
+	c->has_body = req->chunked ||
+	    ((p->flags & F_CONTENTLENGTH) && p->content_length > 0);
 	c->phase = PH_DISPATCH;
 	http_parser_pause(p, 1);
 	return 0;
@@ -327,6 +336,7 @@ p_body(http_parser *p, const char *at, size_t len)
 	if (c->dead || c->req == NULL)
 		return -1;
 	c->req->bytes_in += len;
+	http_body_window_progress(c, len);
 	if (c->body_accepted && srv->handler.on_body != NULL)
 		srv->handler.on_body(c->req, at, len, srv->handler.arg);
 	return c->dead ? -1 : 0;
@@ -375,13 +385,17 @@ parse_failed(struct http_conn *c)
 
 	if (status == 0)
 		status = err == HPE_HEADER_OVERFLOW ? 431 : 400;
+	if (c->parse_why != NULL) {
+		http_layer_error(c, status, c->parse_why, 1);
+		return;
+	}
 	switch (status) {
 	case 414:
 		http_layer_error(c, 414, "The request URI is too long.", 1);
 		break;
 	case 431:
-		http_layer_error(c, 431, "The request header fields are too large "
-		    "or too many.", 1);
+		http_layer_error(c, 431, "The request header fields are too "
+		    "large or too many.", 1);
 		break;
 	case 503:
 		http_layer_error(c, 503, "Out of memory.", 0);
@@ -476,9 +490,6 @@ conn_parse_input(struct http_conn *c)
 			parse_failed(c);
 			return;
 		}
-		if (c->phase == PH_BODY && c->has_body && n > 0 &&
-		    !c->body_paused)
-			http_timer_set(c, TM_BODY, lim->body_timeout);
 	}
 }
 
@@ -498,7 +509,7 @@ http_body_accept(struct http_request *req)
 			evbuffer_add_printf(bufferevent_get_output(c->bev),
 			    "HTTP/1.1 100 Continue\r\n\r\n");
 		if (!c->body_paused)
-			http_timer_set(c, TM_BODY, c->srv->limits.body_timeout);
+			http_body_window_start(c);
 	}
 	http_conn_kick(c);
 }
@@ -516,8 +527,7 @@ http_body_pause(struct http_request *req)
 	if (err == HPE_OK || err == HPE_PAUSED)
 		http_parser_pause(&c->parser, 1);
 	http_conn_read_set(c, 0);
-	if (c->timer_kind == TM_BODY)
-		http_timer_clear(c);
+	http_body_window_hold(c);
 }
 
 void
@@ -531,7 +541,7 @@ http_body_resume(struct http_request *req)
 	http_conn_read_set(c, 1);
 	if (c->phase == PH_BODY && c->has_body && c->body_accepted &&
 	    !c->msg_complete)
-		http_timer_set(c, TM_BODY, c->srv->limits.body_timeout);
+		http_body_window_resume(c);
 	http_conn_kick(c);
 }
 

@@ -62,9 +62,14 @@ struct http_limits {
 	size_t	 max_uri;		/* 8 KiB */
 	int	 header_timeout;	/* s to receive the headers; 10 */
 	int	 idle_timeout;		/* s idle between requests; 60 */
-	int	 body_timeout;		/* s without body progress; 60 */
+	int	 body_timeout;		/* s per body window, and to take
+					   a response; 60 */
+	size_t	 min_body_rate;		/* bytes/s a body brings in each
+					   window, 0 any progress; 1 KiB */
 	int	 linger_timeout;	/* s to discard an unread body; 5 */
 	int	 max_conns;		/* per server; 1024 */
+	int	 max_conns_per_addr;	/* per client address (IPv6: its
+					   /64), 0 none; 64 */
 	size_t	 read_watermark;	/* input high-water mark; 1 MiB */
 	size_t	 write_watermark;	/* output low-water mark; 256 KiB */
 };

@@ -72,6 +72,94 @@ http_conn_kick(struct http_conn *c)
 }
 
 /*
+ * The body's window.  A request body must bring min_body_rate bytes a
+ * second in every window of body_timeout seconds (or all that is left
+ * of a shorter body), else the connection is cut and the handler's
+ * on_free runs.  A timer restarted by every byte would let one byte a
+ * minute hold a connection, and an upload, for ever.  Time during
+ * which the handler holds the body paused does not count.
+ */
+static long
+ms_until(const struct timespec *due)
+{
+	struct timespec	 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (due->tv_sec - now.tv_sec) * 1000L +
+	    (due->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+static void
+body_timer_arm(struct http_conn *c, long ms)
+{
+	struct timeval	 tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &c->body_due);
+	c->body_due.tv_sec += tv.tv_sec;
+	c->body_due.tv_nsec += tv.tv_usec * 1000L;
+	if (c->body_due.tv_nsec >= 1000000000L) {
+		c->body_due.tv_sec++;
+		c->body_due.tv_nsec -= 1000000000L;
+	}
+	c->body_held = 0;
+	c->timer_kind = TM_BODY;
+	evtimer_add(c->timer, &tv);
+}
+
+void
+http_body_window_start(struct http_conn *c)
+{
+	const struct http_limits *lim = &c->srv->limits;
+	const struct http_request *req = c->req;
+	uint64_t		 need;
+
+	if (lim->body_timeout <= 0) {
+		http_timer_clear(c);
+		return;
+	}
+	need = (uint64_t)lim->min_body_rate * lim->body_timeout;
+	if (req->content_length >= 0 &&
+	    need > (uint64_t)req->content_length - req->bytes_in)
+		need = (uint64_t)req->content_length - req->bytes_in;
+	/* With no rate asked, any progress opens the next window. */
+	c->body_need = need > 0 ? need : 1;
+	body_timer_arm(c, lim->body_timeout * 1000L);
+}
+
+void
+http_body_window_progress(struct http_conn *c, size_t len)
+{
+	if (c->timer_kind != TM_BODY)
+		return;
+	if (len < c->body_need)
+		c->body_need -= len;
+	else
+		http_body_window_start(c);
+}
+
+void
+http_body_window_hold(struct http_conn *c)
+{
+	long	 left;
+
+	if (c->timer_kind != TM_BODY)
+		return;
+	left = ms_until(&c->body_due);
+	http_timer_clear(c);
+	c->body_left_ms = left > 0 ? left : 1;
+	c->body_held = 1;
+}
+
+void
+http_body_window_resume(struct http_conn *c)
+{
+	if (c->body_held)
+		body_timer_arm(c, c->body_left_ms);
+	else
+		http_body_window_start(c);
+}
+
+/*
  * The socket is read here rather than by the bufferevent: libevent
  * 2.1's evbuffer_read() takes at most 4096 bytes a call, which on a
  * fast link spends more time in system calls than in the work.  The
@@ -183,6 +271,8 @@ conn_reset(struct http_conn *c)
 	c->phase = PH_IDLE;
 	c->has_body = c->body_accepted = c->body_paused = 0;
 	c->msg_complete = c->end_pending = c->parse_status = 0;
+	c->parse_why = NULL;
+	c->body_held = 0;
 	c->head_bytes = c->uri_len = 0;
 	c->nheaders = c->header_in_value = 0;
 	evbuffer_drain(c->url, evbuffer_get_length(c->url));
@@ -324,18 +414,22 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	c->inuse++;
 	c->timer_kind = TM_NONE;
 	if (kind == TM_HEADER && c->phase == PH_HEAD)
-		http_layer_error(c, 408, "Timed out reading the request headers.",
-		    0);
+		http_layer_error(c, 408,
+		    "Timed out reading the request headers.", 0);
 	else {
 		if (kind == TM_BODY)
-			log_info("%s: body timeout", c->peer);
+			log_info("%s: request body too slow: %llu bytes short "
+			    "at the end of a %ds window", c->peer,
+			    (unsigned long long)c->body_need,
+			    c->srv->limits.body_timeout);
 		http_conn_close(c);
 	}
 	http_conn_release(c);
 }
 
 int
-http_conn_new(struct http_server *srv, int fd, const char *peer)
+http_conn_new(struct http_server *srv, int fd, const char *peer,
+    const struct http_addr *addr)
 {
 	const struct http_limits *lim = &srv->limits;
 	struct http_conn	*c;
@@ -345,6 +439,7 @@ http_conn_new(struct http_server *srv, int fd, const char *peer)
 		goto fail;
 	c->srv = srv;
 	strlcpy(c->peer, peer, sizeof(c->peer));
+	c->addr = *addr;
 	c->resp_remaining = -1;
 	http_parser_init(&c->parser, HTTP_REQUEST);
 	c->parser.data = c;

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <event2/event.h>
 
@@ -58,6 +59,16 @@ enum timer_kind {
 	TM_LINGER,
 };
 
+/*
+ * What a client is counted by for max_conns_per_addr: an IPv4 address,
+ * or an IPv6 /64 (one host commonly holds a whole /64).  Family 0 (a
+ * unix socket) is not counted.
+ */
+struct http_addr {
+	int			 family;
+	unsigned char		 prefix[8];
+};
+
 enum resp_state {
 	RS_NONE,	/* no status line yet */
 	RS_OPEN,	/* status line queued, body may follow */
@@ -87,6 +98,7 @@ struct http_conn {
 	int			 msg_complete;
 	int			 end_pending;	/* on_body_end is owed */
 	int			 parse_status;	/* chosen by a parser callback */
+	const char		*parse_why;	/* and its message, or NULL */
 	size_t			 head_bytes;
 	size_t			 uri_len;
 	int			 nheaders;
@@ -94,6 +106,13 @@ struct http_conn {
 	struct evbuffer		*url;
 	struct evbuffer		*hname;
 	struct evbuffer		*hvalue;
+
+	/* The body's window: see http_body_window_start. */
+	uint64_t		 body_need;	/* bytes still due in it */
+	struct timespec		 body_due;	/* when it ends */
+	long			 body_left_ms;	/* of it, while paused */
+	int			 body_held;	/* paused with time left */
+	struct http_addr	 addr;		/* counted per address */
 
 	enum resp_state		 resp;
 	int			 resp_chunked;
@@ -130,7 +149,8 @@ void	 http_request_end(struct http_conn *);
 void	 http_conn_process(struct http_conn *);
 
 /* http_conn.c: a connection's life and its timer. */
-int	 http_conn_new(struct http_server *, int fd, const char *peer);
+int	 http_conn_new(struct http_server *, int fd, const char *peer,
+	    const struct http_addr *);
 void	 http_conn_close(struct http_conn *);
 void	 http_conn_release(struct http_conn *);
 void	 http_conn_kick(struct http_conn *);
@@ -138,6 +158,10 @@ void	 http_conn_read_set(struct http_conn *, int);
 void	 http_conn_read_update(struct http_conn *);
 void	 http_timer_set(struct http_conn *, enum timer_kind, int seconds);
 void	 http_timer_clear(struct http_conn *);
+void	 http_body_window_start(struct http_conn *);
+void	 http_body_window_progress(struct http_conn *, size_t);
+void	 http_body_window_hold(struct http_conn *);
+void	 http_body_window_resume(struct http_conn *);
 
 /* http_reply.c: responses. */
 void	 http_layer_error(struct http_conn *, int status, const char *,

@@ -55,33 +55,50 @@ http_limits_default(struct http_limits *l)
 	l->header_timeout = 10;
 	l->idle_timeout = 60;
 	l->body_timeout = 60;
+	l->min_body_rate = 1024;
 	l->linger_timeout = 5;
 	l->max_conns = 1024;
+	l->max_conns_per_addr = 64;
 	l->read_watermark = 1024 * 1024;
 	l->write_watermark = 256 * 1024;
 }
 
-/* Over the connection limit: one canned answer, then goodbye. */
+/* Why a connection is turned away at once. */
+struct refusal {
+	int		 status;
+	const char	*type;		/* in the OpenAI error envelope */
+	const char	*message;
+};
+
+static const struct refusal refuse_busy = {
+	503, "server_error", "The server is busy; retry later."
+};
+static const struct refusal refuse_crowded = {
+	429, "rate_limit_error",
+	"Too many connections from your address; retry later."
+};
+
+/* Over a connection limit: one canned answer, then goodbye. */
 static void
-refuse(int fd)
+refuse(int fd, const struct refusal *why)
 {
-	static const char body[] = "{\"error\":{\"message\":\"The server is "
-	    "busy; retry later.\",\"type\":\"server_error\",\"param\":null,"
-	    "\"code\":null}}";
-	char		 msg[600], id[33], date[64], sink[4096];
+	char		 body[256], msg[800], id[33], date[64], sink[4096];
 	struct tm	 tm;
 	time_t		 now = time(NULL);
-	int		 len, i;
+	int		 blen, len, i;
 
 	http_request_id(id);
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-	len = snprintf(msg, sizeof(msg), "HTTP/1.1 503 Service Unavailable\r\n"
+	blen = snprintf(body, sizeof(body), "{\"error\":{\"message\":\"%s\","
+	    "\"type\":\"%s\",\"param\":null,\"code\":null}}", why->message,
+	    why->type);
+	len = snprintf(msg, sizeof(msg), "HTTP/1.1 %d %s\r\n"
 	    "Date: %s\r\nServer: depotd\r\nrequest-id: %s\r\n"
 	    "x-request-id: %s\r\n"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n"
-	    "Retry-After: 1\r\nConnection: close\r\n\r\n%s", date, id, id,
-	    sizeof(body) - 1, body);
+	    "Content-Type: application/json\r\nContent-Length: %d\r\n"
+	    "Retry-After: 1\r\nConnection: close\r\n\r\n%s", why->status,
+	    http_status_text(why->status), date, id, id, blen, body);
 	(void)send(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 	shutdown(fd, SHUT_WR);
 	/* Unread input would turn the close into a reset. */
@@ -89,7 +106,7 @@ refuse(int fd)
 		if (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
 			break;
 	close(fd);
-	log_info("- - 503 0 %zu 0 user=- id=%s", sizeof(body) - 1, id);
+	log_info("- - %d 0 %d 0 user=- id=%s", why->status, blen, id);
 }
 
 static void
@@ -112,19 +129,69 @@ peer_name(const struct sockaddr *sa, char *buf, size_t len)
 }
 
 static void
+client_addr(const struct sockaddr *sa, struct http_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		a->family = AF_INET;
+		memcpy(a->prefix, &sin->sin_addr, sizeof(sin->sin_addr));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		a->family = AF_INET6;
+		memcpy(a->prefix, &sin6->sin6_addr, sizeof(a->prefix));
+	}
+}
+
+/*
+ * A walk over every connection: at most max_conns of them, once per
+ * accept, is cheaper than keeping a table of counts in step.
+ */
+static int
+addr_crowded(const struct http_server *srv, const struct http_addr *a)
+{
+	const struct http_conn	*c;
+	int			 n = 0;
+
+	if (a->family == 0 || srv->limits.max_conns_per_addr <= 0)
+		return 0;
+	TAILQ_FOREACH(c, &srv->conns, entry)
+		if (memcmp(&c->addr, a, sizeof(*a)) == 0 &&
+		    ++n >= srv->limits.max_conns_per_addr)
+			return 1;
+	return 0;
+}
+
+/* Serves fd from the client at sa, or turns it away over a limit. */
+static int
+admit(struct http_server *srv, int fd, const struct sockaddr *sa,
+    const char *peer)
+{
+	struct http_addr	 a;
+
+	client_addr(sa, &a);
+	if (srv->closing || srv->nconns >= srv->limits.max_conns) {
+		refuse(fd, &refuse_busy);
+		return -1;
+	}
+	if (addr_crowded(srv, &a)) {
+		refuse(fd, &refuse_crowded);
+		return -1;
+	}
+	return http_conn_new(srv, fd, peer, &a);
+}
+
+static void
 listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct listener		*l = arg;
-	struct http_server	*srv = l->srv;
 	char			 peer[64];
 
-	if (srv->nconns >= srv->limits.max_conns) {
-		refuse(fd);
-		return;
-	}
 	peer_name(sa, peer, sizeof(peer));
-	http_conn_new(srv, fd, peer);
+	admit(l->srv, fd, sa, peer);
 }
 
 static void
@@ -196,11 +263,12 @@ http_server_listen_fd(struct http_server *srv, int fd)
 int
 http_server_attach_fd(struct http_server *srv, int fd, const char *peer)
 {
-	if (srv->closing || srv->nconns >= srv->limits.max_conns) {
-		refuse(fd);
-		return -1;
-	}
-	return http_conn_new(srv, fd, peer ? peer : "-");
+	struct sockaddr_storage	 ss;
+	socklen_t		 sslen = sizeof(ss);
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &sslen) == -1)
+		ss.ss_family = AF_UNSPEC;
+	return admit(srv, fd, (struct sockaddr *)&ss, peer ? peer : "-");
 }
 
 void
