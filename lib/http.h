@@ -26,8 +26,15 @@
  *
  * A client that goes away (EOF or error on its socket) ends the request
  * at once: on_free is called and every descriptor held for it closed.
+ * So does a body too slow for its window (min_body_rate bytes a second
+ * over each body_timeout, time paused by the handler not counted).
  * The program must ignore SIGPIPE.  Responses stalled on a client that
  * does not read are cut after body_timeout.
+ *
+ * The layer answers by itself: 400 for a malformed request or a
+ * Content-Length past INT64_MAX, 408, 414 and 431 for the head's
+ * limits, 503 past max_conns and 429 past max_conns_per_addr.  A body
+ * the handler never accepts is discarded under a bounded linger.
  */
 #ifndef DEPOT_HTTP_H
 #define DEPOT_HTTP_H

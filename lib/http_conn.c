@@ -233,18 +233,32 @@ conn_rd_cb(evutil_socket_t fd, short what, void *arg)
 	conn_read_cb(c->bev, c);
 }
 
+/* The memory of a connection closed, or one half made. */
+static void
+conn_free(struct http_conn *c)
+{
+	struct evbuffer	*bufs[] = { c->url, c->hname, c->hvalue,
+			    c->resp_headers };
+	struct event	*evs[] = { c->timer, c->kick, c->rd };
+	size_t		 i;
+
+	for (i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		if (bufs[i] != NULL)
+			evbuffer_free(bufs[i]);
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		if (evs[i] != NULL)
+			event_free(evs[i]);
+	if (c->bev != NULL)
+		bufferevent_free(c->bev);
+	free(c);
+}
+
 void
 http_conn_release(struct http_conn *c)
 {
 	if (--c->inuse > 0 || !c->dead)
 		return;
-	event_free(c->timer);
-	event_free(c->kick);
-	evbuffer_free(c->url);
-	evbuffer_free(c->hname);
-	evbuffer_free(c->hvalue);
-	evbuffer_free(c->resp_headers);
-	free(c);
+	conn_free(c);
 }
 
 /* Connection life. */
@@ -477,22 +491,11 @@ http_conn_new(struct http_server *srv, int fd, const char *peer,
 	return 0;
  fail:
 	log_warn("%s", __func__);
-	close(fd);
-	if (c != NULL) {
-		if (c->url)
-			evbuffer_free(c->url);
-		if (c->hname)
-			evbuffer_free(c->hname);
-		if (c->hvalue)
-			evbuffer_free(c->hvalue);
-		if (c->resp_headers)
-			evbuffer_free(c->resp_headers);
-		if (c->timer)
-			event_free(c->timer);
-		if (c->kick)
-			event_free(c->kick);
-		free(c);
-	}
+	/* Once the bufferevent holds fd, freeing it closes fd. */
+	if (c == NULL || c->bev == NULL)
+		close(fd);
+	if (c != NULL)
+		conn_free(c);
 	return -1;
 }
 

@@ -239,35 +239,48 @@ http_reply(struct http_request *req, int status, const char *ctype,
 	http_conn_release(c);
 }
 
-void
-http_reply_file(struct http_request *req, int status, const char *ctype,
-    int fd, off_t offset, off_t length)
+/*
+ * The start of a response whose body comes from fd.  Returns 1 when
+ * the body is to be sent from fd; 0 when there is none to send (HEAD,
+ * 204, 304, empty) or no response can start, fd then closed.  The
+ * caller holds the connection (inuse).
+ */
+static int
+reply_fd_start(struct http_request *req, int status, const char *ctype,
+    int fd, int64_t length)
+{
+	struct http_conn	*c = req->conn;
+
+	if (c->dead || req->replied) {
+		log_warnx("%s: response already started", __func__);
+		close(fd);
+		return 0;
+	}
+	http_reply_start(req, status, ctype, length);
+	if (!c->resp_nobody && length != 0)
+		return 1;
+	close(fd);
+	if (length > 0)
+		req->bytes_out += length;	/* as http_reply_data counts */
+	c->resp_remaining = 0;
+	http_reply_end(req);
+	return 0;
+}
+
+/* Queues length bytes of fd at offset, sent with sendfile. */
+static void
+reply_file_segment(struct http_request *req, int fd, off_t offset,
+    off_t length)
 {
 	struct http_conn		*c = req->conn;
 	struct evbuffer_file_segment	*seg;
 	int				 rv;
 
-	if (c->dead || req->replied || length < 0) {
-		log_warnx("%s: cannot start the response", __func__);
-		close(fd);
-		return;
-	}
-	c->inuse++;
-	http_reply_start(req, status, ctype, length);
-	if (c->resp_nobody || length == 0) {
-		close(fd);
-		req->bytes_out += length;
-		c->resp_remaining = 0;
-		http_reply_end(req);
-		http_conn_release(c);
-		return;
-	}
 	if ((seg = evbuffer_file_segment_new(fd, offset, length,
 	    EVBUF_FS_CLOSE_ON_FREE)) == NULL) {
 		log_warn("%s: file segment", __func__);
 		close(fd);
 		http_conn_close(c);
-		http_conn_release(c);
 		return;
 	}
 	/* Our reference goes; the buffer's keeps the fd until sent. */
@@ -276,11 +289,27 @@ http_reply_file(struct http_request *req, int status, const char *ctype,
 	evbuffer_file_segment_free(seg);
 	if (rv == -1) {
 		http_conn_close(c);
-	} else {
-		req->bytes_out += length;
-		c->resp_remaining = 0;
-		http_reply_end(req);
+		return;
 	}
+	req->bytes_out += length;
+	c->resp_remaining = 0;
+	http_reply_end(req);
+}
+
+void
+http_reply_file(struct http_request *req, int status, const char *ctype,
+    int fd, off_t offset, off_t length)
+{
+	struct http_conn	*c = req->conn;
+
+	if (length < 0) {
+		log_warnx("%s: negative length", __func__);
+		close(fd);
+		return;
+	}
+	c->inuse++;
+	if (reply_fd_start(req, status, ctype, fd, length))
+		reply_file_segment(req, fd, offset, length);
 	http_conn_release(c);
 }
 
@@ -390,20 +419,9 @@ http_reply_stream_fd(struct http_request *req, int status,
 {
 	struct http_conn	*c = req->conn;
 
-	if (c->dead || req->replied) {
-		log_warnx("%s: response already started", __func__);
-		close(fd);
-		return;
-	}
 	c->inuse++;
-	http_reply_start(req, status, ctype, length);
-	if (c->resp_nobody || length == 0) {
-		close(fd);
-		c->resp_remaining = 0;
-		http_reply_end(req);
-		http_conn_release(c);
-		return;
-	}
+	if (!reply_fd_start(req, status, ctype, fd, length))
+		goto done;
 	if (evutil_make_socket_nonblocking(fd) == -1 ||
 	    (c->resp_chunked &&		/* plain bodies need no copy */
 	    (c->stream_buf = malloc(STREAM_READ)) == NULL) ||
@@ -414,11 +432,11 @@ http_reply_stream_fd(struct http_request *req, int status,
 		free(c->stream_buf);
 		c->stream_buf = NULL;
 		http_conn_close(c);
-		http_conn_release(c);
-		return;
+		goto done;
 	}
 	c->stream_fd = fd;
 	event_add(c->stream, NULL);
+ done:
 	http_conn_release(c);
 }
 

@@ -46,6 +46,7 @@ struct listener {
 	struct event		*retry;
 };
 
+/* The one copy of the defaults: depotd's configuration starts here. */
 void
 http_limits_default(struct http_limits *l)
 {
