@@ -140,9 +140,16 @@ client_addr(const struct sockaddr *sa, struct http_addr *a)
 		memcpy(a->prefix, &sin->sin_addr, sizeof(sin->sin_addr));
 	} else if (sa->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *sin6 = (const void *)sa;
+		const unsigned char	*in6 = sin6->sin6_addr.s6_addr;
 
-		a->family = AF_INET6;
-		memcpy(a->prefix, &sin6->sin6_addr, sizeof(a->prefix));
+		/* On a dual-stack socket, IPv4 clients share ::ffff:0:0/96. */
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			a->family = AF_INET;
+			memcpy(a->prefix, in6 + 12, 4);
+		} else {
+			a->family = AF_INET6;
+			memcpy(a->prefix, in6, sizeof(a->prefix));
+		}
 	}
 }
 

@@ -39,6 +39,7 @@
 #define BIG_STREAM	(48 * 1024 * 1024)
 
 static int	 port;
+static int	 port_mapped;	/* IPv6, dual-stack: IPv4 clients mapped */
 static char	 basic_id[33];	/* of the basic GET, for the log check */
 
 /* Shared by both sides. */
@@ -275,7 +276,7 @@ on_free(struct http_request *req, void *arg)
 }
 
 static void
-server_main(int lfd)
+server_main(int lfd, int lfd_mapped)
 {
 	struct http_handler	 h = { on_request, on_body, on_body_end,
 				    on_free, NULL };
@@ -292,7 +293,8 @@ server_main(int lfd)
 	lim.min_body_rate = MIN_RATE;
 	if ((sbase = event_base_new()) == NULL ||
 	    (ssrv = http_server_new(sbase, &lim, &h)) == NULL ||
-	    http_server_listen_fd(ssrv, lfd) == -1)
+	    http_server_listen_fd(ssrv, lfd) == -1 ||
+	    http_server_listen_fd(ssrv, lfd_mapped) == -1)
 		_exit(1);
 	/* Returns once nothing is left: no listener, connection or timer. */
 	event_base_dispatch(sbase);
@@ -1049,6 +1051,26 @@ test_per_address(void)
 	free(rp.body);
 }
 
+/* On a dual-stack socket every IPv4 client is ::ffff:a.b.c.d: each
+ * must still count as an address of its own. */
+static void
+test_mapped_address(void)
+{
+	struct rd	 r[MAX_PER_ADDR + 2];
+	int		 saved = port;
+
+	port = port_mapped;
+	T_EQ_INT(hold_conns(r, MAX_PER_ADDR, "127.0.0.3"), MAX_PER_ADDR,
+	    "v4-mapped: the first connections from one address are served");
+	T_EQ_INT(hold_conns(&r[MAX_PER_ADDR], 1, "127.0.0.3"), 0,
+	    "v4-mapped: one more from that address is refused");
+	T_EQ_INT(hold_conns(&r[MAX_PER_ADDR + 1], 1, "127.0.0.4"), 1,
+	    "v4-mapped: another IPv4 address is served");
+	port = saved;
+	drop_conns(r, MAX_PER_ADDR + 2);
+	still_serving("v4-mapped clients");
+}
+
 static void
 test_expect(void)
 {
@@ -1330,13 +1352,33 @@ server_fds(void)
 	return server_number("/fds");
 }
 
+/* A dual-stack IPv6 socket on ::ffff:127.0.0.1; sets port_mapped. */
+static int
+listen_mapped(void)
+{
+	struct sockaddr_in6	 sin6 = { .sin6_family = AF_INET6 };
+	socklen_t		 slen = sizeof(sin6);
+	int			 fd, off = 0;
+
+	if ((fd = socket(AF_INET6, SOCK_STREAM, 0)) == -1 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off,
+	    sizeof(off)) == -1 ||
+	    inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6.sin6_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) == -1 ||
+	    listen(fd, 128) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin6, &slen) == -1)
+		return -1;
+	port_mapped = ntohs(sin6.sin6_port);
+	return fd;
+}
+
 int
 main(void)
 {
 	struct sockaddr_in	 sin = { .sin_family = AF_INET };
 	socklen_t		 slen = sizeof(sin);
 	pid_t			 pid;
-	int			 lfd, status, fds0, logfd;
+	int			 lfd, lfd_mapped, status, fds0, logfd;
 	char			 logpath[] = "/tmp/test_http.log.XXXXXX";
 
 	signal(SIGPIPE, SIG_IGN);
@@ -1353,6 +1395,10 @@ main(void)
 		return 2;
 	}
 	port = ntohs(sin.sin_port);
+	if ((lfd_mapped = listen_mapped()) == -1) {
+		perror("listen ::ffff:127.0.0.1");
+		return 2;
+	}
 	if ((logfd = mkstemp(logpath)) == -1)
 		return 2;
 	unlink(logpath);
@@ -1362,9 +1408,10 @@ main(void)
 		dup2(logfd, STDERR_FILENO);
 		/* Never outlive a test that died. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		server_main(lfd);
+		server_main(lfd, lfd_mapped);
 	}
 	close(lfd);
+	close(lfd_mapped);
 
 	fds0 = server_fds();
 	test_basic();
@@ -1384,6 +1431,7 @@ main(void)
 	test_responses();
 	test_disconnect();
 	test_per_address();
+	test_mapped_address();
 	test_max_conns();
 
 	usleep(100000);
