@@ -140,7 +140,6 @@ struct http_server {
 	int			 closing;
 };
 
-
 /* http.c: requests and the parser. */
 void	 http_request_id(char [33]);
 struct http_request *
