@@ -46,24 +46,6 @@ struct listener {
 	struct event		*retry;
 };
 
-/* The one copy of the defaults: depotd's configuration starts here. */
-void
-http_limits_default(struct http_limits *l)
-{
-	l->max_header_bytes = 16 * 1024;
-	l->max_headers = 100;
-	l->max_uri = 8 * 1024;
-	l->header_timeout = 10;
-	l->idle_timeout = 60;
-	l->body_timeout = 60;
-	l->min_body_rate = 1024;
-	l->linger_timeout = 5;
-	l->max_conns = 1024;
-	l->max_conns_per_addr = 64;
-	l->read_watermark = 1024 * 1024;
-	l->write_watermark = 256 * 1024;
-}
-
 /* Why a connection is turned away at once. */
 struct refusal {
 	int		 status;
