@@ -48,7 +48,7 @@ static const struct unit duration_units[] = {
 	{ 's', 1 },
 };
 
-/* The HTTP limits' defaults live in lib/http.c alone. */
+/* The HTTP limits' defaults live in lib/http_limits.c alone. */
 static void
 conf_http_defaults(struct depotd_conf *c)
 {
