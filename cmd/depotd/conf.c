@@ -20,6 +20,7 @@
 #include <json.h>
 
 #include "config.h"
+#include "http.h"
 
 #define SECRET_PLACEHOLDER	"********"
 
@@ -47,6 +48,23 @@ static const struct unit duration_units[] = {
 	{ 's', 1 },
 };
 
+/* The HTTP limits' defaults live in lib/http_limits.c alone. */
+static void
+conf_http_defaults(struct depotd_conf *c)
+{
+	struct http_limits	 lim;
+
+	http_limits_default(&lim);
+	c->max_header_size = lim.max_header_bytes;
+	c->max_headers = lim.max_headers;
+	c->header_timeout = lim.header_timeout;
+	c->idle_timeout = lim.idle_timeout;
+	c->body_timeout = lim.body_timeout;
+	c->min_body_rate = lim.min_body_rate;
+	c->max_connections = lim.max_conns;
+	c->max_connections_per_address = lim.max_conns_per_addr;
+}
+
 struct depotd_conf *
 conf_new(void)
 {
@@ -71,11 +89,7 @@ conf_new(void)
 	c->max_filename = 255;
 	c->max_uploads_per_key = 8;
 	c->writing_grace = 86400;
-	c->max_header_size = 16 * 1024;
-	c->max_headers = 100;
-	c->header_timeout = 10;
-	c->idle_timeout = 60;
-	c->max_connections = 1024;
+	conf_http_defaults(c);
 	c->sandbox = SANDBOX_NONE;
 	c->max_tool_iterations = 8;
 	return c;
@@ -377,7 +391,13 @@ print_files_http(FILE *fp, const struct depotd_conf *c)
 	print_duration(fp, c->header_timeout);
 	fputs("\n\tidle-timeout ", fp);
 	print_duration(fp, c->idle_timeout);
-	fprintf(fp, "\n\tmax-connections %d\n}\n", c->max_connections);
+	fputs("\n\tbody-timeout ", fp);
+	print_duration(fp, c->body_timeout);
+	fputs("\n\tmin-body-rate ", fp);
+	print_size(fp, c->min_body_rate);
+	fprintf(fp, "\n\tmax-connections %d\n"
+	    "\tmax-connections-per-address %d\n}\n", c->max_connections,
+	    c->max_connections_per_address);
 }
 
 static void
@@ -652,7 +672,11 @@ conf_to_json(const struct depotd_conf *c, int mask)
 	json_int(o, "max_headers", c->max_headers);
 	json_int(o, "header_timeout", c->header_timeout);
 	json_int(o, "idle_timeout", c->idle_timeout);
+	json_int(o, "body_timeout", c->body_timeout);
+	json_int(o, "min_body_rate", c->min_body_rate);
 	json_int(o, "max_connections", c->max_connections);
+	json_int(o, "max_connections_per_address",
+	    c->max_connections_per_address);
 	json_str(o, "sandbox", sandbox_mode_name(c->sandbox));
 	json_str(o, "sandbox_url", c->sandbox_url);
 	if (mask & CONF_SECRETS_BROKER)
@@ -874,7 +898,11 @@ scalars_from_json(struct depotd_conf *c, json_object *o)
 	GET_INT(o, "max_headers", 0, INT32_MAX, c->max_headers);
 	GET_INT(o, "header_timeout", 0, INT32_MAX, c->header_timeout);
 	GET_INT(o, "idle_timeout", 0, INT32_MAX, c->idle_timeout);
+	GET_INT(o, "body_timeout", 0, INT32_MAX, c->body_timeout);
+	GET_INT(o, "min_body_rate", 0, INT64_MAX, c->min_body_rate);
 	GET_INT(o, "max_connections", 0, INT32_MAX, c->max_connections);
+	GET_INT(o, "max_connections_per_address", 0, INT32_MAX,
+	    c->max_connections_per_address);
 	GET_INT(o, "max_tool_iterations", 0, INT32_MAX,
 	    c->max_tool_iterations);
 	if (get_str(o, "user", c->user, sizeof(c->user)) ||

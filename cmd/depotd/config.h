@@ -92,7 +92,10 @@ struct depotd_conf {
 	int				 max_headers;
 	int				 header_timeout;
 	int				 idle_timeout;
+	int				 body_timeout;
+	int64_t				 min_body_rate;	/* bytes/s */
 	int				 max_connections;
+	int				 max_connections_per_address;
 
 	enum sandbox_mode		 sandbox;
 	char				 sandbox_url[1024];

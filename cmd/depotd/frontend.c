@@ -122,17 +122,16 @@ fe_start(void)
 	struct http_limits	 lim;
 	int			 i;
 
+	/* The rest keep http_limits_default's values. */
 	http_limits_default(&lim);
-	if (fe.conf->max_header_size > 0)
-		lim.max_header_bytes = fe.conf->max_header_size;
-	if (fe.conf->max_headers > 0)
-		lim.max_headers = fe.conf->max_headers;
-	if (fe.conf->header_timeout > 0)
-		lim.header_timeout = fe.conf->header_timeout;
-	if (fe.conf->idle_timeout > 0)
-		lim.idle_timeout = fe.conf->idle_timeout;
-	if (fe.conf->max_connections > 0)
-		lim.max_conns = fe.conf->max_connections;
+	lim.max_header_bytes = fe.conf->max_header_size;
+	lim.max_headers = fe.conf->max_headers;
+	lim.header_timeout = fe.conf->header_timeout;
+	lim.idle_timeout = fe.conf->idle_timeout;
+	lim.body_timeout = fe.conf->body_timeout;
+	lim.min_body_rate = fe.conf->min_body_rate;
+	lim.max_conns = fe.conf->max_connections;
+	lim.max_conns_per_addr = fe.conf->max_connections_per_address;
 	if ((fe.http = http_server_new(fe.base, &lim, &handler)) == NULL)
 		fatalx("http_server_new");
 	for (i = 0; i < nlisten; i++)

@@ -131,6 +131,7 @@ static void	 final_checks(const char *);
 %token	KEEPALIVE KNOWNHOSTS LISTEN LOCAL MAXCONNECTIONS MAXFILENAME
 %token	MAXHEADERS MAXHEADERSIZE MAXSIZE MAXTOOLITERATIONS MAXTRANSFERS
 %token	MAXUPLOADS MODEL NATIVECODE NO ON OPENAI PARTSIZE PASSPHRASE
+%token	BODYTIMEOUT MAXCONNSPERADDR MINBODYRATE
 %token	PATHSTYLE POOL PORT PREFORK REGION REMOTENAME RETENTION SANDBOX
 %token	SECRETKEY SESSIONTOKEN SOCKET STORAGE SWEEPINTERVAL TEXTONLY TIMEOUT
 %token	TOKEN UPSTREAM URL USER WRITINGGRACE
@@ -473,9 +474,23 @@ httpopt		: STRING			{
 			if (in_range($2, 1, 86400, "idle-timeout"))
 				conf->idle_timeout = $2;
 		}
+		| BODYTIMEOUT duration		{
+			if (in_range($2, 1, 86400, "body-timeout"))
+				conf->body_timeout = $2;
+		}
+		| MINBODYRATE size		{
+			if (in_range($2, 0, 1024 * 1024 * 1024,
+			    "min-body-rate"))
+				conf->min_body_rate = $2;
+		}
 		| MAXCONNECTIONS NUMBER		{
 			if (in_range($2, 1, 1000000, "max-connections"))
 				conf->max_connections = $2;
+		}
+		| MAXCONNSPERADDR NUMBER	{
+			if (in_range($2, 1, 1000000,
+			    "max-connections-per-address"))
+				conf->max_connections_per_address = $2;
 		}
 		;
 
@@ -621,6 +636,7 @@ static const struct keyword keywords[] = {
 	{ "anthropic",			ANTHROPIC },
 	{ "api",			API },
 	{ "api-key",			APIKEY },
+	{ "body-timeout",		BODYTIMEOUT },
 	{ "chroot",			CHROOT },
 	{ "control",			CONTROL },
 	{ "database",			DATABASE },
@@ -637,6 +653,7 @@ static const struct keyword keywords[] = {
 	{ "listen",			LISTEN },
 	{ "local",			LOCAL },
 	{ "max-connections",		MAXCONNECTIONS },
+	{ "max-connections-per-address", MAXCONNSPERADDR },
 	{ "max-filename",		MAXFILENAME },
 	{ "max-header-size",		MAXHEADERSIZE },
 	{ "max-headers",		MAXHEADERS },
@@ -644,6 +661,7 @@ static const struct keyword keywords[] = {
 	{ "max-tool-iterations",	MAXTOOLITERATIONS },
 	{ "max-transfers",		MAXTRANSFERS },
 	{ "max-uploads-per-key",	MAXUPLOADS },
+	{ "min-body-rate",		MINBODYRATE },
 	{ "model",			MODEL },
 	{ "native-code-execution",	NATIVECODE },
 	{ "no",				NO },

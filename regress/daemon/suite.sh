@@ -20,7 +20,10 @@ port=${DAEMON_PORT:-18431}
 d=$work/depotd
 log=$d/depotd.log
 header_timeout=2
-http_extra="http { header-timeout $header_timeout }"
+body_timeout=3
+per_address=4
+http_extra="http { header-timeout $header_timeout body-timeout $body_timeout"
+http_extra="$http_extra max-connections-per-address $per_address }"
 failed=0
 
 ok() { echo "ok - $*"; }
@@ -435,7 +438,8 @@ check "all 3 frontends and the other children survived the reloads" \
 # --- the HTTP layer ---------------------------------------------------------------
 
 python3 "$here/http_layer.py" "$port" "$alice" $((1024 * 1024)) \
-    "$header_timeout" >"$work/http.out" 2>&1
+    "$header_timeout" "$body_timeout" "$DEPOT_PREFORK" "$per_address" \
+    >"$work/http.out" 2>&1
 cat "$work/http.out"
 failed=$((failed + $(grep -c '^not ok - ' "$work/http.out")))
 check "http_layer.py ran to the end" \

@@ -27,7 +27,8 @@ static const char full_conf[] =
 	"\tpath-style part-size 8M max-transfers 4\n"
 	"}\n"
 	"files { max-size 1G retention 30d sweep-interval 0 }\n"
-	"http { max-header-size 8K idle-timeout 2m }\n"
+	"http { max-header-size 8K idle-timeout 2m body-timeout 90\n"
+	"    min-body-rate 4K max-connections-per-address 7 }\n"
 	"sandbox \"https://sbx.example\" { token \"SANDBOX-TOKEN\" }\n"
 	"admin-key \"ADMIN-KEY-0123456789\"\n"
 	"upstream \"up\" { url \"https://api.example/v1\" api anthropic "
@@ -112,6 +113,11 @@ test_parsed_fields(const struct depotd_conf *c)
 	T_EQ_INT(c->max_header_size, 8192, "max-header-size 8K");
 	T_EQ_INT(c->idle_timeout, 120, "idle-timeout 2m");
 	T_EQ_INT(c->header_timeout, 10, "header-timeout default");
+	T_EQ_INT(c->body_timeout, 90, "body-timeout 90");
+	T_EQ_INT(c->min_body_rate, 4096, "min-body-rate 4K");
+	T_EQ_INT(c->max_connections_per_address, 7,
+	    "max-connections-per-address 7");
+	T_EQ_INT(c->max_connections, 1024, "max-connections default");
 	T_EQ_INT(c->sandbox, SANDBOX_URL, "sandbox URL");
 	u = TAILQ_FIRST(&c->upstreams);
 	T_OK(u != NULL && u->api == API_ANTHROPIC && u->timeout == 30,
@@ -148,6 +154,11 @@ test_round_trip(const struct depotd_conf *c)
 	    "listen sockaddr survives the round trip byte for byte");
 	T_EQ_STR(back->database, c->database, "database with all secrets");
 	T_EQ_STR(back->admin_key, "ADMIN-KEY-0123456789", "admin key");
+	T_OK(back->body_timeout == c->body_timeout &&
+	    back->min_body_rate == c->min_body_rate &&
+	    back->max_connections_per_address ==
+	    c->max_connections_per_address,
+	    "body window and per-address cap survive the round trip");
 	T_EQ_STR(TAILQ_FIRST(&back->upstreams)->api_key, "UPSTREAM-KEY",
 	    "upstream api-key");
 	free(p1);
