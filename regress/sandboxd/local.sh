@@ -30,25 +30,26 @@ port=${SBX_LOCAL_PORT:-18497}
 d=$work/depotd
 failed=0
 
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=$((failed + 1)); }
+# One TAP line for a status (0 passes), counting the failures.
+tap() {
+	[ "$1" -eq 0 ] && echo "ok - $2" && return
+	echo "not ok - $2"
+	failed=$((failed + 1))
+}
+ok() { tap 0 "$*"; }
+notok() { tap 1 "$*"; }
 check() {	# description, then a command that must succeed
 	local what=$1
 	shift
-	if "$@"; then ok "$what"; else notok "$what"; fi
-}
-
-cleanup() {
-	trap - EXIT INT TERM
-	depot_stop
-	pg_stop "$work/pg"
+	"$@"
+	tap $? "$what"
 }
 
 [ -d "$work/pg" ] && pg_stop "$work/pg"
 rm -rf "$work"
 mkdir -p "$work"
 chmod 755 "$work"
-trap cleanup EXIT
+trap 'trap - EXIT INT TERM; depot_stop; pg_stop "$work/pg"' EXIT
 trap 'exit 1' INT TERM
 pg_start "$work/pg" || { notok "PostgreSQL starts"; exit 1; }
 depot_user
