@@ -278,6 +278,10 @@ main		: STRING			{
 			set_secret(&conf->database, $2);
 			conf->db_pool = $3;
 		}
+		| STORAGE USER STRING		{
+			copy_string(conf->storage_user,
+			    sizeof(conf->storage_user), $3, "storage user");
+		}
 		| STORAGE STRING		{
 			storage_begin($2);
 		} storeblock			{
@@ -458,23 +462,23 @@ httpopt		: STRING			{
 		| MAXHEADERSIZE size		{
 			if (in_range($2, 1024, 1024 * 1024,
 			    "max-header-size"))
-				conf->max_header_size = $2;
+				conf->http.max_header_bytes = $2;
 		}
 		| MAXHEADERS NUMBER		{
 			if (in_range($2, 1, 1000, "max-headers"))
-				conf->max_headers = $2;
+				conf->http.max_headers = $2;
 		}
 		| HEADERTIMEOUT duration	{
 			if (in_range($2, 1, 3600, "header-timeout"))
-				conf->header_timeout = $2;
+				conf->http.header_timeout = $2;
 		}
 		| IDLETIMEOUT duration		{
 			if (in_range($2, 1, 86400, "idle-timeout"))
-				conf->idle_timeout = $2;
+				conf->http.idle_timeout = $2;
 		}
 		| MAXCONNECTIONS NUMBER		{
 			if (in_range($2, 1, 1000000, "max-connections"))
-				conf->max_connections = $2;
+				conf->http.max_conns = $2;
 		}
 		;
 

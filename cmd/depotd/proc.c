@@ -3,7 +3,8 @@
  *
  * Each child is this same binary re-executed with a role flag, so that
  * it starts from a clean address space (no copy of the master's
- * configuration or secrets) with its channel to the master on fd 3.
+ * configuration, secrets or environment) with its channel to the
+ * master on fd 3.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -19,30 +20,13 @@
 
 #include "log.h"
 #include "depotd.h"
+#include "master.h"
 #include "proc.h"
 
-static const char *role_names[ROLE_MAX] = {
-	"master", "frontend", "storage", "broker", "sandboxd",
+char *const proc_env[] = {
+	"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+	NULL,
 };
-
-const char *
-role_name(enum proc_role role)
-{
-	if (role < 0 || role >= ROLE_MAX)
-		return "unknown";
-	return role_names[role];
-}
-
-int
-role_from_name(const char *name)
-{
-	int	 i;
-
-	for (i = 0; i < ROLE_MAX; i++)
-		if (strcmp(name, role_names[i]) == 0)
-			return i;
-	return -1;
-}
 
 static void
 exec_child(const char *self, enum proc_role role, int instance, int fd,
@@ -69,38 +53,34 @@ exec_child(const char *self, enum proc_role role, int instance, int fd,
 	for (i = 0; i < verbose && i < 4; i++)
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
-	execv(self, argv);
-	fatal("execv %s", self);
+	execve(self, argv, proc_env);
+	fatal("execve %s", self);
 }
 
-/* Forks and re-executes a child; returns its channel to the master. */
-struct child_proc *
-proc_spawn(const char *self, enum proc_role role, int instance, int debug,
-    int verbose)
+/* Forks and re-executes a child; cp gets its pid and channel. */
+void
+proc_spawn(struct child_proc *cp)
 {
-	struct child_proc	*cp;
-	int			 sv[2];
+	int	 sv[2];
 
-	if ((cp = calloc(1, sizeof(*cp))) == NULL)
-		fatal("calloc");
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		fatal("socketpair");
-	cp->role = role;
-	cp->instance = instance;
 	switch (cp->pid = fork()) {
 	case -1:
 		fatal("fork");
 	case 0:
 		close(sv[0]);
-		/* Do not outlive a master that dies without telling us. */
+		/*
+		 * Until execve, a SIGCHLD would run libevent's handler,
+		 * which writes to the master's own signal socket.
+		 */
 		signal(SIGCHLD, SIG_DFL);
-		exec_child(self, role, instance, sv[1], debug, verbose);
+		exec_child(master.self, cp->role, cp->instance, sv[1],
+		    master.debug, master.verbose);
 		/* NOTREACHED */
 	}
 	close(sv[1]);
 	cp->fd = sv[0];
-	cp->started = time(NULL);
-	return cp;
 }
 
 /*
@@ -128,42 +108,31 @@ proc_connect_pair(struct child_proc *a, struct child_proc *b)
 	return 0;
 }
 
-/* Sends the configuration as JSON chunks; mask limits the secrets. */
+/*
+ * Sends a child its configuration: who it runs as and where, then only
+ * the parts and secrets its roster row names.
+ */
 void
-proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf)
+proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
+    uint32_t generation)
 {
-	char	*json;
-	size_t	 len, off, n;
-	int	 mask;
+	const struct role	*r = roster_role(cp->role);
+	struct proc_conf_msg	 pc;
 
-	switch (cp->role) {
-	case ROLE_FRONTEND:
-		mask = CONF_SECRETS_FRONTEND;
-		break;
-	case ROLE_STORAGE:
-		mask = CONF_SECRETS_STORAGE;
-		break;
-	case ROLE_BROKER:
-		mask = CONF_SECRETS_BROKER;
-		break;
-	default:
-		mask = CONF_SECRETS_NONE;
-		break;
-	}
-	if ((json = conf_to_json(conf, mask)) == NULL)
-		fatalx("cannot serialise the configuration");
-	len = strlen(json);
-	for (off = 0; off < len; off += n) {
-		n = len - off;
-		if (n > CONF_CHUNK)
-			n = CONF_CHUNK;
-		if (imsgev_compose(&cp->iev, IMSG_CONF_CHUNK, 0, 0, -1,
-		    json + off, n) == -1)
-			fatal("imsg_compose");
-	}
+	memset(&pc, 0, sizeof(pc));
+	strlcpy(pc.user, master.users[r->user].name, sizeof(pc.user));
+	pc.uid = master.users[r->user].uid;
+	pc.gid = master.users[r->user].gid;
+	if (r->chroot == CHROOT_CONF)
+		strlcpy(pc.chroot, conf->chroot, sizeof(pc.chroot));
+	if (imsgev_compose(&cp->iev, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
+	    sizeof(generation)) == -1 ||
+	    imsgev_compose(&cp->iev, IMSG_CONF_PROC, 0, 0, -1, &pc,
+	    sizeof(pc)) == -1)
+		fatal("imsg_compose");
+	conf_send(&cp->iev, conf, r->parts, r->secrets);
 	if (imsgev_compose(&cp->iev, IMSG_CONF_END, 0, 0, -1, NULL, 0) == -1)
 		fatal("imsg_compose");
-	freezero(json, len);
 }
 
 /* Signals every child and waits up to a few seconds before SIGKILL. */
