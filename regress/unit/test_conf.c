@@ -371,6 +371,15 @@ test_parse_errors(void)
 	    "no listen means 127.0.0.1 port 8080");
 	T_OK(c != NULL && c->sandbox == SANDBOX_NONE && c->prefork == 2,
 	    "defaults: no sandbox, prefork 2");
+	T_OK(c != NULL && strcmp(c->user, "_depotd") == 0 &&
+	    strcmp(c->storage_user, "_depotstore") == 0,
+	    "defaults: user _depotd, storage user _depotstore");
+	conf_free(c);
+	c = parse_text("database \"dbname=x\"\nstorage \"file:///x\"\n"
+	    "user \"_fe\"\nstorage user \"_st\"\n");
+	T_OK(c != NULL && strcmp(c->user, "_fe") == 0 &&
+	    strcmp(c->storage_user, "_st") == 0,
+	    "user and storage user are set apart");
 	conf_free(c);
 }
 
