@@ -5,9 +5,9 @@
  * A child starts as root with nothing but its channel to the master
  * and a minimal environment.  The master sends the configuration (only
  * the parts and secrets this role's roster row names), listening
- * sockets and peer channels, then IMSG_START.  The
- * child then drops privileges, locks down its filesystem view, and
- * serves until the master goes away or tells it to stop.
+ * sockets and peer channels, then IMSG_START.  The child then drops
+ * privileges, locks down its filesystem view, and serves until the
+ * master goes away or tells it to stop.
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
@@ -22,8 +22,6 @@
 #include "privdrop.h"
 #include "roster.h"
 #include "child.h"
-
-static void	child_watch_master(void);
 
 static struct {
 	enum proc_role		 role;
@@ -204,7 +202,8 @@ child_dispatch_master(struct imsgev *iev, struct imsg *imsg, void *arg)
 		break;
 	case IMSG_PEER_FD:
 		memcpy(&pm, imsg->data, sizeof(pm));
-		if (proto_channel(child.role, pm.role) == NULL)
+		if (pm.role <= ROLE_MASTER || pm.role >= ROLE_MAX ||
+		    (roster_role(child.role)->peers & ROLE_BIT(pm.role)) == 0)
 			fatalx("a channel to %s, which is no peer",
 			    role_name(pm.role));
 		child.ops->peer(pm.role, pm.instance, imsg_get_fd(imsg));

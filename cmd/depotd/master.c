@@ -135,7 +135,7 @@ master_signals(void)
  * children only when it parsed.  What applies only at restart (see
  * conf_restart_changes) is named in the log; the children keep running
  * with what they started with for those.  The reload is complete when
- * every child has acknowledged the new generation (master_dispatch).
+ * every child has acknowledged the new generation (conf_acked).
  */
 uint32_t
 master_reload(char *why, size_t whylen)

@@ -101,7 +101,7 @@ store_checked(void *arg, int error)
 	/* The URL names no secret: credentials are options apart. */
 	if (error != 0 && (was || arg != NULL))
 		log_warnx("storage: %s is not usable: %s",
-		    storage.conf->storage_url, strerror(error));
+		    storage.store_url, strerror(error));
 	else if (error == 0 && !was)
 		log_info("storage: store is usable");
 }
@@ -140,6 +140,9 @@ storage_prepare(void)
 	struct store_conf	 sc;
 	const char		*why;
 
+	/* The store and the database stay as started until a restart. */
+	strlcpy(storage.store_url, storage.conf->storage_url,
+	    sizeof(storage.store_url));
 	conf_store(storage.conf, &sc);
 	if ((storage.store = store_new(storage.base, &sc, &why)) == NULL)
 		fatalx("storage %s: %s", storage.conf->storage_url, why);

@@ -20,6 +20,7 @@ struct storage {
 	int			 store_up;
 	struct event		*ev_store_check;
 	char			 host[128];	/* this host, for sweep claims */
+	char			 store_url[1024];	/* as started */
 };
 
 extern struct storage storage;
