@@ -61,11 +61,12 @@ exec_child(const char *self, enum proc_role role, int instance, int fd,
 void
 proc_spawn(struct child_proc *cp)
 {
+	pid_t	 pid;
 	int	 sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		fatal("socketpair");
-	switch (cp->pid = fork()) {
+	switch (pid = fork()) {
 	case -1:
 		fatal("fork");
 	case 0:
@@ -80,6 +81,7 @@ proc_spawn(struct child_proc *cp)
 		/* NOTREACHED */
 	}
 	close(sv[1]);
+	cp->pid = pid;
 	cp->fd = sv[0];
 }
 
@@ -135,6 +137,22 @@ proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
 		fatal("imsg_compose");
 }
 
+/*
+ * The one place the master signals a child.  kill() with 0 or -1 would
+ * reach the master's process group or, as root, every process on the
+ * machine, so only a real child's pid (> 1, not our own) is signalled.
+ */
+int
+proc_signal(const struct child_proc *cp, int sig)
+{
+	if (cp->pid <= 1 || cp->pid == getpid()) {
+		log_warnx("%s %d: not signalling pid %d", role_name(cp->role),
+		    cp->instance, (int)cp->pid);
+		return -1;
+	}
+	return kill(cp->pid, sig);
+}
+
 /* Signals every child and waits up to a few seconds before SIGKILL. */
 void
 proc_kill_all(struct child_list *children)
@@ -145,7 +163,7 @@ proc_kill_all(struct child_list *children)
 
 	TAILQ_FOREACH(cp, children, entry)
 		if (cp->pid > 0)
-			kill(cp->pid, SIGTERM);
+			proc_signal(cp, SIGTERM);
 	for (i = 0; i < 100; i++) {
 		left = 0;
 		TAILQ_FOREACH(cp, children, entry) {
@@ -165,8 +183,8 @@ proc_kill_all(struct child_list *children)
 		if (cp->pid > 0) {
 			log_warnx("%s %d did not stop; killing it",
 			    role_name(cp->role), cp->instance);
-			kill(cp->pid, SIGKILL);
-			waitpid(cp->pid, &status, 0);
+			if (proc_signal(cp, SIGKILL) == 0)
+				waitpid(cp->pid, &status, 0);
 			cp->pid = 0;
 		}
 }

@@ -95,6 +95,7 @@ sandbox_local_spawn(struct child_proc *cp)
 	struct depotd_conf	*conf = master.conf;
 	char			 dir[PATH_MAX], prog[PATH_MAX], runner[PATH_MAX];
 	char			 token[TOKEN_LEN];
+	pid_t			 pid;
 
 	strlcpy(dir, conf->control_socket, sizeof(dir));
 	strlcpy(dir, dirname(dir), sizeof(dir));
@@ -119,7 +120,7 @@ sandbox_local_spawn(struct child_proc *cp)
 	    sbx_sock) >= (int)sizeof(conf->sandbox_url))
 		fatalx("sandbox local: %s is too long a path", sbx_sock);
 
-	switch (cp->pid = fork()) {
+	switch (pid = fork()) {
 	case -1:
 		fatal("fork");
 	case 0:
@@ -127,6 +128,7 @@ sandbox_local_spawn(struct child_proc *cp)
 		exec_sandboxd(prog, runner, conf->sandbox_dir[0] ?
 		    conf->sandbox_dir : "/var/tmp/depot-sandboxd");
 	}
+	cp->pid = pid;
 	log_info("sandbox local: depot-sandboxd on %s", sbx_sock);
 }
 

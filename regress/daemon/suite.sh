@@ -515,7 +515,11 @@ lose_child() {	# role title
 	master=$DEPOT_PID
 	victim=$(child_pid "$role")
 	pids="$master $(pgrep -P "$master" | tr '\n' ' ')"
-	if [ -z "$victim" ]; then
+	# Only ever one real pid: kill -9 -1 as root ends every process.
+	case $victim in
+	''|*[!0-9]*|0|1) victim= ;;
+	esac
+	if [ -z "$victim" ] || [ "$victim" = "$$" ]; then
 		notok "kill -9 $role: no such child"
 		depot_stop
 		return
