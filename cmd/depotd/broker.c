@@ -22,8 +22,9 @@ struct broker_peer {
 };
 
 /*
- * No peer may send the broker anything yet: proto.c's tables for its
- * channels are empty, so any message is fatal before it gets here.
+ * The broker sends nothing on its peer channels yet, so nothing is
+ * owed to it: the frontend's table (proto.c) is empty, and the storage
+ * helper's replies to file calls the broker has not made are fatal here.
  */
 static void
 broker_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
