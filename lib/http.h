@@ -127,6 +127,9 @@ void	 http_limits_default(struct http_limits *);
 struct http_server *
 	 http_server_new(struct event_base *, const struct http_limits *,
 	    const struct http_handler *);
+/* Limits for what comes next: timers set later, new connections. */
+void	 http_server_set_limits(struct http_server *,
+	    const struct http_limits *);
 /*
  * Serves connections accepted on fd, a bound, listening socket.  The
  * server owns fd from then on and closes it in close_listeners or free.

@@ -223,6 +223,12 @@ http_server_new(struct event_base *base, const struct http_limits *limits,
 	return srv;
 }
 
+void
+http_server_set_limits(struct http_server *srv, const struct http_limits *l)
+{
+	srv->limits = *l;
+}
+
 int
 http_server_listen_fd(struct http_server *srv, int fd)
 {

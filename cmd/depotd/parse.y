@@ -280,6 +280,10 @@ main		: STRING			{
 			set_secret(&conf->database, $2);
 			conf->db_pool = $3;
 		}
+		| STORAGE USER STRING		{
+			copy_string(conf->storage_user,
+			    sizeof(conf->storage_user), $3, "storage user");
+		}
 		| STORAGE STRING		{
 			storage_begin($2);
 		} storeblock			{
@@ -460,37 +464,37 @@ httpopt		: STRING			{
 		| MAXHEADERSIZE size		{
 			if (in_range($2, 1024, 1024 * 1024,
 			    "max-header-size"))
-				conf->max_header_size = $2;
+				conf->http.max_header_bytes = $2;
 		}
 		| MAXHEADERS NUMBER		{
 			if (in_range($2, 1, 1000, "max-headers"))
-				conf->max_headers = $2;
+				conf->http.max_headers = $2;
 		}
 		| HEADERTIMEOUT duration	{
 			if (in_range($2, 1, 3600, "header-timeout"))
-				conf->header_timeout = $2;
+				conf->http.header_timeout = $2;
 		}
 		| IDLETIMEOUT duration		{
 			if (in_range($2, 1, 86400, "idle-timeout"))
-				conf->idle_timeout = $2;
+				conf->http.idle_timeout = $2;
 		}
 		| BODYTIMEOUT duration		{
 			if (in_range($2, 1, 86400, "body-timeout"))
-				conf->body_timeout = $2;
+				conf->http.body_timeout = $2;
 		}
 		| MINBODYRATE size		{
 			if (in_range($2, 0, 1024 * 1024 * 1024,
 			    "min-body-rate"))
-				conf->min_body_rate = $2;
+				conf->http.min_body_rate = $2;
 		}
 		| MAXCONNECTIONS NUMBER		{
 			if (in_range($2, 1, 1000000, "max-connections"))
-				conf->max_connections = $2;
+				conf->http.max_conns = $2;
 		}
 		| MAXCONNSPERADDR NUMBER	{
 			if (in_range($2, 1, 1000000,
 			    "max-connections-per-address"))
-				conf->max_connections_per_address = $2;
+				conf->http.max_conns_per_addr = $2;
 		}
 		;
 
