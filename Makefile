@@ -59,7 +59,7 @@ MANS :=		$(wildcard man/*.[1-9])
 # check, bench and fuzz) all three.
 DEPS_BUILD =	build-essential pkg-config bison libbsd-dev libevent-dev \
 		libpq-dev libjson-c-dev libssh2-1-dev libcurl4-openssl-dev \
-		libssl-dev libhttp-parser-dev
+		libssl-dev libhttp-parser-dev libseccomp-dev
 DEPS_RUN =	postgresql bubblewrap python3 python3-numpy python3-pandas \
 		python3-matplotlib procps curl
 DEPS_TEST =	clang libclang-rt-14-dev mandoc openssh-server \
@@ -112,11 +112,11 @@ $(LIBDEPOT): $(LIB_OBJS)
 $(B)/depotd: $(DEPOTD_OBJS) $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/depotctl: $(CTL_OBJS) $(LIBDEPOT)
+$(B)/depotctl: $(CTL_OBJS) $(B)/cmd/depotd/proto.o $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/depot-sandboxd: $(SBX_OBJS) $(LIBDEPOT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lseccomp
 
 # Unit tests link against archives, so that each pulls in only the
 # objects it uses.  depotd's own objects (less main) form libdepotd.a.

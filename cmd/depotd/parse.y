@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "store_url.h"
 #include "util.h"
 
 #define CONF_MAX_STRING		8192
@@ -130,6 +131,7 @@ static void	 final_checks(const char *);
 %token	KEEPALIVE KNOWNHOSTS LISTEN LOCAL MAXCONNECTIONS MAXFILENAME
 %token	MAXHEADERS MAXHEADERSIZE MAXSIZE MAXTOOLITERATIONS MAXTRANSFERS
 %token	MAXUPLOADS MODEL NATIVECODE NO ON OPENAI PARTSIZE PASSPHRASE
+%token	BODYTIMEOUT MAXCONNSPERADDR MINBODYRATE
 %token	PATHSTYLE POOL PORT PREFORK REGION REMOTENAME RETENTION SANDBOX
 %token	SECRETKEY SESSIONTOKEN SOCKET STORAGE SWEEPINTERVAL TEXTONLY TIMEOUT
 %token	TOKEN UPSTREAM URL USER WRITINGGRACE
@@ -277,6 +279,10 @@ main		: STRING			{
 				secret_origin_check($<origin>2);
 			set_secret(&conf->database, $2);
 			conf->db_pool = $3;
+		}
+		| STORAGE USER STRING		{
+			copy_string(conf->storage_user,
+			    sizeof(conf->storage_user), $3, "storage user");
 		}
 		| STORAGE STRING		{
 			storage_begin($2);
@@ -458,23 +464,37 @@ httpopt		: STRING			{
 		| MAXHEADERSIZE size		{
 			if (in_range($2, 1024, 1024 * 1024,
 			    "max-header-size"))
-				conf->max_header_size = $2;
+				conf->http.max_header_bytes = $2;
 		}
 		| MAXHEADERS NUMBER		{
 			if (in_range($2, 1, 1000, "max-headers"))
-				conf->max_headers = $2;
+				conf->http.max_headers = $2;
 		}
 		| HEADERTIMEOUT duration	{
 			if (in_range($2, 1, 3600, "header-timeout"))
-				conf->header_timeout = $2;
+				conf->http.header_timeout = $2;
 		}
 		| IDLETIMEOUT duration		{
 			if (in_range($2, 1, 86400, "idle-timeout"))
-				conf->idle_timeout = $2;
+				conf->http.idle_timeout = $2;
+		}
+		| BODYTIMEOUT duration		{
+			if (in_range($2, 1, 86400, "body-timeout"))
+				conf->http.body_timeout = $2;
+		}
+		| MINBODYRATE size		{
+			if (in_range($2, 0, 1024 * 1024 * 1024,
+			    "min-body-rate"))
+				conf->http.min_body_rate = $2;
 		}
 		| MAXCONNECTIONS NUMBER		{
 			if (in_range($2, 1, 1000000, "max-connections"))
-				conf->max_connections = $2;
+				conf->http.max_conns = $2;
+		}
+		| MAXCONNSPERADDR NUMBER	{
+			if (in_range($2, 1, 1000000,
+			    "max-connections-per-address"))
+				conf->http.max_conns_per_addr = $2;
 		}
 		;
 
@@ -620,6 +640,7 @@ static const struct keyword keywords[] = {
 	{ "anthropic",			ANTHROPIC },
 	{ "api",			API },
 	{ "api-key",			APIKEY },
+	{ "body-timeout",		BODYTIMEOUT },
 	{ "chroot",			CHROOT },
 	{ "control",			CONTROL },
 	{ "database",			DATABASE },
@@ -636,6 +657,7 @@ static const struct keyword keywords[] = {
 	{ "listen",			LISTEN },
 	{ "local",			LOCAL },
 	{ "max-connections",		MAXCONNECTIONS },
+	{ "max-connections-per-address", MAXCONNSPERADDR },
 	{ "max-filename",		MAXFILENAME },
 	{ "max-header-size",		MAXHEADERSIZE },
 	{ "max-headers",		MAXHEADERS },
@@ -643,6 +665,7 @@ static const struct keyword keywords[] = {
 	{ "max-tool-iterations",	MAXTOOLITERATIONS },
 	{ "max-transfers",		MAXTRANSFERS },
 	{ "max-uploads-per-key",	MAXUPLOADS },
+	{ "min-body-rate",		MINBODYRATE },
 	{ "model",			MODEL },
 	{ "native-code-execution",	NATIVECODE },
 	{ "no",				NO },
@@ -1335,73 +1358,24 @@ scheme_name(enum storage_scheme s)
 	}
 }
 
-static int
-sftp_url_valid(const char *url)
-{
-	const char	*at, *host, *path, *colon, *errstr;
-	char		 port[8];
-
-	at = strchr(url, '@');
-	path = strchr(url, '/');
-	if (at == NULL || at == url || (path != NULL && path < at))
-		return 0;
-	if (memchr(url, ':', at - url) != NULL)
-		return 0;	/* a password in the URL */
-	host = at + 1;
-	if (path == NULL || path == host || path[1] == '\0')
-		return 0;
-	colon = memchr(host, ':', path - host);
-	if (colon != NULL) {
-		if (colon == host || path - colon - 1 == 0 ||
-		    (size_t)(path - colon - 1) >= sizeof(port))
-			return 0;
-		memcpy(port, colon + 1, path - colon - 1);
-		port[path - colon - 1] = '\0';
-		strtonum(port, 1, 65535, &errstr);
-		if (errstr != NULL)
-			return 0;
-	}
-	return 1;
-}
-
-static int
-s3_url_valid(const char *url)
-{
-	const char	*p;
-
-	if (*url == '\0' || *url == '/')
-		return 0;
-	for (p = url; *p != '\0' && *p != '/'; p++)
-		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.' &&
-		    *p != '_')
-			return 0;
-	return 1;
-}
-
 static void
 storage_begin(const char *url)
 {
+	const char		*name, *why;
+	enum storage_scheme	 s;
+
 	if (storage_seen)
 		yyerror("storage already configured");
 	storage_seen = 1;
 	scheme = SCHEME_NONE;
-	if (strncmp(url, "file://", 7) == 0) {
-		if (url[7] != '/')
-			yyerror("storage URL must be file:///absolute/path");
-		else
-			scheme = SCHEME_FILE;
-	} else if (strncmp(url, "s3://", 5) == 0) {
-		if (!s3_url_valid(url + 5))
-			yyerror("storage URL must be s3://bucket[/prefix]");
-		else
-			scheme = SCHEME_S3;
-	} else if (strncmp(url, "sftp://", 7) == 0) {
-		if (!sftp_url_valid(url + 7))
-			yyerror("storage URL must be "
-			    "sftp://user@host[:port]/path");
-		else
-			scheme = SCHEME_SFTP;
-	} else
+	/* The backends' own grammar judges the URL. */
+	if ((name = store_check_url(url, &why)) != NULL) {
+		for (s = SCHEME_FILE; s <= SCHEME_SFTP; s++)
+			if (strcmp(scheme_name(s), name) == 0)
+				scheme = s;
+	} else if (why != NULL)
+		yyerror("%s", why);
+	else
 		yyerror("unknown storage scheme in \"%s\"; use file://, "
 		    "s3:// or sftp://", url);
 	copy_string(conf->storage_url, sizeof(conf->storage_url), url,
