@@ -21,7 +21,8 @@ YACC =		bison -y
 B =		build
 SANITIZE ?=	0
 
-PKGS =		libbsd-overlay libevent libpq json-c libssh2 libcurl openssl
+PKGS =		libbsd-overlay libevent libpq json-c libssh2 libcurl openssl \
+		libseccomp
 PKG_CFLAGS :=	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS :=	$(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser
 
@@ -54,7 +55,7 @@ MANS :=		$(wildcard man/*.[1-9])
 # Debian packages: what the build, `make run' and `make check' need.
 DEPS_BUILD =	build-essential pkg-config bison libbsd-dev libevent-dev \
 		libpq-dev libjson-c-dev libssh2-1-dev libcurl4-openssl-dev \
-		libssl-dev libhttp-parser-dev
+		libssl-dev libhttp-parser-dev libseccomp-dev
 DEPS_RUN =	postgresql bubblewrap python3 python3-numpy python3-pandas \
 		python3-matplotlib procps
 DEPS_TEST =	clang libclang-rt-14-dev mandoc curl openssh-server \
@@ -119,7 +120,13 @@ $(B)/regress/test_%: regress/unit/test_%.c $(LIBDEPOTD) $(LIBDEPOT)
 	$(CC) $(CFLAGS) -Icmd/depotd -Iregress/unit $(LDFLAGS) -o $@ $^ \
 	    $(LDLIBS)
 
-units: $(UNIT_BINS)
+# Tries, under each role's real lockdown, what that role must not do.
+CONFINE_TRY =	$(B)/regress/confine_try
+$(CONFINE_TRY): regress/confine/confine_try.c $(LIBDEPOT)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+units: $(UNIT_BINS) $(CONFINE_TRY)
 
 run: deps all
 	@sh regress/harness/run-local.sh

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "privdrop.h"
+#include "lockdown.h"
 #include "child.h"
 
 static struct {
@@ -106,22 +106,30 @@ child_conf_end(void)
 		log_info("configuration reloaded");
 }
 
+/*
+ * Confines this child for good: its role's user, root, paths, network
+ * and system calls (lockdown.c).  The storage helper runs as its own
+ * user, so that the database role and the store are its alone.
+ */
 static void
 child_start(void)
 {
-	struct privuser	 pu;
-	const char	*chroot_dir = NULL;
+	const struct lockdown_policy	*pol;
+	struct privuser			 pu;
+	const char			*user;
 
 	if (child.conf == NULL)
 		fatalx("start without a configuration");
-	if (priv_lookup(child.conf->user, &pu) == -1)
-		fatalx("unknown user %s", child.conf->user);
+	if ((pol = lockdown_policy(role_name(child.role))) == NULL)
+		fatalx("no lockdown policy for %s", role_name(child.role));
+	user = child.role == ROLE_STORAGE ? child.conf->storage_user :
+	    child.conf->user;
+	if (priv_lookup(user, &pu) == -1)
+		fatalx("unknown user %s", user);
 	if (child.ops->prepare != NULL)
 		child.ops->prepare();
-	if (child.role == ROLE_FRONTEND && child.conf->chroot[0] != '\0')
-		chroot_dir = child.conf->chroot;
-	priv_drop(&pu, chroot_dir);
-	lockdown_paths(child.ops->ro_paths ? child.ops->ro_paths() : NULL,
+	lockdown_role(pol, &pu, child.conf->chroot,
+	    child.ops->ro_paths ? child.ops->ro_paths() : NULL,
 	    child.ops->rw_paths ? child.ops->rw_paths() : NULL);
 	child.running = 1;
 	if (child.ops->start != NULL)

@@ -59,6 +59,8 @@ conf_new(void)
 	TAILQ_INIT(&c->models);
 	c->prefork = 2;
 	strlcpy(c->user, DEPOTD_USER, sizeof(c->user));
+	strlcpy(c->storage_user, DEPOTD_STORAGE_USER,
+	    sizeof(c->storage_user));
 	strlcpy(c->control_socket, DEPOTD_SOCKET, sizeof(c->control_socket));
 	c->db_pool = 4;
 	strlcpy(c->storage.region, "us-east-1", sizeof(c->storage.region));
@@ -636,6 +638,7 @@ conf_to_json(const struct depotd_conf *c, int mask)
 	json_object_object_add(o, "listen", json_listens(c));
 	json_int(o, "prefork", c->prefork);
 	json_str(o, "user", c->user);
+	json_str(o, "storage_user", c->storage_user);
 	json_str(o, "chroot", c->chroot);
 	json_str(o, "control_socket", c->control_socket);
 	if (mask & CONF_SECRETS_STORAGE)
@@ -878,6 +881,8 @@ scalars_from_json(struct depotd_conf *c, json_object *o)
 	GET_INT(o, "max_tool_iterations", 0, INT32_MAX,
 	    c->max_tool_iterations);
 	if (get_str(o, "user", c->user, sizeof(c->user)) ||
+	    get_str(o, "storage_user", c->storage_user,
+	    sizeof(c->storage_user)) ||
 	    get_str(o, "chroot", c->chroot, sizeof(c->chroot)) ||
 	    get_str(o, "control_socket", c->control_socket,
 	    sizeof(c->control_socket)) ||

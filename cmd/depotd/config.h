@@ -15,6 +15,7 @@
 #define DEPOTD_CONF		"/etc/depotd.conf"
 #define DEPOTD_SOCKET		"/run/depotd.sock"
 #define DEPOTD_USER		"_depotd"
+#define DEPOTD_STORAGE_USER	"_depotstore"
 
 struct listen_conf {
 	TAILQ_ENTRY(listen_conf)	 entry;
@@ -57,6 +58,7 @@ struct depotd_conf {
 	TAILQ_HEAD(, listen_conf)	 listens;
 	int				 prefork;
 	char				 user[64];
+	char				 storage_user[64];
 	char				 chroot[1024];	/* "" = none */
 	char				 control_socket[1024];
 

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "depotd.h"
 #include "master.h"
+#include "confine.h"
 
 struct ctl_conn {
 	TAILQ_ENTRY(ctl_conn)	 entry;
@@ -111,6 +112,7 @@ ctl_status(struct ctl_conn *c, const struct ctl_cmd *cmd)
 		    cp->instance, (int)cp->pid,
 		    (long long)(now - cp->started),
 		    cp->ready ? "" : " (starting)");
+	ctl_line(c, "confinement %s", confine_status());
 	ctl_forward(c, cmd);
 }
 

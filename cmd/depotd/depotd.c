@@ -27,6 +27,7 @@
 #include "depotd.h"
 #include "proc.h"
 #include "master.h"
+#include "confine.h"
 
 struct master master;
 
@@ -240,8 +241,10 @@ main(int argc, char *argv[], char *envp[])
 	if ((master.conf = parse_config(conffile, master.verbose)) == NULL)
 		exit(1);
 	if (noaction) {
-		if (master.verbose)
+		if (master.verbose) {
 			conf_print(stdout, master.conf);
+			confine_print_plan(stderr, master.conf);
+		}
 		fprintf(stderr, "configuration OK\n");
 		exit(0);
 	}
@@ -249,6 +252,8 @@ main(int argc, char *argv[], char *envp[])
 		errx(1, "need root privileges");
 	if (priv_lookup(master.conf->user, &pu) == -1)
 		errx(1, "unknown user %s", master.conf->user);
+	if (priv_lookup(master.conf->storage_user, &pu) == -1)
+		errx(1, "unknown user %s", master.conf->storage_user);
 	master.conffile = conffile;
 	master.self = self_path();
 	/* Still on stderr: a second daemon is refused before it harms. */
@@ -270,6 +275,7 @@ main(int argc, char *argv[], char *envp[])
 	TAILQ_INIT(&master.children);
 	master_signals();
 	control_init(master.conf->control_socket);
+	confine_log_kernel();
 	spawn_children();
 	log_info("started, %d frontends", master.conf->prefork);
 	event_base_dispatch(master.base);

@@ -278,6 +278,10 @@ main		: STRING			{
 			set_secret(&conf->database, $2);
 			conf->db_pool = $3;
 		}
+		| STORAGE USER STRING		{
+			copy_string(conf->storage_user,
+			    sizeof(conf->storage_user), $3, "storage user");
+		}
 		| STORAGE STRING		{
 			storage_begin($2);
 		} storeblock			{

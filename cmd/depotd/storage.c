@@ -21,6 +21,7 @@
 
 #include "log.h"
 #include "child.h"
+#include "confine.h"
 #include "storage.h"
 
 struct fe_peer {
@@ -32,8 +33,8 @@ struct fe_peer {
 
 struct storage storage;
 static TAILQ_HEAD(, fe_peer)	 peers = TAILQ_HEAD_INITIALIZER(peers);
-static const char		*ro_list[8];
-static const char		*rw_list[4];
+static const char		*ro_list[CONFINE_RO_MAX];
+static const char		*rw_list[CONFINE_RW_MAX];
 
 int
 storage_reply(struct fe_peer *p, uint32_t type, uint32_t peerid, int fd,
@@ -147,15 +148,7 @@ storage_prepare(void)
 	conf_store(storage.conf, &sc);
 	if ((storage.store = store_new(storage.base, &sc, &why)) == NULL)
 		fatalx("storage %s: %s", storage.conf->storage_url, why);
-	ro_list[0] = "/etc";
-	ro_list[1] = "/usr/share/ca-certificates";
-	ro_list[2] = "/var/run/postgresql";
-	if (storage.conf->storage.identity[0] != '\0')
-		ro_list[3] = storage.conf->storage.identity;
-	if (storage.conf->storage.known_hosts[0] != '\0')
-		ro_list[4] = storage.conf->storage.known_hosts;
-	if (strncmp(storage.conf->storage_url, "file://", 7) == 0)
-		rw_list[0] = storage.conf->storage_url + 7;
+	confine_storage_paths(storage.conf, ro_list, rw_list);
 }
 
 static const char *const *

@@ -176,10 +176,8 @@ done
 check "prefork 3 gives exactly 3 frontends (found $frontends)" \
     test "$frontends" -eq 3
 
-depotd_uid=$(id -u _depotd)
-depotd_gid=$(id -g _depotd)
-locked_down() {	# pid
-	awk -v u="$depotd_uid" -v g="$depotd_gid" '
+locked_down() {	# pid user
+	awk -v u="$(id -u "$2")" -v g="$(id -g "$2")" '
 	    $1 == "Uid:" { uid = ($2 == u && $3 == u && $4 == u && $5 == u) }
 	    $1 == "Gid:" { gid = ($2 == g && $3 == g && $4 == g && $5 == g) }
 	    $1 == "Groups:" { grp = (NF == 1 || (NF == 2 && $2 == g)) }
@@ -192,8 +190,10 @@ for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
 		notok "a child titled 'depotd: $role' runs"
 		continue
 	fi
-	check "'depotd: $role' runs as _depotd:_depotd, no other groups, NoNewPrivs 1" \
-	    locked_down "$p"
+	u=_depotd
+	[ "$role" = storage ] && u=$DEPOT_STORE_USER
+	check "'depotd: $role' runs as $u:$u, no other groups, NoNewPrivs 1" \
+	    locked_down "$p" "$u"
 done
 # Landlock itself cannot be seen from outside; what can be seen is
 # whether the kernel offers it and whether a child said it went without.

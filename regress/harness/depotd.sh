@@ -1,7 +1,9 @@
 # regress/harness/depotd.sh: run the real depotd for tests and `make run'.
 # Sourced, after pg.sh:
 #
-#	depot_user			create the _depotd user if missing
+#	depot_user			create the users if missing: _depotd
+#					(frontends, broker), DEPOT_STORE_USER
+#					(the storage helper), _depotsbx
 #	depot_conf DIR PORT [extra]	write DIR/depotd.conf (mode 600) for a
 #					local store in DIR/files (with
 #					DEPOT_SANDBOX_LOCAL=1, sandbox local
@@ -16,10 +18,15 @@
 top=${top:-$(cd "$(dirname "$0")/../.." && pwd)}
 DEPOTD=${DEPOTD:-$top/build/depotd}
 DEPOTCTL=${DEPOTCTL:-$top/build/depotctl}
+# The storage helper's own user: the store and its keys are its alone.
+DEPOT_STORE_USER=${DEPOT_STORE_USER:-_depotstore}
 
 depot_user() {
 	id _depotd >/dev/null 2>&1 ||
 	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotd
+	id "$DEPOT_STORE_USER" >/dev/null 2>&1 ||
+	    useradd -r -M -d /var/empty -s /usr/sbin/nologin \
+	    "$DEPOT_STORE_USER"
 	# Jailed code runs as _depotsbx; the broker (_depotd) reaches the
 	# sandbox socket through the group.
 	id _depotsbx >/dev/null 2>&1 ||
@@ -30,7 +37,7 @@ depot_user() {
 depot_conf() {	# dir port [extra lines]
 	local d=$1 port=$2 extra=${3:-}
 	mkdir -p "$d/files" "$d/run"
-	chown _depotd "$d/files"
+	chown "$DEPOT_STORE_USER" "$d/files"
 	chmod 750 "$d/files"
 	cat >"$d/depotd.conf" <<CONF
 listen on 127.0.0.1 port $port

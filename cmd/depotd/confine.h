@@ -1,0 +1,38 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * confine.h: the children's confinement, as the master plans and
+ * reports it (confine.c).
+ */
+#ifndef DEPOTD_CONFINE_H
+#define DEPOTD_CONFINE_H
+
+#include <stdio.h>
+
+#include "config.h"
+
+#define CONFINE_RO_MAX	6
+#define CONFINE_RW_MAX	2
+
+void		 confine_storage_paths(const struct depotd_conf *,
+		    const char *ro[CONFINE_RO_MAX],
+		    const char *rw[CONFINE_RW_MAX]);
+void		 confine_print_plan(FILE *, const struct depotd_conf *);
+const char	*confine_status(void);
+void		 confine_log_kernel(void);
+
+#endif
