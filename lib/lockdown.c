@@ -100,23 +100,26 @@ lockdown_print_plan(FILE *fp, const struct lockdown_policy *pol,
 }
 
 /*
- * The empty root of a role without files: made if missing, and only
- * used while root alone may write it and nothing is in it.
+ * The root of a role without files: only used while root alone may
+ * write it.  The default one is made if missing and must be empty; a
+ * configured one may hold what its administrator put there.
  */
 static void
-check_empty_root(const char *dir)
+check_root(const char *dir, int is_default)
 {
 	struct stat	 sb;
 	struct dirent	*de;
 	DIR		*d;
 
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST)
+	if (is_default && mkdir(dir, 0755) == -1 && errno != EEXIST)
 		fatal("mkdir %s", dir);
 	if (lstat(dir, &sb) == -1)
 		fatal("%s", dir);
 	if (!S_ISDIR(sb.st_mode) || sb.st_uid != 0 ||
 	    (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
 		fatalx("%s must be a directory only root may write", dir);
+	if (!is_default)
+		return;
 	if ((d = opendir(dir)) == NULL)
 		fatal("%s", dir);
 	while ((de = readdir(d)) != NULL)
@@ -136,9 +139,11 @@ lockdown_role(const struct lockdown_policy *pol, const struct privuser *pu,
 	lockdown_probe(&k);
 	if (!pol->empty_root)
 		root = NULL;
-	else if (root == NULL || root[0] == '\0') {
+	else if (root != NULL && root[0] != '\0')
+		check_root(root, 0);
+	else {
 		root = LOCKDOWN_EMPTY_DIR;
-		check_empty_root(root);
+		check_root(root, 1);
 	}
 	priv_drop(pu, root);
 	lockdown_landlock(pol, k.landlock_abi, ro, rw);

@@ -22,6 +22,7 @@
  *
  *	confine_try [-x] [-u user] [-r root] [-R path] [-W path] role
  *	    action [argument]
+ *	confine_try -L program [argument ...]
  *
  * -x drops to the user without any lockdown: what the same uid could
  * do unconfined, so that a refusal is shown to come from the lockdown.
@@ -33,6 +34,9 @@
  * before the lockdown), kill PID (SIGCONT), ptrace PID (attach), exec
  * PATH (runs PATH with the argument "ok"), pair (a descriptor passed
  * over a socketpair, then used).
+ *
+ * -L runs program on a kernel made to look as if it had no Landlock:
+ * the Landlock system calls fail with ENOSYS, for it and its children.
  */
 #include <sys/types.h>
 #include <sys/ptrace.h>
@@ -45,6 +49,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -231,6 +236,36 @@ attempt(struct attempt *a)
 	errx(2, "unknown action %s", act);
 }
 
+static void __attribute__((noreturn))
+without_landlock(char *argv[])
+{
+	static const char *const calls[] = { "landlock_create_ruleset",
+	    "landlock_add_rule", "landlock_restrict_self" };
+	scmp_filter_ctx	 ctx;
+	size_t		 i;
+
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		errx(2, "seccomp_init");
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+		    seccomp_syscall_resolve_name(calls[i]), 0) != 0)
+			errx(2, "seccomp_rule_add %s", calls[i]);
+	/* Root keeps its privileges across the exec. */
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0 ||
+	    seccomp_load(ctx) != 0)
+		errx(2, "seccomp_load");
+	execv(argv[0], argv);
+	err(2, "%s", argv[0]);
+}
+
+static void
+add_path(const char **list, int *n, const char *path)
+{
+	if (*n == MAX_PATHS)
+		usage();
+	list[(*n)++] = path;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -242,23 +277,23 @@ main(int argc, char *argv[])
 	struct attempt			 a;
 	int				 ch, nro = 0, nrw = 0, bare = 0;
 
-	while ((ch = getopt(argc, argv, "r:R:u:W:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+Lr:R:u:W:x")) != -1) {
 		switch (ch) {
+		case 'L':
+			if (optind >= argc)
+				usage();
+			without_landlock(argv + optind);
 		case 'r':
 			root = optarg;
 			break;
 		case 'R':
-			if (nro == MAX_PATHS)
-				usage();
-			ro[nro++] = optarg;
+			add_path(ro, &nro, optarg);
 			break;
 		case 'u':
 			user = optarg;
 			break;
 		case 'W':
-			if (nrw == MAX_PATHS)
-				usage();
-			rw[nrw++] = optarg;
+			add_path(rw, &nrw, optarg);
 			break;
 		case 'x':
 			bare = 1;

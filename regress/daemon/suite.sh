@@ -21,15 +21,7 @@ d=$work/depotd
 log=$d/depotd.log
 header_timeout=2
 http_extra="http { header-timeout $header_timeout }"
-failed=0
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=$((failed + 1)); }
-check() {	# description, then a command that must succeed
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else notok "$what"; fi
-}
+. "$top/regress/harness/tap.sh"
 
 cleanup() {
 	trap - EXIT INT TERM
@@ -67,16 +59,6 @@ depot_conf "$d" "$port" "$http_extra"
 
 # --- helpers ----------------------------------------------------------
 
-# The pid of the master's child whose title is "depotd: $1".
-child_pid() {
-	local p
-	for p in $(pgrep -P "$DEPOT_PID"); do
-		case $(ps -o args= -p "$p") in
-		"depotd: $1"|"depotd: $1 "*) echo "$p"; return 0 ;;
-		esac
-	done
-	return 1
-}
 
 # Alive and not a zombie waiting for a late reaper.
 alive() {
@@ -185,7 +167,7 @@ locked_down() {	# pid user
 	    END { exit !(uid && gid && grp && nnp) }' "/proc/$1/status"
 }
 for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
-	p=$(child_pid "$role")
+	p=$(depot_child "$role")
 	if [ -z "$p" ]; then
 		notok "a child titled 'depotd: $role' runs"
 		continue
@@ -220,7 +202,7 @@ fe_files() {	# pid
 		esac
 	done
 }
-p=$(child_pid "frontend 0")
+p=$(depot_child "frontend 0")
 check "frontend 0 holds no file or directory open ($(fe_files "$p" | head -3 |
     tr '\n' ' '))" test -z "$(fe_files "$p")"
 check "the master has no other children" \
@@ -285,7 +267,7 @@ check "depotctl show status exits 0" test $? -eq 0
 check "show status lists the master with its pid" \
     grep -Eq "^master +0 +$DEPOT_PID " "$work/status"
 for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
-	p=$(child_pid "$role")
+	p=$(depot_child "$role")
 	inst=0
 	case $role in *" "*) inst=${role#* } ;; esac
 	check "show status lists $role with pid $p" \
@@ -486,7 +468,7 @@ lose_child() {	# role title
 	local role=$1 victim pids master rc i left
 	[ -n "${DEPOT_PID:-}" ] || start_daemon
 	master=$DEPOT_PID
-	victim=$(child_pid "$role")
+	victim=$(depot_child "$role")
 	pids="$master $(pgrep -P "$master" | tr '\n' ' ')"
 	if [ -z "$victim" ]; then
 		notok "kill -9 $role: no such child"

@@ -14,6 +14,8 @@
 #	depot_key DIR USER WORKSPACE	create user, workspace and key;
 #					prints the token
 #	depotctl_ ARGS			depotctl on DEPOT_SOCK
+#	depot_child TITLE		the pid of the master's child titled
+#					"depotd: TITLE"
 
 top=${top:-$(cd "$(dirname "$0")/../.." && pwd)}
 DEPOTD=${DEPOTD:-$top/build/depotd}
@@ -91,4 +93,14 @@ depot_key() {	# user workspace
 	depotctl_ user add "$1" >/dev/null 2>&1
 	depotctl_ workspace add "$2" >/dev/null 2>&1
 	depotctl_ key create -u "$1" -w "$2" | sed -n 's/^token	//p'
+}
+
+depot_child() {	# title
+	local p
+	for p in $(pgrep -P "$DEPOT_PID"); do
+		case $(ps -o args= -p "$p") in
+		"depotd: $1"|"depotd: $1 "*) echo "$p"; return 0 ;;
+		esac
+	done
+	return 1
 }
