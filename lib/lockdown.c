@@ -34,6 +34,18 @@
 #include "log.h"
 #include "lockdown.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+/*
+ * LeakSanitizer needs /proc, ptrace and a tracer process, none of which
+ * a confined child has: a sanitizer build checks for leaks as the child
+ * confines itself, instead of at exit.
+ */
+#define leak_check_now()	__lsan_do_leak_check()
+#else
+#define leak_check_now()	do { } while (0)
+#endif
+
 void
 lockdown_probe(struct lockdown_kernel *k)
 {
@@ -136,6 +148,7 @@ lockdown_role(const struct lockdown_policy *pol, const struct privuser *pu,
 {
 	struct lockdown_kernel	 k;
 
+	leak_check_now();
 	lockdown_probe(&k);
 	if (!pol->empty_root)
 		root = NULL;

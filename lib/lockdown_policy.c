@@ -36,6 +36,10 @@
  *
  * No role has "proc", "exec", "id" or "ptrace": fork, execve, setuid
  * and ptrace are refused to every child.
+ *
+ * When the frontend calls model upstreams it gains "inet", and
+ * Landlock network rules for the upstreams' ports alone keep it from
+ * connecting anywhere else.
  */
 #include <string.h>
 

@@ -39,15 +39,8 @@
 #include "lockdown.h"
 
 static const char *const calls_fatal[] = {
-	"execve", "execveat", "process_vm_readv", "process_vm_writev",
-	/*
-	 * LeakSanitizer stops the world with ptrace at exit; in such a
-	 * build ptrace only fails.
-	 */
-#if !defined(__SANITIZE_ADDRESS__)
-	"ptrace",
-#endif
-	NULL
+	"execve", "execveat", "ptrace", "process_vm_readv",
+	"process_vm_writev", NULL
 };
 
 /* The ioctls of stdio: non-blocking mode, bytes waiting, isatty. */

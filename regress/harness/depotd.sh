@@ -39,7 +39,8 @@ depot_user() {
 depot_conf() {	# dir port [extra lines]
 	local d=$1 port=$2 extra=${3:-}
 	mkdir -p "$d/files" "$d/run"
-	chown "$DEPOT_STORE_USER" "$d/files"
+	# -R: a store left by an older run may still be _depotd's.
+	chown -R "$DEPOT_STORE_USER" "$d/files"
 	chmod 750 "$d/files"
 	cat >"$d/depotd.conf" <<CONF
 listen on 127.0.0.1 port $port
