@@ -94,7 +94,7 @@ print_paths(FILE *fp, const char *what, const char *const *paths)
 }
 
 void
-lockdown_print_plan(FILE *fp, const struct lockdown_policy *pol,
+lockdown_print_plan(FILE *fp, const struct lockdown_rules *pol,
     const char *user, const char *root, const char *const *ro,
     const char *const *rw)
 {
@@ -143,7 +143,7 @@ check_root(const char *dir, int is_default)
 }
 
 void
-lockdown_role(const struct lockdown_policy *pol, const struct privuser *pu,
+lockdown_role(const struct lockdown_rules *pol, const struct privuser *pu,
     const char *root, const char *const *ro, const char *const *rw)
 {
 	struct lockdown_kernel	 k;

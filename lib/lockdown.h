@@ -33,7 +33,7 @@
 /* The root of a role that needs no file system, unless chroot says. */
 #define LOCKDOWN_EMPTY_DIR	"/var/empty"
 
-struct lockdown_policy {
+struct lockdown_rules {
 	const char	*role;
 	const char	*promises;	/* pledge(2) promises */
 	int		 empty_root;	/* chroot to an empty directory */
@@ -47,7 +47,7 @@ struct lockdown_kernel {
 };
 
 /* The policy of a role by name ("frontend", ...); NULL if none. */
-const struct lockdown_policy *lockdown_policy(const char *role);
+const struct lockdown_rules *lockdown_rules_of(const char *role);
 /* The system calls a promise allows on Linux, NULL-terminated. */
 const char *const *lockdown_promise_calls(const char *promise);
 
@@ -58,7 +58,7 @@ void	 lockdown_probe(struct lockdown_kernel *);
  */
 void	 lockdown_missing(const struct lockdown_kernel *, char *, size_t);
 /* Prints the plan of one role, as depotd -n -v shows it. */
-void	 lockdown_print_plan(FILE *, const struct lockdown_policy *,
+void	 lockdown_print_plan(FILE *, const struct lockdown_rules *,
 	    const char *user, const char *root, const char *const *ro,
 	    const char *const *rw);
 
@@ -70,13 +70,13 @@ void	 lockdown_print_plan(FILE *, const struct lockdown_policy *,
  * then the seccomp allow-list.  A layer the kernel lacks is skipped
  * with a warning; anything else that fails is fatal.
  */
-void	 lockdown_role(const struct lockdown_policy *,
+void	 lockdown_role(const struct lockdown_rules *,
 	    const struct privuser *, const char *root, const char *const *ro,
 	    const char *const *rw);
 
 /* The layers, one at a time (lockdown_role uses them). */
-int	 lockdown_landlock(const struct lockdown_policy *, int abi,
+int	 lockdown_landlock(const struct lockdown_rules *, int abi,
 	    const char *const *ro, const char *const *rw);
-int	 lockdown_seccomp(const struct lockdown_policy *);
+int	 lockdown_seccomp(const struct lockdown_rules *);
 
 #endif

@@ -122,7 +122,7 @@ allow_paths(int ruleset, const char *const *paths, uint64_t rights)
  * reaching abstract unix sockets outside its own domain.
  */
 static size_t
-ruleset_attr(const struct lockdown_policy *pol, int abi,
+ruleset_attr(const struct lockdown_rules *pol, int abi,
     struct ll_ruleset_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -140,7 +140,7 @@ ruleset_attr(const struct lockdown_policy *pol, int abi,
 
 /* 0: in force; -1: this kernel has no Landlock. */
 int
-lockdown_landlock(const struct lockdown_policy *pol, int abi,
+lockdown_landlock(const struct lockdown_rules *pol, int abi,
     const char *const *ro, const char *const *rw)
 {
 	struct ll_ruleset_attr	 attr;

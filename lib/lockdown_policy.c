@@ -45,7 +45,7 @@
 
 #include "lockdown.h"
 
-static const struct lockdown_policy policies[] = {
+static const struct lockdown_rules policies[] = {
 	/* HTTP in, descriptors from the storage helper: no files. */
 	{ "frontend",	"stdio recvfd sendfd",			1, 0 },
 	/* The database, the store and its credentials, TCP out. */
@@ -132,8 +132,8 @@ static const struct {
 	{ "sendfd",	calls_none },
 };
 
-const struct lockdown_policy *
-lockdown_policy(const char *role)
+const struct lockdown_rules *
+lockdown_rules_of(const char *role)
 {
 	size_t	 i;
 

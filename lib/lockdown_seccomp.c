@@ -151,7 +151,7 @@ add_promises(scmp_filter_ctx ctx, const char *promises)
 
 /* 0: the filter is in force; -1: this kernel has no seccomp filters. */
 int
-lockdown_seccomp(const struct lockdown_policy *pol)
+lockdown_seccomp(const struct lockdown_rules *pol)
 {
 	scmp_filter_ctx	 ctx;
 	int		 rc;

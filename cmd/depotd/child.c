@@ -114,13 +114,13 @@ child_conf_end(void)
 static void
 child_start(void)
 {
-	const struct lockdown_policy	*pol;
+	const struct lockdown_rules	*pol;
 	struct privuser			 pu;
 	const char			*user;
 
 	if (child.conf == NULL)
 		fatalx("start without a configuration");
-	if ((pol = lockdown_policy(role_name(child.role))) == NULL)
+	if ((pol = lockdown_rules_of(role_name(child.role))) == NULL)
 		fatalx("no lockdown policy for %s", role_name(child.role));
 	user = child.role == ROLE_STORAGE ? child.conf->storage_user :
 	    child.conf->user;

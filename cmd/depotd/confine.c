@@ -60,7 +60,7 @@ confine_storage_paths(const struct depotd_conf *conf,
 void
 confine_print_plan(FILE *fp, const struct depotd_conf *conf)
 {
-	const struct lockdown_policy	*pol;
+	const struct lockdown_rules	*pol;
 	const char			*ro[CONFINE_RO_MAX];
 	const char			*rw[CONFINE_RW_MAX];
 	struct lockdown_kernel		 k;
@@ -73,7 +73,7 @@ confine_print_plan(FILE *fp, const struct depotd_conf *conf)
 	    missing[0] ? "; not enforced here: " : "", missing);
 	for (i = 0; i < sizeof(confined_roles) / sizeof(confined_roles[0]);
 	    i++) {
-		if ((pol = lockdown_policy(role_name(confined_roles[i]))) ==
+		if ((pol = lockdown_rules_of(role_name(confined_roles[i]))) ==
 		    NULL)
 			continue;
 		if (confined_roles[i] == ROLE_STORAGE) {

@@ -269,7 +269,7 @@ add_path(const char **list, int *n, const char *path)
 int
 main(int argc, char *argv[])
 {
-	const struct lockdown_policy	*pol;
+	const struct lockdown_rules	*pol;
 	const char			*ro[MAX_PATHS + 1] = { NULL };
 	const char			*rw[MAX_PATHS + 1] = { NULL };
 	const char			*user = "_depotd", *root = NULL;
@@ -304,7 +304,7 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 2 || (pol = lockdown_policy(argv[0])) == NULL)
+	if (argc < 2 || (pol = lockdown_rules_of(argv[0])) == NULL)
 		usage();
 	a.action = argv[1];
 	a.arg = argc > 2 ? argv[2] : "";
