@@ -34,35 +34,29 @@ static const enum proc_role confined_roles[] = {
 };
 
 /*
- * The storage helper reads the system's configuration (name service,
- * CA certificates, the PostgreSQL socket directory) and its SFTP keys,
- * and reads and writes the local store.  ro holds 6 entries, rw 2.
+ * Whatever its store, the storage helper reads the system's
+ * configuration (name service, CA certificates) and PostgreSQL's
+ * socket directory; its store names the rest (store_ops paths).
  */
-void
-confine_storage_paths(const struct depotd_conf *conf,
-    const char *ro[CONFINE_RO_MAX], const char *rw[CONFINE_RW_MAX])
-{
-	int	 n = 0;
+static const char *const storage_common[CONFINE_COMMON_MAX + 1] = {
+	"/etc", "/usr/share/ca-certificates", "/var/run/postgresql", NULL
+};
 
-	memset(ro, 0, CONFINE_RO_MAX * sizeof(*ro));
-	memset(rw, 0, CONFINE_RW_MAX * sizeof(*rw));
-	ro[n++] = "/etc";
-	ro[n++] = "/usr/share/ca-certificates";
-	ro[n++] = "/var/run/postgresql";
-	if (conf->storage.identity[0] != '\0')
-		ro[n++] = conf->storage.identity;
-	if (conf->storage.known_hosts[0] != '\0')
-		ro[n++] = conf->storage.known_hosts;
-	if (strncmp(conf->storage_url, "file://", 7) == 0)
-		rw[0] = conf->storage_url + 7;
+size_t
+confine_storage_common(const char **ro)
+{
+	size_t	 n;
+
+	for (n = 0; storage_common[n] != NULL; n++)
+		ro[n] = storage_common[n];
+	ro[n] = NULL;
+	return n;
 }
 
 void
 confine_print_plan(FILE *fp, const struct depotd_conf *conf)
 {
 	const struct lockdown_rules	*pol;
-	const char			*ro[CONFINE_RO_MAX];
-	const char			*rw[CONFINE_RW_MAX];
 	struct lockdown_kernel		 k;
 	char				 missing[256];
 	size_t				 i;
@@ -76,10 +70,14 @@ confine_print_plan(FILE *fp, const struct depotd_conf *conf)
 		if ((pol = lockdown_rules_of(role_name(confined_roles[i]))) ==
 		    NULL)
 			continue;
+		/* The store's own paths are known once it is set up. */
 		if (confined_roles[i] == ROLE_STORAGE) {
-			confine_storage_paths(conf, ro, rw);
 			lockdown_print_plan(fp, pol, conf->storage_user, NULL,
-			    ro, rw);
+			    storage_common, NULL);
+			fprintf(fp, "\tplus the paths its store names: %s "
+			    "(a local store's directory, read and write; an "
+			    "SFTP store's key files, read)\n",
+			    conf->storage_url);
 		} else
 			lockdown_print_plan(fp, pol, conf->user, conf->chroot,
 			    NULL, NULL);

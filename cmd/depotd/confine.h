@@ -25,12 +25,10 @@
 
 #include "config.h"
 
-#define CONFINE_RO_MAX	6
-#define CONFINE_RW_MAX	2
+#define CONFINE_COMMON_MAX	3
 
-void		 confine_storage_paths(const struct depotd_conf *,
-		    const char *ro[CONFINE_RO_MAX],
-		    const char *rw[CONFINE_RW_MAX]);
+/* The storage helper's paths to read whatever its store: how many. */
+size_t		 confine_storage_common(const char **ro);
 void		 confine_print_plan(FILE *, const struct depotd_conf *);
 const char	*confine_status(void);
 void		 confine_log_kernel(void);

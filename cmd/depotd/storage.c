@@ -33,8 +33,9 @@ struct fe_peer {
 
 struct storage storage;
 static TAILQ_HEAD(, fe_peer)	 peers = TAILQ_HEAD_INITIALIZER(peers);
-static const char		*ro_list[CONFINE_RO_MAX];
-static const char		*rw_list[CONFINE_RW_MAX];
+/* The Landlock paths: the system's, then the store's. */
+static const char	*ro_list[CONFINE_COMMON_MAX + STORE_PATHS_MAX + 1];
+static const char	*rw_list[STORE_PATHS_MAX + 1];
 
 int
 storage_reply(struct fe_peer *p, uint32_t type, uint32_t peerid, int fd,
@@ -144,11 +145,14 @@ storage_prepare(void)
 {
 	struct store_conf	 sc;
 	const char		*why;
+	size_t			 n;
 
 	conf_store(storage.conf, &sc);
 	if ((storage.store = store_new(storage.base, &sc, &why)) == NULL)
 		fatalx("storage %s: %s", storage.conf->storage_url, why);
-	confine_storage_paths(storage.conf, ro_list, rw_list);
+	n = confine_storage_common(ro_list);
+	/* Room for STORE_PATHS_MAX each and the NULL that ends the lists. */
+	storage.store->ops->paths(storage.store, ro_list + n, rw_list);
 }
 
 static const char *const *

@@ -167,9 +167,10 @@ chown "$DEPOT_STORE_USER" "$work/d/files"
 "$DEPOTD" -n -v -f "$work/d/depotd.conf" >/dev/null 2>"$work/plan"
 check "depotd -n -v prints the frontend's plan: _depotd in /var/empty" \
     grep -qx "frontend: user _depotd, root /var/empty" "$work/plan"
-check "and the storage helper's: $DEPOT_STORE_USER, store writable" \
+check "and the storage helper's: $DEPOT_STORE_USER, plus its store's paths" \
     sh -c "grep -qx 'storage: user $DEPOT_STORE_USER, root /' '$work/plan' &&
-    grep -q 'read and write: $work/d/files\$' '$work/plan'"
+    grep -q 'plus the paths its store names: file://$work/d/files ' \
+    '$work/plan'"
 check "and the broker's" \
     grep -qx "broker: user _depotd, root /var/empty" "$work/plan"
 
