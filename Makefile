@@ -102,7 +102,7 @@ $(LIBDEPOT): $(LIB_OBJS)
 $(B)/depotd: $(DEPOTD_OBJS) $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/depotctl: $(CTL_OBJS) $(LIBDEPOT)
+$(B)/depotctl: $(CTL_OBJS) $(B)/cmd/depotd/proto.o $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/depot-sandboxd: $(SBX_OBJS) $(LIBDEPOT)

@@ -160,10 +160,7 @@ listen_unix(const char *path)
 	struct sockaddr_un	 sun;
 	int			 fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
+	if (unix_addr(&sun, path) == -1)
 		errx(1, "%s: socket path too long", path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		err(1, "socket");

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "lockdown.h"
 #include "depotd.h"
+#include "roster.h"
 #include "confine.h"
 
 static const enum proc_role confined_roles[] = {
@@ -53,35 +54,44 @@ confine_storage_common(const char **ro)
 	return n;
 }
 
+/* The user, root and paths the roster and lockdown.c give role. */
+static void
+print_role_plan(FILE *fp, const struct depotd_conf *conf,
+    enum proc_role role)
+{
+	const struct lockdown_rules	*rules;
+	const struct role		*r = roster_role(role);
+	const char			*user, *root;
+
+	if ((rules = lockdown_rules_of(role_name(role))) == NULL)
+		return;
+	user = roster_user(r->user, conf);
+	root = r->chroot == CHROOT_CONF ? conf->chroot : NULL;
+	if (role != ROLE_STORAGE) {
+		lockdown_print_plan(fp, rules, user, root, NULL, NULL);
+		return;
+	}
+	/* The store's own paths are known once it is set up. */
+	lockdown_print_plan(fp, rules, user, root, storage_common, NULL);
+	fprintf(fp, "\tplus the paths its store names: %s (a local store's "
+	    "directory, read and write; an SFTP store's key files, read)\n",
+	    conf->storage_url);
+}
+
 void
 confine_print_plan(FILE *fp, const struct depotd_conf *conf)
 {
-	const struct lockdown_rules	*pol;
-	struct lockdown_kernel		 k;
-	char				 missing[256];
-	size_t				 i;
+	struct lockdown_kernel	 k;
+	char			 missing[256];
+	size_t			 i;
 
 	lockdown_probe(&k);
 	lockdown_missing(&k, missing, sizeof(missing));
 	fprintf(fp, "confinement (Landlock ABI %d%s%s):\n", k.landlock_abi,
 	    missing[0] ? "; not enforced here: " : "", missing);
 	for (i = 0; i < sizeof(confined_roles) / sizeof(confined_roles[0]);
-	    i++) {
-		if ((pol = lockdown_rules_of(role_name(confined_roles[i]))) ==
-		    NULL)
-			continue;
-		/* The store's own paths are known once it is set up. */
-		if (confined_roles[i] == ROLE_STORAGE) {
-			lockdown_print_plan(fp, pol, conf->storage_user, NULL,
-			    storage_common, NULL);
-			fprintf(fp, "\tplus the paths its store names: %s "
-			    "(a local store's directory, read and write; an "
-			    "SFTP store's key files, read)\n",
-			    conf->storage_url);
-		} else
-			lockdown_print_plan(fp, pol, conf->user, conf->chroot,
-			    NULL, NULL);
-	}
+	    i++)
+		print_role_plan(fp, conf, confined_roles[i]);
 }
 
 /* "complete", or the layers this kernel lacks. */

@@ -10,7 +10,7 @@
 #include "db.h"
 #include "store.h"
 
-struct fe_peer;
+struct storage_peer;
 
 struct storage {
 	struct event_base	*base;
@@ -20,18 +20,19 @@ struct storage {
 	int			 store_up;
 	struct event		*ev_store_check;
 	char			 host[128];	/* this host, for sweep claims */
+	char			 store_url[1024];	/* as started */
 };
 
 extern struct storage storage;
 
 /* storage.c */
-int	 storage_reply(struct fe_peer *, uint32_t type, uint32_t peerid,
+int	 storage_reply(struct storage_peer *, uint32_t type, uint32_t peerid,
 	    int fd, const void *, size_t);
-void	 storage_error(struct fe_peer *, uint32_t peerid, int status,
+void	 storage_error(struct storage_peer *, uint32_t peerid, int status,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* storage_files.c */
-void	 files_dispatch(struct fe_peer *, struct imsg *);
-void	 files_peer_lost(struct fe_peer *);
+void	 files_dispatch(struct storage_peer *, struct imsg *);
+void	 files_peer_lost(struct storage_peer *);
 /* storage_ctl.c */
 void	 ctl_dispatch_cmd(struct imsg *);
 /* sweep.c */

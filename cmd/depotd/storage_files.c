@@ -38,7 +38,7 @@ enum { COL_ID, COL_USER, COL_WS, COL_NAME, COL_MIME, COL_PURPOSE,
 /* One request of a frontend, alive while the database or store works. */
 struct freq {
 	TAILQ_ENTRY(freq)	 entry;
-	struct fe_peer		*peer;		/* NULL once the peer is gone */
+	struct storage_peer		*peer;		/* NULL once the peer is gone */
 	uint32_t		 peerid;
 	struct file_rec		 rec;
 	char			 ref[128];
@@ -56,7 +56,7 @@ struct freq {
 /* An upload between FILE_CREATED and commit or abort. */
 struct upload {
 	TAILQ_ENTRY(upload)	 entry;
-	struct fe_peer		*peer;
+	struct storage_peer		*peer;
 	char			 id[IDLEN];
 	struct owner		 owner;
 	char			 ref[128];
@@ -68,7 +68,7 @@ static TAILQ_HEAD(, freq)	 freqs = TAILQ_HEAD_INITIALIZER(freqs);
 static TAILQ_HEAD(, upload)	 uploads = TAILQ_HEAD_INITIALIZER(uploads);
 
 static struct freq *
-freq_new(struct fe_peer *p, uint32_t peerid)
+freq_new(struct storage_peer *p, uint32_t peerid)
 {
 	struct freq	*r;
 
@@ -230,7 +230,7 @@ auth_query(struct freq *r, const char *sql, int n, const char *const *params)
 }
 
 static void
-auth_lookup(struct fe_peer *p, struct imsg *imsg)
+auth_lookup(struct storage_peer *p, struct imsg *imsg)
 {
 	struct auth_lookup	 al;
 	struct freq		*r;
@@ -398,7 +398,7 @@ uploads_of_key(const char *key_id)
 }
 
 static void
-file_create(struct fe_peer *p, struct imsg *imsg)
+file_create(struct storage_peer *p, struct imsg *imsg)
 {
 	struct freq	*r = freq_new(p, imsg->hdr.peerid);
 	const char	*params[9];
@@ -504,7 +504,7 @@ committed_bytes(void *arg, int error)
 }
 
 static void
-file_commit(struct fe_peer *p, struct imsg *imsg)
+file_commit(struct storage_peer *p, struct imsg *imsg)
 {
 	struct file_commit	 fc;
 	struct store_xfer	*xfer;
@@ -536,7 +536,7 @@ file_commit(struct fe_peer *p, struct imsg *imsg)
 }
 
 static void
-file_abort(struct fe_peer *p, struct imsg *imsg)
+file_abort(struct storage_peer *p, struct imsg *imsg)
 {
 	struct file_key	 fk;
 	struct upload	*u;
@@ -590,7 +590,7 @@ got_file(void *arg, const PGresult *res)
  * file anybody can see; it is answered here and NULL returned.
  */
 static struct freq *
-keyed_request(struct fe_peer *p, struct imsg *imsg, const char **params)
+keyed_request(struct storage_peer *p, struct imsg *imsg, const char **params)
 {
 	struct file_key	 fk;
 	struct freq	*r = freq_new(p, imsg->hdr.peerid);
@@ -606,7 +606,7 @@ keyed_request(struct fe_peer *p, struct imsg *imsg, const char **params)
 }
 
 static void
-file_get(struct fe_peer *p, struct imsg *imsg)
+file_get(struct storage_peer *p, struct imsg *imsg)
 {
 	struct freq	*r;
 	const char	*params[3];
@@ -709,7 +709,7 @@ found_for_open(void *arg, const PGresult *res)
 }
 
 static void
-file_open(struct fe_peer *p, struct imsg *imsg)
+file_open(struct storage_peer *p, struct imsg *imsg)
 {
 	struct freq	*r = freq_new(p, imsg->hdr.peerid);
 	const char	*params[3];
@@ -772,7 +772,7 @@ deleted(void *arg, const PGresult *res)
 }
 
 static void
-file_delete(struct fe_peer *p, struct imsg *imsg)
+file_delete(struct storage_peer *p, struct imsg *imsg)
 {
 	struct freq	*r;
 	const char	*params[3];
@@ -898,7 +898,7 @@ list_cursor_checked(void *arg, const PGresult *res)
 
 /* A cursor is only good if the caller could read that file itself. */
 static void
-file_list(struct fe_peer *p, struct imsg *imsg)
+file_list(struct storage_peer *p, struct imsg *imsg)
 {
 	struct freq	*r = freq_new(p, imsg->hdr.peerid);
 	const char	*params[3];
@@ -927,7 +927,7 @@ file_list(struct fe_peer *p, struct imsg *imsg)
 /* --- health --- */
 
 static void
-health(struct fe_peer *p, struct imsg *imsg)
+health(struct storage_peer *p, struct imsg *imsg)
 {
 	struct health_msg	 hm;
 
@@ -938,7 +938,7 @@ health(struct fe_peer *p, struct imsg *imsg)
 }
 
 void
-files_dispatch(struct fe_peer *p, struct imsg *imsg)
+files_dispatch(struct storage_peer *p, struct imsg *imsg)
 {
 	switch (imsg->hdr.type) {
 	case IMSG_AUTH_LOOKUP:
@@ -974,7 +974,7 @@ files_dispatch(struct fe_peer *p, struct imsg *imsg)
 }
 
 void
-files_peer_lost(struct fe_peer *p)
+files_peer_lost(struct storage_peer *p)
 {
 	struct freq	*r;
 	struct upload	*u, *tmp;

@@ -95,13 +95,11 @@ cat >"$root/usr/share/doc/depotd/README.Debian" <<DOC
 depotd for Debian
 -----------------
 
-The package creates the system users _depotd (frontends, broker) and
-_depotstore (the storage helper, owner of the local store
-/var/depot/files and of the database role), the empty root /var/empty
-and, when absent, /etc/depotd.conf (mode 600) from
-/usr/share/examples/depotd/depotd.conf.  It does not enable or start
-the service.  Point the "database" line at a PostgreSQL database, check
-the file with "depotd -n", then:
+The package creates the system users _depotd and _depotstore, the
+local store /var/depot/files and, when absent, /etc/depotd.conf (mode
+600) from /usr/share/examples/depotd/depotd.conf.  It does not enable
+or start the service.  Point the "database" line at a PostgreSQL
+database, check the file with "depotd -n", then:
 
 	systemctl enable --now depotd		(systemd)
 	update-rc.d depotd defaults && /etc/init.d/depotd start	(sysvinit)
