@@ -106,7 +106,7 @@ $(B)/depotctl: $(CTL_OBJS) $(B)/cmd/depotd/proto.o $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/depot-sandboxd: $(SBX_OBJS) $(LIBDEPOT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lseccomp
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Unit tests link against archives, so that each pulls in only the
 # objects it uses.  depotd's own objects (less main) form libdepotd.a.
