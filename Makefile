@@ -21,6 +21,9 @@ YACC =		bison -y
 B =		build
 SANITIZE ?=	0
 
+# Looked up once per make; `run', `check' and `bench' build in a second
+# make started after `deps', so that a first run on a fresh machine sees
+# the libraries that `deps' has just installed.
 PKGS =		libbsd-overlay libevent libpq json-c libssh2 libcurl openssl \
 		libseccomp
 PKG_CFLAGS :=	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -53,23 +56,25 @@ UNIT_BINS :=	$(UNIT_SRCS:regress/unit/%.c=$(B)/regress/%)
 MANS :=		$(wildcard man/*.[1-9])
 
 # Debian packages: what the build, `make run' and `make check' need.
+# `make run' installs DEPS_BUILD and DEPS_RUN only; `make deps' (and so
+# check, bench and fuzz) all three.
 DEPS_BUILD =	build-essential pkg-config bison libbsd-dev libevent-dev \
 		libpq-dev libjson-c-dev libssh2-1-dev libcurl4-openssl-dev \
 		libssl-dev libhttp-parser-dev libseccomp-dev
 DEPS_RUN =	postgresql bubblewrap python3 python3-numpy python3-pandas \
-		python3-matplotlib procps
-DEPS_TEST =	clang libclang-rt-14-dev mandoc curl openssh-server \
+		python3-matplotlib procps curl
+DEPS_TEST =	clang libclang-rt-14-dev mandoc openssh-server \
 		openssh-client rsyslog dpkg-dev fakeroot psmisc \
 		ceph-mon ceph-osd ceph-common radosgw nginx-light wrk \
 		iproute2 man-db systemd bc util-linux
 DEPS =		$(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST)
 
-.PHONY: all deps run check lint install package fuzz bench clean
+.PHONY: all deps deps-run run check lint install package fuzz bench clean
 
 all: $(PROGS)
 
-deps:
-	@missing=$$(for p in $(DEPS); do \
+# $(call apt_install,PACKAGES): installs those not installed yet.
+apt_install = @missing=$$(for p in $(1); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 	    grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -78,6 +83,12 @@ deps:
 		    apt-get install -y -qq --no-install-recommends \
 		    $$missing >/dev/null || exit 1; \
 	fi
+
+deps:
+	$(call apt_install,$(DEPS))
+
+deps-run:
+	$(call apt_install,$(DEPS_BUILD) $(DEPS_RUN))
 
 # Objects follow the flags: a SANITIZE=1 build rebuilds everything.
 FLAGS_STAMP =	$(B)/.cflags
@@ -128,10 +139,12 @@ $(CONFINE_TRY): regress/confine/confine_try.c $(LIBDEPOT)
 
 units: $(UNIT_BINS) $(CONFINE_TRY)
 
-run: deps all
+run: deps-run
+	@$(MAKE) all
 	@sh regress/harness/run-local.sh
 
-check: deps all units
+check: deps
+	@$(MAKE) all units
 	@sh regress/run.sh
 
 lint: all
@@ -140,7 +153,8 @@ lint: all
 fuzz: deps
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} sh regress/fuzz/run.sh
 
-bench: deps all
+bench: deps
+	@$(MAKE) all
 	@sh regress/bench/run.sh
 
 install: all
@@ -162,4 +176,4 @@ package: all
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -137,3 +137,20 @@ api_error_from_storage(struct api_req *ar, struct imsg *imsg)
 		http_reply_header(ar->req, "retry-after", "1");
 	api_error(ar, em.status, NULL, "%s", em.message);
 }
+
+/*
+ * Every reply from storage is either the one expected or an error;
+ * an error is answered here.  Anything else is a broken helper.
+ */
+int
+api_storage_ok(struct api_req *ar, struct imsg *imsg, uint32_t want,
+    size_t size)
+{
+	if (imsg->hdr.type == IMSG_ERROR) {
+		api_error_from_storage(ar, imsg);
+		return 0;
+	}
+	if (imsg->hdr.type != want || imsg->datalen != size)
+		fatalx("unexpected storage reply %u", imsg->hdr.type);
+	return 1;
+}

@@ -47,21 +47,28 @@ on_request(struct http_request *req, void *arg)
 		metrics_route(ar);
 	else if (strcmp(req->path, "/v1/files") == 0 ||
 	    strncmp(req->path, "/v1/files/", 10) == 0)
-		files_route(ar);
+		api_files_route(ar);
 	else
 		route_not_found(ar);
 }
 
+/* The body goes to the route that accepted it. */
 static void
 on_body(struct http_request *req, const void *data, size_t len, void *arg)
 {
-	files_body(req->arg, data, len);
+	struct api_req	*ar = req->arg;
+
+	if (ar != NULL && ar->on_body != NULL)
+		ar->on_body(ar, data, len);
 }
 
 static void
 on_body_end(struct http_request *req, void *arg)
 {
-	files_body_end(req->arg);
+	struct api_req	*ar = req->arg;
+
+	if (ar != NULL && ar->on_body_end != NULL)
+		ar->on_body_end(ar);
 }
 
 static void
@@ -72,10 +79,15 @@ on_free(struct http_request *req, void *arg)
 	metrics_count(req);
 	if (ar == NULL)
 		return;
-	if (ar->call != 0)
-		fe_storage_cancel(ar->call);
+	/*
+	 * The route first: an upload whose create is in flight takes the
+	 * call over (ar->call becomes 0), so that the answer still finds
+	 * it and the storage helper is told to abort.
+	 */
 	if (ar->free_route != NULL)
 		ar->free_route(ar);
+	if (ar->call != 0)
+		fe_storage_cancel(ar->call);
 	if (ar->auth != NULL)
 		free(ar->auth);
 	explicit_bzero(ar, sizeof(*ar));

@@ -1,8 +1,9 @@
 /*
- * frontend.h: the HTTP frontend's parts: the process (frontend.c),
- * calls to the storage helper (fe_storage.c), authentication
- * (fe_auth.c), dialects and errors (api_errors.c), the Files API
- * (api_files.c), health and metrics (api_health.c).
+ * frontend.h: the HTTP frontend's parts: the process and its routing
+ * (frontend.c), calls to the storage helper (fe_storage.c),
+ * authentication (fe_auth.c), dialects and errors (api_errors.c), the
+ * Files API (api_files.c, with uploads in fe_upload.c and listings in
+ * api_list.c), health and metrics (api_health.c).
  */
 #ifndef DEPOTD_FRONTEND_H
 #define DEPOTD_FRONTEND_H
@@ -28,15 +29,22 @@ struct principal {
 	int		 admin;
 };
 
-/* Per-request state of every API route. */
+/*
+ * Per-request state of every API route.  A route that reads a body
+ * sets on_body and on_body_end; free_route runs when the request goes,
+ * before any storage call still in ar->call is cancelled.
+ */
 struct api_req {
 	struct http_request	*req;
 	enum dialect		 dialect;
 	struct principal	 who;
 	uint32_t		 call;		/* outstanding storage call */
 	void			*auth;		/* authentication under way */
-	void			(*free_route)(struct api_req *);
 	void			*route;		/* the route's own state */
+	void			(*free_route)(struct api_req *);
+	void			(*on_body)(struct api_req *, const void *,
+				    size_t);
+	void			(*on_body_end)(struct api_req *);
 };
 
 struct frontend {
@@ -67,11 +75,18 @@ void	 api_error(struct api_req *, int status, const char *param,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void	 api_error_from_storage(struct api_req *, struct imsg *);
 void	 api_reply_json(struct api_req *, int status, struct json_object *);
+int	 api_storage_ok(struct api_req *, struct imsg *, uint32_t want,
+	    size_t size);
 
 /* api_files.c */
-void	 files_route(struct api_req *);
-void	 files_body(struct api_req *, const void *, size_t);
-void	 files_body_end(struct api_req *);
+void	 api_files_route(struct api_req *);
+struct json_object *api_file_object(const struct file_rec *, enum dialect);
+
+/* fe_upload.c */
+void	 fe_upload_route(struct api_req *);
+
+/* api_list.c */
+void	 api_list_route(struct api_req *);
 
 /* api_health.c */
 void	 health_route(struct api_req *);

@@ -65,6 +65,29 @@ if not m.group(1).isascii() or not m.group(1):
 if urllib.parse.unquote(m.group(2)) != "a\"qb \u00e9t\u00e9.txt":
     sys.exit("filename* is " + urllib.parse.unquote(m.group(2)))
 ' "$disp"
+check "the download says nosniff" \
+    test "$(hdr x-content-type-options)" = nosniff
+
+# A name too long for filename*, typed text/html: still an attachment,
+# under its ASCII fallback, and never sniffed.
+raw_upload o "$KA" long-utf8-html
+check "a 999-byte UTF-8 .html name uploads" \
+    jc "$T/b" "len(j['filename'].encode()) == 999"
+long_id=$(jp "$T/b" "j['id']")
+call o "$KA" GET "/v1/files/$long_id/content"
+check "its download is 200 as text/html" \
+    test "$st" = 200 -a "$(hdr content-type)" = text/html
+disp=$(hdr content-disposition)
+echo "# Content-Disposition: $(printf %.60s "$disp")..."
+check "a name too long to encode is still an attachment, in ASCII" \
+    python3 -c '
+import re, sys
+if not re.fullmatch(r"attachment; filename=\"_{330}\.html\"(; .*)?", sys.argv[1]):
+    sys.exit("not an ASCII attachment")' "$disp"
+check "the text/html download says nosniff" \
+    test "$(hdr x-content-type-options)" = nosniff
+call o "$KA" DELETE "/v1/files/$long_id"
+
 headers_well_formed() {
 	[ "$(tr -d '\r' <"$T/h" | grep -c .)" -eq \
 	    "$(tr -d '\r' <"$T/h" | grep -ci '^[a-z0-9-]*: \|^HTTP/')" ]

@@ -43,7 +43,12 @@ def body(case):
     if case == "empty-name":
         return part("file", data, "", "text/plain") + end()
     if case == "long-name":
-        return part("file", data, "n" * 300 + ".txt", "text/plain") + end()
+        # Over the suite's max-filename of 1000 bytes.
+        return part("file", data, "n" * 1100 + ".txt", "text/plain") + end()
+    if case == "long-utf8-html":
+        # 999 bytes; the last segment alone percent-encodes to 2975.
+        return part("file", b"<script>alert(1)</script>\n",
+                    "dir/" + "\u20ac" * 330 + ".html", "text/html") + end()
     if case == "two-files":
         return part("file", data, "a.txt") + part("file", data, "b.txt") + \
             end()

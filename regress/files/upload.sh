@@ -103,4 +103,19 @@ for d in o a; do
 	    --data-binary @"$T/hello.txt"
 	check "$d: multipart without a boundary is 400" is_err 400 $d
 done
+
+# Refused while its create is still in flight (the second file part
+# arrives in the same write as the first one's headers): the frontend
+# must abort what the storage helper creates for it, or each repeat
+# holds one of the key's max-uploads-per-key (8) until a restart.
+KD=$(depot_key dave default)
+n400=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	raw_upload o "$KD" two-files
+	[ "$st" = 400 ] && n400=$((n400 + 1))
+done
+check "ten uploads refused early are each 400" test "$n400" = 10
+sleep 0.2
+call o "$KD" POST /v1/files -F file=@"$T/hello.txt"
+check "then a normal upload with the same key is 200, not 429" is_status 200
 sweep_consistent "refused uploads"

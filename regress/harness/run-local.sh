@@ -6,6 +6,26 @@
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 var=$top/var
+
+# PostgreSQL and depotd's unprivileged children must be able to enter
+# ./var.  A checkout that only root may enter (one under /root, which
+# is 0700) keeps its state in /var/lib/depotd-run instead, with ./var a
+# link to it; its path is resolved, so that nobody has to pass /root.
+var_outside() {
+	local dir
+	dir=/var/lib/depotd-run/$(printf '%s' "$top" | cksum | cut -d' ' -f1)
+	mkdir -p -m 755 /var/lib/depotd-run "$dir" || exit 1
+	if [ -d "$var" ]; then
+		cp -a "$var/." "$dir/" && rm -rf "$var" || exit 1
+	fi
+	ln -s "$dir" "$var" || exit 1
+	echo "./var links to $dir: postgres cannot enter $top"
+}
+if [ ! -L "$var" ] && [ "$(id -u)" -eq 0 ] &&
+    ! runuser -u postgres -- test -x "$top"; then
+	var_outside
+fi
+mkdir -p "$var" && var=$(cd "$var" && pwd -P) || exit 1
 port=${DEPOT_RUN_PORT:-8080}
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"

@@ -17,6 +17,7 @@ s3)	sdk_port=18322 ;;
 sftp)	sdk_port=18323 ;;
 *)	echo "not ok - unknown DEPOT_STORE $store"; exit 1 ;;
 esac
+sdk_port=${SDK_PORT:-$sdk_port}	# another port where checkouts share a host
 D=$top/build/regress-sdk-$store
 SDK_MODULES=${SDK_MODULES:-$top/build/sdk}
 
