@@ -3,7 +3,7 @@
 #	make			build depotd, depotctl, depot-sandboxd
 #	make run		run depotd on ./var (private PostgreSQL, local store)
 #	make check		the whole test suite
-#	make lint		mandoc -Tlint and a -Werror build
+#	make lint		a -Werror build and mandoc -Tlint -Werror
 #	make install		DESTDIR= PREFIX=/usr/local
 #	make package		a .deb built from the install tree
 #	make fuzz		long fuzzing runs (FUZZ_SECONDS each)
@@ -29,15 +29,27 @@ PKGS =		libbsd-overlay libevent libpq json-c libssh2 libcurl openssl \
 PKG_CFLAGS :=	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS :=	$(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser
 
+# The warning set of the OpenBSD daemons this project follows.  They
+# stop the build only where WERROR is set: CI and `make lint' set it, so
+# a newer compiler's new warning does not break a user's build.
+WARNINGS =	-Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes \
+		-Wstrict-prototypes -Wmissing-declarations -Wshadow \
+		-Wpointer-arith -Wsign-compare -Wformat=2 -Wuninitialized
+WERROR ?=
+
 CFLAGS ?=	-O2 -g
-CFLAGS +=	-std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+CFLAGS +=	-std=gnu11 $(WARNINGS) $(WERROR) -fstack-protector-strong \
 		-D_GNU_SOURCE -Ilib $(PKG_CFLAGS) \
 		-DDEPOT_LIBEXECDIR=\"$(LIBEXECDIR)\" -DDEPOT_SBINDIR=\"$(SBINDIR)\"
+LDFLAGS +=	-Wl,-z,relro,-z,now
 LDLIBS =	$(PKG_LIBS) -levent_openssl
 ifeq ($(SANITIZE),1)
 CFLAGS +=	-fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=undefined
 LDFLAGS +=	-fsanitize=address,undefined
+else
+# ASan replaces the checked string functions; fortify only without it.
+CFLAGS +=	-D_FORTIFY_SOURCE=2
 endif
 
 LIB_SRCS :=	$(wildcard lib/*.c)
@@ -147,8 +159,9 @@ check: deps
 	@$(MAKE) all units
 	@sh regress/run.sh
 
-lint: all
-	mandoc -Tlint -Wwarning $(MANS)
+lint:
+	@$(MAKE) WERROR=-Werror all units
+	mandoc -Tlint -Werror $(MANS)
 
 fuzz: deps
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} sh regress/fuzz/run.sh

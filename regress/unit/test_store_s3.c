@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <err.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -208,10 +209,12 @@ s3_raw(const char *method, const char *path, const char *query,
 	if (asprintf(&url, "%s%s%s%s", endpoint, path, cq[0] ? "?" : "",
 	    cq) == -1)
 		abort();
-	asprintf(&line, "Authorization: %s", o.authorization);
+	if (asprintf(&line, "Authorization: %s", o.authorization) == -1)
+		abort();
 	hl = curl_slist_append(hl, line);
 	free(line);
-	asprintf(&line, "x-amz-date: %s", date);
+	if (asprintf(&line, "x-amz-date: %s", date) == -1)
+		abort();
 	hl = curl_slist_append(hl, line);
 	free(line);
 	hl = curl_slist_append(hl, "x-amz-content-sha256: "
@@ -387,7 +390,9 @@ fake_serve(void *arg)
 		snprintf(resp, sizeof(resp), "HTTP/1.1 %d X\r\n"
 		    "Content-Length: 0\r\nConnection: close\r\n\r\n",
 		    f->statuses[i]);
-		write(c, resp, strlen(resp));
+		/* A short write is the client's failure to see, not ours. */
+		if (write(c, resp, strlen(resp)) == -1)
+			warn("fake s3: write");
 		close(c);
 		f->served++;
 	}
