@@ -658,7 +658,8 @@ conf_to_json(const struct depotd_conf *c, int mask)
 	if (mask & CONF_SECRETS_BROKER)
 		json_str(o, "sandbox_token", c->sandbox_token);
 	json_int(o, "max_tool_iterations", c->max_tool_iterations);
-	if (mask & CONF_SECRETS_FRONTEND)
+	/* The storage helper decides who is admin; frontends never know. */
+	if (mask & CONF_SECRETS_STORAGE)
 		json_str(o, "admin_key", c->admin_key);
 	json_object_object_add(o, "upstreams", json_upstreams(c, mask));
 	json_object_object_add(o, "models", json_models(c));

@@ -72,10 +72,17 @@ on_free(struct http_request *req, void *arg)
 	metrics_count(req);
 	if (ar == NULL)
 		return;
-	if (ar->call != 0)
-		fe_storage_cancel(ar->call);
+	/*
+	 * The route first: an upload whose create is in flight keeps its
+	 * call to undo the intent when the answer comes.  Then the handle
+	 * goes, and with it anything the storage helper still holds for
+	 * this request.
+	 */
 	if (ar->free_route != NULL)
 		ar->free_route(ar);
+	if (ar->call != 0)
+		fe_storage_cancel(ar->call);
+	fe_auth_release(ar);
 	if (ar->auth != NULL)
 		free(ar->auth);
 	explicit_bzero(ar, sizeof(*ar));
@@ -95,8 +102,6 @@ fe_conf(struct depotd_conf *conf, int reload)
 {
 	fe.conf = conf;
 	fe.base = child_base();
-	if (reload)
-		fe_auth_flush();
 }
 
 static void

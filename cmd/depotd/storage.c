@@ -23,13 +23,6 @@
 #include "child.h"
 #include "storage.h"
 
-struct fe_peer {
-	TAILQ_ENTRY(fe_peer)	 entry;
-	enum proc_role		 role;
-	int			 instance;
-	struct imsgev		 iev;
-};
-
 struct storage storage;
 static TAILQ_HEAD(, fe_peer)	 peers = TAILQ_HEAD_INITIALIZER(peers);
 static const char		*ro_list[8];
