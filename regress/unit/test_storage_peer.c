@@ -1,0 +1,408 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * test_storage_peer.c: the storage helper takes no child's word for
+ * who the caller is.
+ *
+ *	test_storage_peer DEPOTD CONF ALICE_TOKEN ALICE_FILE BOB_FILE ADMIN
+ *
+ * Acts as the master of a real storage helper (DEPOTD -P storage) on
+ * the database and store of CONF, and hands it three channels: two
+ * frontends and a broker.  Then plays a compromised frontend: it names
+ * another tenant's file, uses another channel's handle, a released one
+ * and a made-up one, asks for a user without the admin key, and asks
+ * from the broker's channel; each must get an error and no data.  The
+ * same requests done properly get the data, so that the refusals are
+ * not just a broken helper.  Run by regress/files/trust.sh, which has
+ * depotd, its database and the two files.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "imsg.h"
+#include "log.h"
+#include "util.h"
+#include "depotd.h"
+
+static struct imsgbuf	 master;
+
+/*
+ * The master's part of start-up: the configuration, as the master sends
+ * it to the storage helper today.  The one place to change when that
+ * transport changes.
+ */
+static void
+send_config(struct imsgbuf *ib, const char *conffile)
+{
+	struct depotd_conf	*conf;
+	char			*json;
+	size_t			 len, off, n;
+
+	if ((conf = parse_config(conffile, 0)) == NULL)
+		errx(1, "%s: bad configuration", conffile);
+	if ((json = conf_to_json(conf, CONF_SECRETS_STORAGE)) == NULL)
+		errx(1, "conf_to_json");
+	len = strlen(json);
+	for (off = 0; off < len; off += n) {
+		n = len - off > CONF_CHUNK ? CONF_CHUNK : len - off;
+		imsg_compose(ib, IMSG_CONF_CHUNK, 0, 0, -1, json + off, n);
+	}
+	imsg_compose(ib, IMSG_CONF_END, 0, 0, -1, NULL, 0);
+	freezero(json, len);
+	conf_free(conf);
+}
+
+static pid_t
+spawn_storage(const char *depotd, int *fd)
+{
+	int	 sv[2];
+	pid_t	 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		err(1, "socketpair");
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0) {
+		close(sv[0]);
+		if (dup2(sv[1], PARENT_SOCK_FILENO) == -1)
+			err(1, "dup2");
+		execl(depotd, depotd, "-P", "storage", "-I", "0", "-d",
+		    (char *)NULL);
+		err(1, "exec %s", depotd);
+	}
+	close(sv[1]);
+	*fd = sv[0];
+	return pid;
+}
+
+/* A channel to the helper as a child of the given role. */
+static void
+channel(int role, int instance, struct imsgbuf *ib)
+{
+	struct peer_msg	 pm;
+	int		 sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		err(1, "socketpair");
+	pm.role = role;
+	pm.instance = instance;
+	imsg_compose(&master, IMSG_PEER_FD, 0, 0, sv[1], &pm, sizeof(pm));
+	imsgbuf_init(ib, sv[0]);
+}
+
+/* The next message on ib within 10 s; 0 on timeout or a closed channel. */
+static int
+next_msg(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pollfd	 pfd = { ib->fd, POLLIN, 0 };
+	int		 n;
+
+	for (;;) {
+		if ((n = imsg_get(ib, imsg)) == -1)
+			errx(1, "imsg_get");
+		if (n > 0)
+			return 1;
+		if (poll(&pfd, 1, 10000) <= 0 || imsgbuf_read(ib) <= 0)
+			return 0;
+	}
+}
+
+/* What a request got back: its first reply's type, status and fd. */
+struct answer {
+	uint32_t		 type;
+	int			 status;	/* IMSG_ERROR's */
+	int			 fd;
+	int			 items;		/* list items */
+	struct auth_result	 auth;
+	struct file_rec		 rec;
+	char			 seen[64][IDLEN]; /* ids listed */
+};
+
+static void
+ask(struct imsgbuf *ib, uint32_t type, const void *data, size_t len,
+    struct answer *a)
+{
+	static uint32_t	 next_id = 1;
+	struct imsg	 imsg;
+	struct error_msg em;
+	uint32_t	 id = next_id++;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	imsg_compose(ib, type, id, 0, -1, data, len);
+	if (imsgbuf_flush(ib) == -1)
+		err(1, "imsgbuf_flush");
+	while (next_msg(ib, &imsg)) {
+		if (imsg.hdr.peerid != id) {
+			imsg_free(&imsg);
+			continue;
+		}
+		a->type = imsg.hdr.type;
+		a->fd = imsg_get_fd(&imsg);
+		if (a->type == IMSG_ERROR && imsg.datalen == sizeof(em)) {
+			memcpy(&em, imsg.data, sizeof(em));
+			a->status = em.status;
+		} else if (a->type == IMSG_AUTH_RESULT &&
+		    imsg.datalen == sizeof(a->auth))
+			memcpy(&a->auth, imsg.data, sizeof(a->auth));
+		else if (imsg.datalen == sizeof(a->rec))
+			memcpy(&a->rec, imsg.data, sizeof(a->rec));
+		if (a->type == IMSG_FILE_LIST_ITEM) {
+			if (a->items < 64)
+				strlcpy(a->seen[a->items], a->rec.id, IDLEN);
+			a->items++;
+			imsg_free(&imsg);
+			continue;
+		}
+		imsg_free(&imsg);
+		return;
+	}
+	a->type = IMSG_NONE;
+}
+
+static void
+lookup(struct imsgbuf *ib, const char *token, const char *user,
+    struct answer *a)
+{
+	struct auth_lookup	 al;
+
+	memset(&al, 0, sizeof(al));
+	sha256_hex(token, strlen(token), al.token_sha256);
+	strlcpy(al.user_name, user, sizeof(al.user_name));
+	ask(ib, IMSG_AUTH_LOOKUP, &al, sizeof(al), a);
+}
+
+static void
+keyed(struct imsgbuf *ib, uint32_t type, const char *handle, const char *id,
+    struct answer *a)
+{
+	struct file_key		 fk;
+	struct file_open	 fo;
+
+	memset(&fk, 0, sizeof(fk));
+	strlcpy(fk.handle, handle, sizeof(fk.handle));
+	strlcpy(fk.id, id, sizeof(fk.id));
+	if (type != IMSG_FILE_OPEN) {
+		ask(ib, type, &fk, sizeof(fk), a);
+		return;
+	}
+	memset(&fo, 0, sizeof(fo));
+	fo.key = fk;
+	fo.range_first = fo.range_last = -1;
+	ask(ib, type, &fo, sizeof(fo), a);
+}
+
+static void
+list(struct imsgbuf *ib, const char *handle, struct answer *a)
+{
+	struct file_list_req	*l;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		err(1, "calloc");
+	strlcpy(l->handle, handle, sizeof(l->handle));
+	l->limit = 1000;
+	ask(ib, IMSG_FILE_LIST, l, sizeof(*l), a);
+	free(l);
+}
+
+static int
+listed(const struct answer *a, const char *id)
+{
+	int	 i;
+
+	for (i = 0; i < a->items && i < 64; i++)
+		if (strcmp(a->seen[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+/* Refused: an error, no descriptor, no record. */
+static int
+refused(struct answer *a)
+{
+	int	 ok = a->type == IMSG_ERROR && a->fd == -1 && a->items == 0;
+
+	if (a->fd != -1)
+		close(a->fd);
+	return ok;
+}
+
+static void
+test_tenants(struct imsgbuf *fa, const char *alice, const char *alice_file,
+    const char *bob_file, char *ha)
+{
+	struct answer	 a;
+	int		 i;
+
+	/* The helper's database pool connects in the background. */
+	for (i = 0; i < 100; i++) {
+		lookup(fa, alice, "", &a);
+		if (a.type != IMSG_AUTH_RESULT ||
+		    a.auth.status != AUTH_UNAVAILABLE)
+			break;
+		usleep(100000);
+	}
+	T_OK(a.type == IMSG_AUTH_RESULT && a.auth.status == AUTH_OK &&
+	    strncmp(a.auth.handle, "hdl-", 4) == 0 && !a.auth.admin,
+	    "alice's key gets a handle");
+	strlcpy(ha, a.auth.handle, HANDLE_LEN);
+	keyed(fa, IMSG_FILE_GET, ha, alice_file, &a);
+	T_OK(a.type == IMSG_FILE_INFO && strcmp(a.rec.id, alice_file) == 0,
+	    "alice's handle reads alice's file");
+	keyed(fa, IMSG_FILE_GET, ha, bob_file, &a);
+	T_OK(refused(&a) && a.status == 404,
+	    "alice's handle naming bob's file: 404, no record");
+	keyed(fa, IMSG_FILE_OPEN, ha, bob_file, &a);
+	T_OK(refused(&a) && a.status == 404,
+	    "opening bob's file under alice's handle: 404, no descriptor");
+	keyed(fa, IMSG_FILE_DELETE, ha, bob_file, &a);
+	T_OK(refused(&a) && a.status == 404,
+	    "deleting bob's file under alice's handle: 404");
+	list(fa, ha, &a);
+	T_OK(a.type == IMSG_FILE_LIST_END && listed(&a, alice_file) &&
+	    !listed(&a, bob_file), "alice's listing has hers, not bob's");
+	lookup(fa, alice, "bob", &a);
+	T_OK(a.auth.status == AUTH_OK, "alice's key naming bob: looked up");
+	keyed(fa, IMSG_FILE_GET, a.auth.handle, bob_file, &a);
+	T_OK(refused(&a) && a.status == 404,
+	    "a key naming another user still only reaches its own files");
+}
+
+static void
+test_channels(struct imsgbuf *fa, struct imsgbuf *fb, const char *ha,
+    const char *alice_file)
+{
+	struct answer		 a;
+	struct file_create	 fc;
+
+	keyed(fb, IMSG_FILE_GET, ha, alice_file, &a);
+	T_OK(refused(&a) && a.status == 401,
+	    "another frontend using alice's handle: 401, no record");
+	keyed(fb, IMSG_FILE_OPEN, ha, alice_file, &a);
+	T_OK(refused(&a), "another frontend opening with it: no descriptor");
+	list(fb, ha, &a);
+	T_OK(refused(&a), "another frontend listing with it: no items");
+	memset(&fc, 0, sizeof(fc));
+	strlcpy(fc.handle, ha, sizeof(fc.handle));
+	strlcpy(fc.rec.filename, "intruder.txt", sizeof(fc.rec.filename));
+	ask(fb, IMSG_FILE_CREATE, &fc, sizeof(fc), &a);
+	T_OK(refused(&a), "another frontend creating with it: no descriptor");
+	keyed(fb, IMSG_FILE_DELETE, ha, alice_file, &a);
+	T_OK(refused(&a), "another frontend deleting with it: refused");
+	keyed(fa, IMSG_FILE_GET, ha, alice_file, &a);
+	T_OK(a.type == IMSG_FILE_INFO, "alice's file is still there");
+	keyed(fa, IMSG_FILE_GET, "hdl-0123456789abcdef0123456789abcdef",
+	    alice_file, &a);
+	T_OK(refused(&a) && a.status == 401, "a made-up handle: 401");
+}
+
+static void
+test_admin(struct imsgbuf *fa, const char *admin, const char *bob_file)
+{
+	struct answer	 a;
+
+	lookup(fa, "dpt-not-the-admin-key-0123456789", "bob", &a);
+	T_OK(a.type == IMSG_AUTH_RESULT && a.auth.status != AUTH_OK &&
+	    a.auth.handle[0] == '\0',
+	    "a lookup naming bob without the admin key gets no handle");
+	lookup(fa, admin, "", &a);
+	T_OK(a.auth.status == AUTH_OK && a.auth.admin &&
+	    a.auth.handle[0] == '\0',
+	    "the admin key naming nobody: admin, but no handle yet");
+	lookup(fa, admin, "bob", &a);
+	T_OK(a.auth.status == AUTH_OK && a.auth.admin &&
+	    a.auth.handle[0] != '\0', "the admin key naming bob: a handle");
+	keyed(fa, IMSG_FILE_GET, a.auth.handle, bob_file, &a);
+	T_OK(a.type == IMSG_FILE_INFO, "the admin's handle for bob reads "
+	    "bob's file");
+}
+
+static void
+test_broker(struct imsgbuf *bk, const char *alice, const char *ha,
+    const char *alice_file)
+{
+	struct answer	 a;
+
+	lookup(bk, alice, "", &a);
+	T_OK(refused(&a) && a.status == 403,
+	    "the broker's channel may not look keys up");
+	keyed(bk, IMSG_FILE_GET, ha, alice_file, &a);
+	T_OK(refused(&a) && a.status == 403,
+	    "the broker's channel may not read files");
+}
+
+static void
+test_release(struct imsgbuf *fa, const char *ha, const char *alice_file)
+{
+	struct auth_release	 rel;
+	struct answer		 a;
+
+	memset(&rel, 0, sizeof(rel));
+	strlcpy(rel.handle, ha, sizeof(rel.handle));
+	imsg_compose(fa, IMSG_AUTH_RELEASE, 0, 0, -1, &rel, sizeof(rel));
+	keyed(fa, IMSG_FILE_GET, ha, alice_file, &a);
+	T_OK(refused(&a) && a.status == 401, "a released handle: 401");
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct imsgbuf	 fa, fb, bk;
+	struct imsg	 imsg;
+	char		 ha[HANDLE_LEN];
+	int		 fd, status, ready = 0;
+	pid_t		 pid;
+
+	if (argc != 7)
+		errx(1, "usage: test_storage_peer depotd conf alice-token "
+		    "alice-file bob-file admin-key");
+	signal(SIGPIPE, SIG_IGN);
+	log_init("test_storage_peer", 1, 0);
+	pid = spawn_storage(argv[1], &fd);
+	imsgbuf_init(&master, fd);
+	send_config(&master, argv[2]);
+	channel(ROLE_FRONTEND, 0, &fa);
+	channel(ROLE_FRONTEND, 1, &fb);
+	channel(ROLE_BROKER, 0, &bk);
+	imsg_compose(&master, IMSG_START, 0, 0, -1, NULL, 0);
+	imsgbuf_flush(&master);
+	while (!ready && next_msg(&master, &imsg)) {
+		ready = imsg.hdr.type == IMSG_READY;
+		imsg_free(&imsg);
+	}
+	T_OK(ready, "the storage helper starts under a test master");
+	if (ready) {
+		test_tenants(&fa, argv[3], argv[4], argv[5], ha);
+		test_channels(&fa, &fb, ha, argv[4]);
+		test_admin(&fa, argv[6], argv[5]);
+		test_broker(&bk, argv[3], ha, argv[4]);
+		test_release(&fa, ha, argv[4]);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	return t_done();
+}
