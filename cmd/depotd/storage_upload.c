@@ -43,7 +43,9 @@
 #include "util.h"
 #include "storage.h"
 
-#define UPLOAD_HEARTBEAT	10	/* seconds between row refreshes */
+#define UPLOAD_HEARTBEAT	10	/* seconds between row refreshes, */
+#define UPLOAD_IDLE_MIN		15	/* and the least idle time allowed: */
+					/* frontends report every 5 s */
 
 /* FILE_CREATE: the intent row is being inserted. */
 struct supload_create_req {
@@ -467,7 +469,8 @@ supload_heartbeat(evutil_socket_t fd, short what, void *arg)
 	time_t		 now = supload_now();
 
 	TAILQ_FOREACH_SAFE(u, &uploads, entry, tmp) {
-		if (now - u->last_progress > storage.conf->writing_grace) {
+		if (now - u->last_progress > storage.conf->writing_grace &&
+		    now - u->last_progress > UPLOAD_IDLE_MIN) {
 			log_warnx("storage: upload %s idle past writing-grace; "
 			    "abandoned", u->id);
 			supload_drop(u);
@@ -494,10 +497,15 @@ supload_heartbeat(evutil_socket_t fd, short what, void *arg)
 	supload_heartbeat_arm();
 }
 
+/* Several refreshes fit in writing-grace, however short. */
 static void
 supload_heartbeat_arm(void)
 {
 	struct timeval	 tv = { UPLOAD_HEARTBEAT, 0 };
+
+	if (storage.conf->writing_grace / 3 < tv.tv_sec)
+		tv.tv_sec = storage.conf->writing_grace / 3 > 0 ?
+		    storage.conf->writing_grace / 3 : 1;
 
 	if (ev_heartbeat == NULL)
 		ev_heartbeat = evtimer_new(storage.base, supload_heartbeat,
