@@ -59,7 +59,7 @@ struct upload {
 	int64_t			 size;
 	struct file_rec		 rec;		/* the intent, then the row */
 	char			 handle[HANDLE_LEN];	/* it was created under */
-	time_t			 progress_at;	/* last told to storage */
+	int64_t			 progress_at;	/* last told to storage */
 	char			 field[32];	/* the form field being read */
 	char			 value[FIELD_MAX];
 	size_t			 valuelen;

@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "log.h"
 #include "util.h"
@@ -49,7 +48,7 @@ struct fe_auth_fails {
 	TAILQ_ENTRY(fe_auth_fails) entry;
 	char			 addr[64];
 	int			 count;
-	time_t			 since;		/* monotonic */
+	int64_t			 since;		/* mono_seconds() */
 };
 
 TAILQ_HEAD(fe_auth_fail_list, fe_auth_fails);
@@ -60,15 +59,6 @@ struct fe_auth_wait {
 	void		(*next)(struct api_req *);
 	int		 named;		/* the lookup named a user */
 };
-
-static time_t
-fe_auth_now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
 
 /* "addr:port" or "[v6]:port" less the port. */
 static void
@@ -85,7 +75,7 @@ static struct fe_auth_fails *
 fe_auth_fails_of(const char *addr)
 {
 	struct fe_auth_fails	*f, *tmp;
-	time_t			 now = fe_auth_now();
+	int64_t			 now = mono_seconds();
 
 	TAILQ_FOREACH_SAFE(f, &fails, entry, tmp) {
 		if (now - f->since >= AUTH_FAIL_WINDOW) {
@@ -128,7 +118,7 @@ fe_auth_failed(const struct http_request *req)
 		if ((f = calloc(1, sizeof(*f))) == NULL)
 			return;
 		strlcpy(f->addr, addr, sizeof(f->addr));
-		f->since = fe_auth_now();
+		f->since = mono_seconds();
 		nfails++;
 	} else
 		TAILQ_REMOVE(&fails, f, entry);

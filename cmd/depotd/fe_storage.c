@@ -10,9 +10,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "log.h"
+#include "util.h"
 #include "frontend.h"
 
 struct fe_call {
@@ -120,16 +120,15 @@ fe_storage_send(uint32_t type, const void *data, size_t len)
 #define FE_PROGRESS_EVERY	5
 
 void
-fe_storage_progress(time_t *last, const char *handle, const char *id)
+fe_storage_progress(int64_t *last, const char *handle, const char *id)
 {
 	struct file_key	 fk;
-	struct timespec	 ts;
+	int64_t		 now = mono_seconds();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (ts.tv_sec - *last < FE_PROGRESS_EVERY || handle[0] == '\0' ||
+	if (now - *last < FE_PROGRESS_EVERY || handle[0] == '\0' ||
 	    id[0] == '\0')
 		return;
-	*last = ts.tv_sec;
+	*last = now;
 	memset(&fk, 0, sizeof(fk));
 	strlcpy(fk.handle, handle, sizeof(fk.handle));
 	strlcpy(fk.id, id, sizeof(fk.id));

@@ -60,7 +60,7 @@ uint32_t fe_storage_call(uint32_t type, int fd, const void *, size_t,
 	    fe_call_cb, void *);
 void	 fe_storage_send(uint32_t type, const void *, size_t);
 void	 fe_storage_cancel(uint32_t);
-void	 fe_storage_progress(time_t *last, const char *handle,
+void	 fe_storage_progress(int64_t *last, const char *handle,
 	    const char *id);
 
 /* fe_auth.c */

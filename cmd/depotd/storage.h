@@ -8,6 +8,8 @@
 #ifndef DEPOTD_STORAGE_H
 #define DEPOTD_STORAGE_H
 
+#include <stddef.h>
+
 #include "depotd.h"
 #include "db.h"
 #include "store.h"
@@ -82,19 +84,24 @@ enum file_col { FILE_COLUMNS(FILE_COL_ENUM) COL_REF };
 /*
  * The head of every request a peer makes that outlives its message
  * (a query or a store operation runs): the peer is cleared when its
- * channel closes, and replies then go nowhere.
+ * channel closes, and replies then go nowhere.  It is the first member
+ * of each operation's request struct, which sreq_free() frees whole.
  */
 struct sreq {
 	TAILQ_ENTRY(sreq)	 sreq_entry;
 	struct fe_peer		*peer;
 	uint32_t		 peerid;
 };
+#define SREQ_FIRST(type)						\
+	_Static_assert(offsetof(struct type, req) == 0,			\
+	    #type ": its struct sreq must come first")
 
 /* storage_files.c */
 void	 files_dispatch(struct fe_peer *, struct imsg *);
 void	 files_peer_lost(struct fe_peer *);
 void	 sreq_begin(struct sreq *, struct fe_peer *, uint32_t peerid);
 void	 sreq_end(struct sreq *);
+void	 sreq_free(struct sreq *);
 void	 sreq_reply(struct sreq *, uint32_t type, int fd, const void *,
 	    size_t);
 void	 sreq_error(struct sreq *, int status, const char *msg);

@@ -61,7 +61,7 @@ struct sauth_entry {
 	struct principal_ref	 ref;
 	char			 user_name[128];
 	time_t			 key_expires;	/* wall clock; 0 never */
-	time_t			 until;		/* monotonic */
+	int64_t			 until;		/* mono_seconds() */
 };
 
 RB_HEAD(sauth_tree, sauth_entry);
@@ -78,7 +78,7 @@ struct sauth_handle {
 	char			 id[HANDLE_LEN];
 	struct fe_peer		*peer;
 	struct principal_ref	 ref;
-	time_t			 last_used;	/* monotonic */
+	int64_t			 last_used;	/* mono_seconds() */
 };
 
 RB_HEAD(sauth_handles, sauth_handle);
@@ -89,6 +89,7 @@ struct sauth_req {
 	char			 name[SHA256_HEXLEN + 260];
 	int			 admin;
 };
+SREQ_FIRST(sauth_req);
 
 static int	sauth_entry_cmp(struct sauth_entry *, struct sauth_entry *);
 static int	sauth_handle_cmp(struct sauth_handle *, struct sauth_handle *);
@@ -124,15 +125,6 @@ sauth_handle_cmp(struct sauth_handle *a, struct sauth_handle *b)
 	return strcmp(a->id, b->id);
 }
 
-static time_t
-sauth_now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
-
 /* --- the cache --- */
 
 static void
@@ -153,7 +145,7 @@ sauth_cache_get(struct sauth_table *t, const char *name)
 	strlcpy(key.name, name, sizeof(key.name));
 	if ((e = RB_FIND(sauth_tree, &t->tree, &key)) == NULL)
 		return NULL;
-	if (e->until <= sauth_now()) {
+	if (e->until <= mono_seconds()) {
 		sauth_entry_drop(t, e);
 		return NULL;
 	}
@@ -173,7 +165,7 @@ sauth_cache_put(struct sauth_table *t, const struct sauth_entry *n)
 	if ((e = malloc(sizeof(*e))) == NULL)
 		return;
 	*e = *n;
-	e->until = sauth_now() + AUTH_CACHE_TTL;
+	e->until = mono_seconds() + AUTH_CACHE_TTL;
 	RB_INSERT(sauth_tree, &t->tree, e);
 	TAILQ_INSERT_HEAD(&t->lru, e, lru);
 	t->len++;
@@ -212,7 +204,7 @@ sauth_lapse(evutil_socket_t fd, short what, void *arg)
 {
 	struct sauth_handle	*h, *tmp;
 	struct timeval		 tv = { HANDLE_SWEEP, 0 };
-	time_t			 now = sauth_now();
+	int64_t			 now = mono_seconds();
 
 	RB_FOREACH_SAFE(h, sauth_handles, &handles, tmp)
 		if (now - h->last_used > HANDLE_IDLE)
@@ -235,7 +227,7 @@ sauth_handle_new(struct fe_peer *p, const struct principal_ref *ref,
 	} while (RB_INSERT(sauth_handles, &handles, h) != NULL);
 	h->peer = p;
 	h->ref = *ref;
-	h->last_used = sauth_now();
+	h->last_used = mono_seconds();
 	strlcpy(out, h->id, HANDLE_LEN);
 	if (ev_lapse == NULL)
 		ev_lapse = evtimer_new(storage.base, sauth_lapse, NULL);
@@ -252,7 +244,7 @@ sauth_handle_find(struct fe_peer *p, const char *id)
 		return NULL;
 	h = RB_FIND(sauth_handles, &handles, &key);
 	if (h == NULL || h->peer != p ||
-	    sauth_now() - h->last_used > HANDLE_IDLE)
+	    mono_seconds() - h->last_used > HANDLE_IDLE)
 		return NULL;
 	return h;
 }
@@ -271,7 +263,7 @@ sauth_handle(struct fe_peer *p, uint32_t peerid, const char *id)
 		    "is not valid any more");
 		return NULL;
 	}
-	h->last_used = sauth_now();
+	h->last_used = mono_seconds();
 	return &h->ref;
 }
 
@@ -287,7 +279,7 @@ sauth_handle_touch(struct fe_peer *p, const char *id)
 	struct sauth_handle	*h;
 
 	if ((h = sauth_handle_find(p, id)) != NULL)
-		h->last_used = sauth_now();
+		h->last_used = mono_seconds();
 }
 
 void

@@ -48,6 +48,7 @@ struct sfile_keyed {
 	struct file_rec		 rec;
 	char			 ref[128];
 };
+SREQ_FIRST(sfile_keyed);
 
 /* FILE_OPEN: the row, then the blob's size, then the descriptor. */
 struct sfile_read {
@@ -60,6 +61,7 @@ struct sfile_read {
 	int64_t			 len;
 	int			 status;	/* 200 or 206 */
 };
+SREQ_FIRST(sfile_read);
 
 /* FILE_LIST: the cursor's row, then the page. */
 struct sfile_list {
@@ -68,6 +70,7 @@ struct sfile_list {
 	struct owner		 owner;
 	char			 cursor_created[64];
 };
+SREQ_FIRST(sfile_list);
 
 static TAILQ_HEAD(, sreq)	 sreqs = TAILQ_HEAD_INITIALIZER(sreqs);
 
@@ -83,6 +86,14 @@ void
 sreq_end(struct sreq *r)
 {
 	TAILQ_REMOVE(&sreqs, r, sreq_entry);
+}
+
+/* r is the first member of the request it heads. */
+void
+sreq_free(struct sreq *r)
+{
+	sreq_end(r);
+	free(r);
 }
 
 void
@@ -184,13 +195,6 @@ sfile_key_params(struct fe_peer *p, uint32_t peerid,
 	return 1;
 }
 
-static void
-sfile_keyed_free(struct sfile_keyed *r)
-{
-	sreq_end(&r->req);
-	free(r);
-}
-
 static int
 sfile_found(struct sreq *r, const PGresult *res, struct file_rec *rec,
     char *ref, size_t reflen)
@@ -216,7 +220,7 @@ sfile_got(void *arg, const PGresult *res)
 	if (sfile_found(&r->req, res, &r->rec, r->ref, sizeof(r->ref)))
 		sreq_reply(&r->req, IMSG_FILE_INFO, -1, &r->rec,
 		    sizeof(r->rec));
-	sfile_keyed_free(r);
+	sreq_free(&r->req);
 }
 
 /* A keyed request, or NULL when it was answered at once. */
@@ -252,17 +256,10 @@ sfile_get(struct fe_peer *p, struct imsg *imsg)
 	if (sreq_query(&r->req, "select " FILE_COLS " from files where "
 	    "id = $1 and " FILE_OWNED " and " FILE_VISIBLE, 3, params,
 	    sfile_got) == -1)
-		sfile_keyed_free(r);
+		sreq_free(&r->req);
 }
 
 /* --- reads --- */
-
-static void
-sfile_read_free(struct sfile_read *r)
-{
-	sreq_end(&r->req);
-	free(r);
-}
 
 /* Resolves a Range against the blob's real size, as nginx does. */
 static int
@@ -301,7 +298,7 @@ sfile_read_opened(void *arg, int error, int fd, int seekable)
 		log_warnx("storage: cannot read %s: %s", r->ref,
 		    strerror(error));
 		sreq_error(&r->req, 500, "the file's bytes cannot be read");
-		sfile_read_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	memset(&fo, 0, sizeof(fo));
@@ -312,7 +309,7 @@ sfile_read_opened(void *arg, int error, int fd, int seekable)
 	fo.length = r->len;
 	fo.seekable = seekable;
 	sreq_reply(&r->req, IMSG_FILE_OPENED, fd, &fo, sizeof(fo));
-	sfile_read_free(r);
+	sreq_free(&r->req);
 }
 
 static void
@@ -325,7 +322,7 @@ sfile_read_stated(void *arg, int error, off_t size)
 		log_warnx("storage: blob %s of %s: %s", r->ref, r->rec.id,
 		    strerror(error));
 		sreq_error(&r->req, 500, "the file's bytes are missing");
-		sfile_read_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	r->size = size;
@@ -336,7 +333,7 @@ sfile_read_stated(void *arg, int error, off_t size)
 		fo.size = size;
 		fo.status = 416;
 		sreq_reply(&r->req, IMSG_FILE_OPENED, -1, &fo, sizeof(fo));
-		sfile_read_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	storage.store->ops->get(storage.store, r->ref, r->off, r->len,
@@ -349,7 +346,7 @@ sfile_read_found(void *arg, const PGresult *res)
 	struct sfile_read	*r = arg;
 
 	if (!sfile_found(&r->req, res, &r->rec, r->ref, sizeof(r->ref))) {
-		sfile_read_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	storage.store->ops->stat(storage.store, r->ref, sfile_read_stated, r);
@@ -376,7 +373,7 @@ sfile_open(struct fe_peer *p, struct imsg *imsg)
 	if (sreq_query(&r->req, "select " FILE_COLS " from files where "
 	    "id = $1 and " FILE_OWNED " and " FILE_VISIBLE, 3, params,
 	    sfile_read_found) == -1)
-		sfile_read_free(r);
+		sreq_free(&r->req);
 }
 
 /* --- delete --- */
@@ -413,12 +410,12 @@ sfile_deleted(void *arg, const PGresult *res)
 	char			*id;
 
 	if (sreq_db_failed(&r->req, res, PGRES_TUPLES_OK)) {
-		sfile_keyed_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	if (PQntuples(res) == 0) {
 		sreq_error(&r->req, 404, "no such file");
-		sfile_keyed_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	memset(&fk, 0, sizeof(fk));
@@ -428,7 +425,7 @@ sfile_deleted(void *arg, const PGresult *res)
 	if ((id = strdup(r->rec.id)) != NULL)
 		storage.store->ops->remove(storage.store,
 		    PQgetvalue(res, 0, 0), sfile_bytes_removed, id);
-	sfile_keyed_free(r);
+	sreq_free(&r->req);
 }
 
 static void
@@ -444,17 +441,10 @@ sfile_delete(struct fe_peer *p, struct imsg *imsg)
 	    "updated_at = clock_timestamp() where id = $1 and " FILE_OWNED
 	    " and " FILE_VISIBLE " returning storage_ref", 3, params,
 	    sfile_deleted) == -1)
-		sfile_keyed_free(r);
+		sreq_free(&r->req);
 }
 
 /* --- list --- */
-
-static void
-sfile_list_free(struct sfile_list *r)
-{
-	sreq_end(&r->req);
-	free(r);
-}
 
 static void
 sfile_listed(void *arg, const PGresult *res)
@@ -465,7 +455,7 @@ sfile_listed(void *arg, const PGresult *res)
 	int			 i, n, limit = r->list.limit, reverse;
 
 	if (sreq_db_failed(&r->req, res, PGRES_TUPLES_OK)) {
-		sfile_list_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	n = PQntuples(res);
@@ -482,7 +472,7 @@ sfile_listed(void *arg, const PGresult *res)
 	}
 	end.count = n;
 	sreq_reply(&r->req, IMSG_FILE_LIST_END, -1, &end, sizeof(end));
-	sfile_list_free(r);
+	sreq_free(&r->req);
 }
 
 static void
@@ -546,7 +536,7 @@ sfile_list_page(struct sfile_list *r)
 	    desc ? "and (created_at, id) < ($7::timestamptz, $1)" :
 	    "and (created_at, id) > ($7::timestamptz, $1)", dir, dir);
 	if (sreq_query(&r->req, sql, 7, params, sfile_listed) == -1)
-		sfile_list_free(r);
+		sreq_free(&r->req);
 }
 
 static void
@@ -555,13 +545,13 @@ sfile_list_cursor_checked(void *arg, const PGresult *res)
 	struct sfile_list	*r = arg;
 
 	if (sreq_db_failed(&r->req, res, PGRES_TUPLES_OK)) {
-		sfile_list_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	if (PQntuples(res) == 0) {
 		sreq_error(&r->req, 404, "the cursor names no file you can "
 		    "see");
-		sfile_list_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	strlcpy(r->cursor_created, PQgetvalue(res, 0, 0),
@@ -604,7 +594,7 @@ sfile_list(struct fe_peer *p, struct imsg *imsg)
 	if (sreq_query(&r->req, "select created_at::text from files where "
 	    "id = $1 and " FILE_OWNED " and " FILE_VISIBLE, 3, params,
 	    sfile_list_cursor_checked) == -1)
-		sfile_list_free(r);
+		sreq_free(&r->req);
 }
 
 /* --- health --- */

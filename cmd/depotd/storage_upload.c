@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "log.h"
 #include "util.h"
@@ -55,6 +54,7 @@ struct supload_create_req {
 	struct file_rec		 rec;
 	char			 ref[128];
 };
+SREQ_FIRST(supload_create_req);
 
 /* FILE_COMMIT: the store makes the bytes durable, then the row ready. */
 struct supload_commit_req {
@@ -66,6 +66,7 @@ struct supload_commit_req {
 	char			 purpose[PURPOSE_MAX];
 	char			 expires[32];
 };
+SREQ_FIRST(supload_commit_req);
 
 /* An upload between FILE_CREATED and commit or abort. */
 struct supload {
@@ -76,22 +77,13 @@ struct supload {
 	char			 key_id[IDLEN];
 	char			 ref[128];
 	struct store_xfer	*xfer;
-	time_t			 last_progress;	/* monotonic seconds */
+	int64_t			 last_progress;	/* mono_seconds() */
 };
 
 static TAILQ_HEAD(, supload)	 uploads = TAILQ_HEAD_INITIALIZER(uploads);
 static struct event		*ev_heartbeat;
 
 static void	supload_heartbeat_arm(void);
-
-static time_t
-supload_now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
 
 static struct supload *
 supload_find(struct fe_peer *p, const struct file_key *fk)
@@ -159,13 +151,6 @@ supload_drop(struct supload *u)
 }
 
 static void
-supload_create_free(struct supload_create_req *r)
-{
-	sreq_end(&r->req);
-	free(r);
-}
-
-static void
 supload_created(void *arg, const PGresult *res)
 {
 	struct supload_create_req	*r = arg;
@@ -174,7 +159,7 @@ supload_created(void *arg, const PGresult *res)
 	int				 fd, error;
 
 	if (sreq_db_failed(&r->req, res, PGRES_TUPLES_OK)) {
-		supload_create_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	r->rec.created_us = strtonum(PQgetvalue(res, 0, 0), 0, INT64_MAX,
@@ -186,7 +171,7 @@ supload_created(void *arg, const PGresult *res)
 	    !sauth_handle_live(r->req.peer, r->handle)) {
 		supload_forget_row(r->rec.id);
 		sreq_error(&r->req, 401, "the request ended");
-		supload_create_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	if ((u = calloc(1, sizeof(*u))) == NULL)
@@ -196,7 +181,7 @@ supload_created(void *arg, const PGresult *res)
 	strlcpy(u->id, r->rec.id, sizeof(u->id));
 	strlcpy(u->key_id, r->who.key_id, sizeof(u->key_id));
 	strlcpy(u->ref, r->ref, sizeof(u->ref));
-	u->last_progress = supload_now();
+	u->last_progress = mono_seconds();
 	error = storage.store->ops->put_begin(storage.store, u->ref, &fd,
 	    &u->xfer);
 	if (error != 0) {
@@ -206,13 +191,13 @@ supload_created(void *arg, const PGresult *res)
 		supload_forget_row(r->rec.id);
 		sreq_error(&r->req, error == ENOSPC ? 507 : 500,
 		    "the store cannot take the file now");
-		supload_create_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	TAILQ_INSERT_TAIL(&uploads, u, entry);
 	supload_heartbeat_arm();
 	sreq_reply(&r->req, IMSG_FILE_CREATED, fd, &r->rec, sizeof(r->rec));
-	supload_create_free(r);
+	sreq_free(&r->req);
 }
 
 static int64_t
@@ -265,7 +250,7 @@ supload_insert(struct supload_create_req *r)
 	    "returning (extract(epoch from created_at) * 1000000)::bigint, "
 	    "coalesce((extract(epoch from expires_at) * 1000000)::bigint, 0)",
 	    9, params, supload_created) == -1)
-		supload_create_free(r);
+		sreq_free(&r->req);
 }
 
 void
@@ -301,26 +286,27 @@ supload_create(struct fe_peer *p, struct imsg *imsg)
 	explicit_bzero(&fc, sizeof(fc));
 }
 
+/* The upload a message's file_key names on this channel, if any. */
+static struct supload *
+supload_of_msg(struct fe_peer *p, struct imsg *imsg)
+{
+	struct file_key	 fk;
+
+	IMSG_TAKE(imsg, fk);
+	fk.handle[sizeof(fk.handle) - 1] = fk.id[sizeof(fk.id) - 1] = '\0';
+	return supload_find(p, &fk);
+}
+
 /* The frontend saw bytes flow into the upload's descriptor. */
 void
 supload_progress(struct fe_peer *p, struct imsg *imsg)
 {
-	struct file_key	 fk;
 	struct supload	*u;
 
-	IMSG_TAKE(imsg, fk);
-	fk.handle[sizeof(fk.handle) - 1] = fk.id[sizeof(fk.id) - 1] = '\0';
-	if ((u = supload_find(p, &fk)) == NULL)
+	if ((u = supload_of_msg(p, imsg)) == NULL)
 		return;
-	u->last_progress = supload_now();
+	u->last_progress = mono_seconds();
 	sauth_handle_touch(p, u->handle);
-}
-
-static void
-supload_commit_free(struct supload_commit_req *r)
-{
-	sreq_end(&r->req);
-	free(r);
 }
 
 static void
@@ -345,12 +331,12 @@ supload_committed_row(void *arg, const PGresult *res)
 		storage.store->ops->remove(storage.store, r->ref,
 		    supload_blob_undone, NULL);
 		supload_abandon_row(r->id);
-		supload_commit_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	sfiles_rec_from_row(&rec, res, 0);
 	sreq_reply(&r->req, IMSG_FILE_INFO, -1, &rec, sizeof(rec));
-	supload_commit_free(r);
+	sreq_free(&r->req);
 }
 
 /* The store made the bytes durable (or failed to). */
@@ -366,7 +352,7 @@ supload_committed_bytes(void *arg, int error)
 		    strerror(error));
 		supload_abandon_row(r->id);
 		sreq_error(&r->req, 500, "the store failed to keep the file");
-		supload_commit_free(r);
+		sreq_free(&r->req);
 		return;
 	}
 	snprintf(bytes, sizeof(bytes), "%" PRId64, r->size);
@@ -424,12 +410,9 @@ supload_commit(struct fe_peer *p, struct imsg *imsg)
 void
 supload_abort(struct fe_peer *p, struct imsg *imsg)
 {
-	struct file_key	 fk;
 	struct supload	*u;
 
-	IMSG_TAKE(imsg, fk);
-	fk.handle[sizeof(fk.handle) - 1] = fk.id[sizeof(fk.id) - 1] = '\0';
-	if ((u = supload_find(p, &fk)) != NULL)
+	if ((u = supload_of_msg(p, imsg)) != NULL)
 		supload_drop(u);
 }
 
@@ -466,7 +449,7 @@ supload_heartbeat(evutil_socket_t fd, short what, void *arg)
 	const char	*params[1];
 	char		*ids;
 	size_t		 len = 3, n = 0;
-	time_t		 now = supload_now();
+	int64_t		 now = mono_seconds();
 
 	TAILQ_FOREACH_SAFE(u, &uploads, entry, tmp) {
 		if (now - u->last_progress > storage.conf->writing_grace &&
