@@ -57,7 +57,7 @@ peer_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 
 	if (p->role != ROLE_FRONTEND && p->role != ROLE_BROKER)
 		fatalx("storage: message from %s", role_name(p->role));
-	files_dispatch(p, imsg);
+	sfiles_dispatch(p, imsg);
 }
 
 static void
@@ -66,7 +66,7 @@ peer_closed(struct imsgev *iev, const char *why, void *arg)
 	struct fe_peer	*p = arg;
 
 	/* A lost frontend takes its half-written uploads with it. */
-	files_peer_lost(p);
+	sfiles_peer_lost(p);
 	log_warnx("%s %d channel closed: %s", role_name(p->role), p->instance,
 	    why);
 	TAILQ_REMOVE(&peers, p, entry);
@@ -196,7 +196,7 @@ storage_shutdown(void)
 	struct fe_peer	*p;
 
 	TAILQ_FOREACH(p, &peers, entry)
-		files_peer_lost(p);
+		sfiles_peer_lost(p);
 }
 
 static const struct child_ops storage_ops = {

@@ -97,8 +97,8 @@ struct sreq {
 	    #type ": its struct sreq must come first")
 
 /* storage_files.c */
-void	 files_dispatch(struct fe_peer *, struct imsg *);
-void	 files_peer_lost(struct fe_peer *);
+void	 sfiles_dispatch(struct fe_peer *, struct imsg *);
+void	 sfiles_peer_lost(struct fe_peer *);
 void	 sreq_begin(struct sreq *, struct fe_peer *, uint32_t peerid);
 void	 sreq_end(struct sreq *);
 void	 sreq_free(struct sreq *);

@@ -632,7 +632,7 @@ sfile_peer_may(struct fe_peer *p, struct imsg *imsg)
 }
 
 void
-files_dispatch(struct fe_peer *p, struct imsg *imsg)
+sfiles_dispatch(struct fe_peer *p, struct imsg *imsg)
 {
 	if (!sfile_peer_may(p, imsg))
 		return;
@@ -677,7 +677,7 @@ files_dispatch(struct fe_peer *p, struct imsg *imsg)
 
 /* A closed channel takes its handles and half-written uploads along. */
 void
-files_peer_lost(struct fe_peer *p)
+sfiles_peer_lost(struct fe_peer *p)
 {
 	struct sreq	*r;
 
