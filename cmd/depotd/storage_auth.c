@@ -403,7 +403,7 @@ sauth_query(struct sauth_req *r, const char *sql, int n,
 
 static void
 sauth_ask(struct fe_peer *p, uint32_t peerid, struct auth_lookup *al,
-    int admin)
+    int admin, const char *name)
 {
 	struct sauth_req	*r;
 	const char		*params[2];
@@ -412,12 +412,10 @@ sauth_ask(struct fe_peer *p, uint32_t peerid, struct auth_lookup *al,
 		fatal("calloc");
 	sreq_begin(&r->req, p, peerid);
 	r->admin = admin;
+	strlcpy(r->name, name, sizeof(r->name));
 	if (admin) {
 		params[0] = al->user_name;
-		params[1] = al->workspace_name[0] ? al->workspace_name :
-		    "default";
-		snprintf(r->name, sizeof(r->name), "%s\n%s", params[0],
-		    params[1]);
+		params[1] = al->workspace_name;
 		sauth_query(r, "select 'admin', u.id, u.name, "
 		    "coalesce(w.id, ''), case when w.id is null then "
 		    "'noworkspace' else 'ok' end, 0 from users u left join "
@@ -425,7 +423,6 @@ sauth_ask(struct fe_peer *p, uint32_t peerid, struct auth_lookup *al,
 		    params);
 		return;
 	}
-	strlcpy(r->name, al->token_sha256, sizeof(r->name));
 	params[0] = al->token_sha256;
 	sauth_query(r, "select k.id, k.user_id, u.name, k.workspace_id, "
 	    "case when k.revoked_at is not null then 'revoked' else 'ok' "
@@ -458,9 +455,13 @@ sauth_lookup(struct fe_peer *p, struct imsg *imsg)
 		    sizeof(ar));
 		return;
 	}
+	if (al.workspace_name[0] == '\0')
+		strlcpy(al.workspace_name, "default",
+		    sizeof(al.workspace_name));
+	/* The user's length keeps "a\nb"+"c" apart from "a"+"b\nc". */
 	if (admin)
-		snprintf(name, sizeof(name), "%s\n%s", al.user_name,
-		    al.workspace_name[0] ? al.workspace_name : "default");
+		snprintf(name, sizeof(name), "%zu:%s\n%s",
+		    strlen(al.user_name), al.user_name, al.workspace_name);
 	else
 		strlcpy(name, al.token_sha256, sizeof(name));
 	if ((e = sauth_cache_get(&found, name)) != NULL ||
@@ -469,6 +470,6 @@ sauth_lookup(struct fe_peer *p, struct imsg *imsg)
 		now.peerid = imsg->hdr.peerid;
 		sauth_answer(&now, e, admin);
 	} else
-		sauth_ask(p, imsg->hdr.peerid, &al, admin);
+		sauth_ask(p, imsg->hdr.peerid, &al, admin, name);
 	explicit_bzero(&al, sizeof(al));
 }
