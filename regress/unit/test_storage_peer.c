@@ -27,8 +27,10 @@
  * and a made-up one, asks for a user without the admin key, and asks
  * from the broker's channel; each must get an error and no data.  The
  * same requests done properly get the data, so that the refusals are
- * not just a broken helper.  Run by regress/files/trust.sh, which has
- * depotd, its database and the two files.
+ * not just a broken helper.  Last, what the helper caches and for how
+ * long, changing the database behind its back as another host would.
+ * Run by regress/files/trust.sh, which has depotd, its database and the
+ * two files.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -42,6 +44,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libpq-fe.h>
+
 #include "t.h"
 #include "imsg.h"
 #include "log.h"
@@ -49,6 +53,7 @@
 #include "depotd.h"
 
 static struct imsgbuf	 master;
+static char		*conninfo;	/* the helper's database */
 
 /*
  * The master's part of start-up: the configuration, as the master sends
@@ -64,6 +69,8 @@ send_config(struct imsgbuf *ib, const char *conffile)
 
 	if ((conf = parse_config(conffile, 0)) == NULL)
 		errx(1, "%s: bad configuration", conffile);
+	if ((conninfo = strdup(conf->database)) == NULL)
+		err(1, "strdup");
 	if ((json = conf_to_json(conf, CONF_SECRETS_STORAGE)) == NULL)
 		errx(1, "conf_to_json");
 	len = strlen(json);
@@ -368,6 +375,81 @@ test_release(struct imsgbuf *fa, const char *ha, const char *alice_file)
 	T_OK(refused(&a) && a.status == 401, "a released handle: 401");
 }
 
+/* Runs one statement on the database, as another host would. */
+static void
+sql(PGconn *pg, const char *q, const char *token)
+{
+	PGresult	*res;
+	const char	*params[1];
+	char		 hash[SHA256_HEXLEN];
+
+	sha256_hex(token, strlen(token), hash);
+	params[0] = hash;
+	res = PQexecParams(pg, q, 1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		errx(1, "%s: %s", q, PQresultErrorMessage(res));
+	PQclear(res);
+}
+
+/* A key for the first key's user and workspace, behind the helper's back. */
+#define SQL_KEY_INSERT						\
+	"insert into api_keys (id, prefix, token_sha256, user_id, "	\
+	"workspace_id) select 'key-' || md5($1), 'dpt-cache', $1, "	\
+	"user_id, workspace_id from api_keys order by created_at limit 1"
+
+static int
+status_of(struct imsgbuf *ib, const char *token)
+{
+	struct answer	 a;
+
+	lookup(ib, token, "", &a);
+	return a.type == IMSG_AUTH_RESULT ? a.auth.status : -1;
+}
+
+/*
+ * What the helper caches, and for how long: a flood of unknown tokens
+ * must not push the keys in use out, a negative answer is cached too,
+ * and a change made on another host shows within AUTH_CACHE_TTL (5 s).
+ */
+static void
+test_cache(struct imsgbuf *fa)
+{
+	PGconn	*pg;
+	char	 good[64], late[64], flood[64];
+	int	 i, unknown = 0;
+
+	pg = PQconnectdb(conninfo);
+	if (PQstatus(pg) != CONNECTION_OK)
+		errx(1, "database: %s", PQerrorMessage(pg));
+	snprintf(good, sizeof(good), "dpt-cache-good-%d", (int)getpid());
+	snprintf(late, sizeof(late), "dpt-cache-late-%d", (int)getpid());
+	sql(pg, SQL_KEY_INSERT, good);
+	T_OK(status_of(fa, good) == AUTH_OK, "a fresh key is looked up");
+	T_OK(status_of(fa, late) == AUTH_UNKNOWN, "an unknown token: unknown");
+	for (i = 0; i < 600; i++) {
+		snprintf(flood, sizeof(flood), "dpt-flood-%d-%d", (int)getpid(),
+		    i);
+		unknown += status_of(fa, flood) == AUTH_UNKNOWN;
+	}
+	T_OK(unknown == 600, "600 more unknown tokens: all unknown");
+	/* Another host revokes the key and creates the unknown one. */
+	sql(pg, "update api_keys set revoked_at = now() where "
+	    "token_sha256 = $1", good);
+	sql(pg, SQL_KEY_INSERT, late);
+	T_OK(status_of(fa, good) == AUTH_OK,
+	    "the flood did not push the key in use out of the cache");
+	T_OK(status_of(fa, late) == AUTH_UNKNOWN,
+	    "the unknown answer is cached: no query per repeat");
+	sleep(6);
+	T_OK(status_of(fa, good) == AUTH_REVOKED,
+	    "a key revoked on another host is refused within 5 s");
+	T_OK(status_of(fa, late) == AUTH_OK,
+	    "a token unknown 5 s ago is looked up again");
+	sql(pg, "delete from api_keys where token_sha256 = $1", good);
+	sql(pg, "delete from api_keys where token_sha256 = $1", late);
+	PQfinish(pg);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -401,6 +483,7 @@ main(int argc, char *argv[])
 		test_admin(&fa, argv[6], argv[5]);
 		test_broker(&bk, argv[3], ha, argv[4]);
 		test_release(&fa, ha, argv[4]);
+		test_cache(&fa);
 	}
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
