@@ -3,10 +3,11 @@
 # with everything under ./var: a private PostgreSQL cluster, local
 # storage, the control socket, and an API key and an admin key made on
 # the first run (random, kept in ./var, printed with the URL).
-# ^C or SIGTERM stops depotd and PostgreSQL.
+# ^C or SIGTERM stops depotd and PostgreSQL.  DEPOT_RUN_VAR and
+# DEPOT_RUN_PORT move it elsewhere (the secrets suite runs it so).
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-var=$top/var
+var=${DEPOT_RUN_VAR:-$top/var}
 port=${DEPOT_RUN_PORT:-8080}
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"
@@ -28,9 +29,11 @@ if [ ! -s "$var/admin-key" ]; then
 	(umask 077; printf 'dpt-admin-%s\n' "$(od -An -N24 -tx1 /dev/urandom |
 	    tr -d ' \n')" >"$var/admin-key")
 fi
+# Read by depot_conf, and never exported: depotd's processes would
+# inherit it in their environment.
+unset DEPOT_ADMIN_KEY
 DEPOT_ADMIN_KEY=$(cat "$var/admin-key")
 [ -n "$DEPOT_ADMIN_KEY" ] || { echo "no admin key in $var" >&2; exit 1; }
-export DEPOT_ADMIN_KEY
 DEPOT_SANDBOX_LOCAL=1 DEPOT_MAX_SIZE=512M DEPOT_SWEEP=1h depot_conf "$var" "$port"
 : >"$var/depotd.log"
 depot_start "$var" || { cat "$var/depotd.log"; exit 1; }
