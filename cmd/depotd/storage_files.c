@@ -573,9 +573,13 @@ sfile_list(struct fe_peer *p, struct imsg *imsg)
 	r->list.handle[HANDLE_LEN - 1] = '\0';
 	r->list.after_id[IDLEN - 1] = r->list.before_id[IDLEN - 1] = '\0';
 	r->list.purpose[PURPOSE_MAX - 1] = '\0';
+	/* A frontend's nonsense costs its request, not this process. */
 	if (r->list.limit < 1 || r->list.limit > 1000 || r->list.nids < 0 ||
-	    r->list.nids > 100)
-		fatalx("storage: bad list request");
+	    r->list.nids > 100) {
+		storage_error(p, imsg->hdr.peerid, 400, "bad list request");
+		free(r);
+		return;
+	}
 	if ((who = sauth_handle(p, imsg->hdr.peerid, r->list.handle)) ==
 	    NULL) {
 		free(r);

@@ -224,16 +224,23 @@ keyed(struct imsgbuf *ib, uint32_t type, const char *handle, const char *id,
 }
 
 static void
-list(struct imsgbuf *ib, const char *handle, struct answer *a)
+list_limit(struct imsgbuf *ib, const char *handle, int limit,
+    struct answer *a)
 {
 	struct file_list_req	*l;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		err(1, "calloc");
 	strlcpy(l->handle, handle, sizeof(l->handle));
-	l->limit = 1000;
+	l->limit = limit;
 	ask(ib, IMSG_FILE_LIST, l, sizeof(*l), a);
 	free(l);
+}
+
+static void
+list(struct imsgbuf *ib, const char *handle, struct answer *a)
+{
+	list_limit(ib, handle, 1000, a);
 }
 
 static int
@@ -362,6 +369,22 @@ test_broker(struct imsgbuf *bk, const char *alice, const char *ha,
 	    "the broker's channel may not read files");
 }
 
+/* A frontend's nonsense is refused, and the helper lives on. */
+static void
+test_nonsense(struct imsgbuf *fa, const char *ha)
+{
+	struct answer	 a;
+
+	list_limit(fa, ha, 0, &a);
+	T_OK(refused(&a) && a.status == 400, "a listing of 0 files: 400");
+	list_limit(fa, ha, 1000000, &a);
+	T_OK(refused(&a) && a.status == 400,
+	    "a listing of a million files: 400");
+	list(fa, ha, &a);
+	T_OK(a.type == IMSG_FILE_LIST_END,
+	    "the helper still answers the same channel");
+}
+
 static void
 test_release(struct imsgbuf *fa, const char *ha, const char *alice_file)
 {
@@ -482,6 +505,7 @@ main(int argc, char *argv[])
 		test_channels(&fa, &fb, ha, argv[4]);
 		test_admin(&fa, argv[6], argv[5]);
 		test_broker(&bk, argv[3], ha, argv[4]);
+		test_nonsense(&fa, ha);
 		test_release(&fa, ha, argv[4]);
 		test_cache(&fa);
 	}
