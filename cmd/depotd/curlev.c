@@ -28,7 +28,7 @@ struct curlev_job {
 
 /* One socket curl watches; assigned to the socket in the multi. */
 struct curlev_sock {
-	struct curlev	*cev;
+	struct curlev	*curl;
 	struct event	*ev;
 	curl_socket_t	 fd;
 };
@@ -38,61 +38,61 @@ static void	curlev_reap(struct curlev *);
 static void
 curlev_sock_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct curlev_sock	*cs = arg;
-	struct curlev		*cev = cs->cev;
+	struct curlev_sock	*watch = arg;
+	struct curlev		*curl = watch->curl;
 	int			 flags = 0, running;
 
 	if (what & EV_READ)
 		flags |= CURL_CSELECT_IN;
 	if (what & EV_WRITE)
 		flags |= CURL_CSELECT_OUT;
-	/* cs may be freed inside the call: do not touch it after. */
-	curl_multi_socket_action(cev->multi, fd, flags, &running);
-	curlev_reap(cev);
+	/* watch may be freed inside the call: do not touch it after. */
+	curl_multi_socket_action(curl->multi, fd, flags, &running);
+	curlev_reap(curl);
 }
 
 static void
 curlev_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct curlev	*cev = arg;
+	struct curlev	*curl = arg;
 	int		 running;
 
-	curl_multi_socket_action(cev->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	curlev_reap(cev);
+	curl_multi_socket_action(curl->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	curlev_reap(curl);
 }
 
 static int
 curlev_socket(CURL *easy, curl_socket_t fd, int action, void *userp,
     void *socketp)
 {
-	struct curlev		*cev = userp;
-	struct curlev_sock	*cs = socketp;
+	struct curlev		*curl = userp;
+	struct curlev_sock	*watch = socketp;
 	short			 what = EV_PERSIST;
 
 	if (action == CURL_POLL_REMOVE) {
-		if (cs != NULL) {
-			event_free(cs->ev);
-			free(cs);
-			curl_multi_assign(cev->multi, fd, NULL);
+		if (watch != NULL) {
+			event_free(watch->ev);
+			free(watch);
+			curl_multi_assign(curl->multi, fd, NULL);
 		}
 		return 0;
 	}
-	if (cs == NULL) {
-		if ((cs = calloc(1, sizeof(*cs))) == NULL)
+	if (watch == NULL) {
+		if ((watch = calloc(1, sizeof(*watch))) == NULL)
 			return -1;
-		cs->cev = cev;
-		cs->fd = fd;
-		curl_multi_assign(cev->multi, fd, cs);
+		watch->curl = curl;
+		watch->fd = fd;
+		curl_multi_assign(curl->multi, fd, watch);
 	} else {
-		event_free(cs->ev);
-		cs->ev = NULL;
+		event_free(watch->ev);
+		watch->ev = NULL;
 	}
 	if (action & CURL_POLL_IN)
 		what |= EV_READ;
 	if (action & CURL_POLL_OUT)
 		what |= EV_WRITE;
-	cs->ev = event_new(cev->base, fd, what, curlev_sock_cb, cs);
-	if (cs->ev == NULL || event_add(cs->ev, NULL) == -1)
+	watch->ev = event_new(curl->base, fd, what, curlev_sock_cb, watch);
+	if (watch->ev == NULL || event_add(watch->ev, NULL) == -1)
 		return -1;
 	return 0;
 }
@@ -100,21 +100,21 @@ curlev_socket(CURL *easy, curl_socket_t fd, int action, void *userp,
 static int
 curlev_timer(CURLM *multi, long ms, void *userp)
 {
-	struct curlev	*cev = userp;
+	struct curlev	*curl = userp;
 	struct timeval	 tv;
 
 	if (ms < 0) {
-		evtimer_del(cev->timer);
+		evtimer_del(curl->timer);
 		return 0;
 	}
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
-	return evtimer_add(cev->timer, &tv);
+	return evtimer_add(curl->timer, &tv);
 }
 
 /* Finished transfers leave the multi before their owners hear of it. */
 static void
-curlev_reap(struct curlev *cev)
+curlev_reap(struct curlev *curl)
 {
 	struct curlev_job	*job;
 	CURLMsg			*msg;
@@ -122,14 +122,14 @@ curlev_reap(struct curlev *cev)
 	CURLcode		 rc;
 	int			 left;
 
-	while ((msg = curl_multi_info_read(cev->multi, &left)) != NULL) {
+	while ((msg = curl_multi_info_read(curl->multi, &left)) != NULL) {
 		if (msg->msg != CURLMSG_DONE)
 			continue;
 		easy = msg->easy_handle;
 		rc = msg->data.result;
 		job = NULL;
 		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&job);
-		curl_multi_remove_handle(cev->multi, easy);
+		curl_multi_remove_handle(curl->multi, easy);
 		curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
 		if (job != NULL) {
 			job->done(job->arg, rc);
@@ -141,38 +141,38 @@ curlev_reap(struct curlev *cev)
 struct curlev *
 curlev_new(struct event_base *base)
 {
-	struct curlev	*cev;
+	struct curlev	*curl;
 
-	if ((cev = calloc(1, sizeof(*cev))) == NULL)
+	if ((curl = calloc(1, sizeof(*curl))) == NULL)
 		return NULL;
-	cev->base = base;
-	cev->multi = curl_multi_init();
-	cev->timer = evtimer_new(base, curlev_timer_cb, cev);
-	if (cev->multi == NULL || cev->timer == NULL) {
-		curlev_free(cev);
+	curl->base = base;
+	curl->multi = curl_multi_init();
+	curl->timer = evtimer_new(base, curlev_timer_cb, curl);
+	if (curl->multi == NULL || curl->timer == NULL) {
+		curlev_free(curl);
 		return NULL;
 	}
-	curl_multi_setopt(cev->multi, CURLMOPT_SOCKETFUNCTION, curlev_socket);
-	curl_multi_setopt(cev->multi, CURLMOPT_SOCKETDATA, cev);
-	curl_multi_setopt(cev->multi, CURLMOPT_TIMERFUNCTION, curlev_timer);
-	curl_multi_setopt(cev->multi, CURLMOPT_TIMERDATA, cev);
-	return cev;
+	curl_multi_setopt(curl->multi, CURLMOPT_SOCKETFUNCTION, curlev_socket);
+	curl_multi_setopt(curl->multi, CURLMOPT_SOCKETDATA, curl);
+	curl_multi_setopt(curl->multi, CURLMOPT_TIMERFUNCTION, curlev_timer);
+	curl_multi_setopt(curl->multi, CURLMOPT_TIMERDATA, curl);
+	return curl;
 }
 
 void
-curlev_free(struct curlev *cev)
+curlev_free(struct curlev *curl)
 {
-	if (cev == NULL)
+	if (curl == NULL)
 		return;
-	if (cev->multi != NULL)
-		curl_multi_cleanup(cev->multi);
-	if (cev->timer != NULL)
-		event_free(cev->timer);
-	free(cev);
+	if (curl->multi != NULL)
+		curl_multi_cleanup(curl->multi);
+	if (curl->timer != NULL)
+		event_free(curl->timer);
+	free(curl);
 }
 
 int
-curlev_add(struct curlev *cev, CURL *easy, curlev_done_cb done, void *arg)
+curlev_add(struct curlev *curl, CURL *easy, curlev_done_cb done, void *arg)
 {
 	struct curlev_job	*job;
 
@@ -181,7 +181,7 @@ curlev_add(struct curlev *cev, CURL *easy, curlev_done_cb done, void *arg)
 	job->done = done;
 	job->arg = arg;
 	curl_easy_setopt(easy, CURLOPT_PRIVATE, job);
-	if (curl_multi_add_handle(cev->multi, easy) != CURLM_OK) {
+	if (curl_multi_add_handle(curl->multi, easy) != CURLM_OK) {
 		curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
 		free(job);
 		return -1;
@@ -190,22 +190,22 @@ curlev_add(struct curlev *cev, CURL *easy, curlev_done_cb done, void *arg)
 }
 
 void
-curlev_remove(struct curlev *cev, CURL *easy)
+curlev_remove(struct curlev *curl, CURL *easy)
 {
 	struct curlev_job	*job = NULL;
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&job);
-	curl_multi_remove_handle(cev->multi, easy);
+	curl_multi_remove_handle(curl->multi, easy);
 	curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
 	free(job);
 }
 
 void
-curlev_unpause(struct curlev *cev, CURL *easy)
+curlev_unpause(struct curlev *curl, CURL *easy)
 {
 	int	running;
 
 	curl_easy_pause(easy, CURLPAUSE_CONT);
-	curl_multi_socket_action(cev->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	curlev_reap(cev);
+	curl_multi_socket_action(curl->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	curlev_reap(curl);
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "store_url.h"
 #include "util.h"
 
 #define CONF_MAX_STRING		8192
@@ -1335,73 +1336,24 @@ scheme_name(enum storage_scheme s)
 	}
 }
 
-static int
-sftp_url_valid(const char *url)
-{
-	const char	*at, *host, *path, *colon, *errstr;
-	char		 port[8];
-
-	at = strchr(url, '@');
-	path = strchr(url, '/');
-	if (at == NULL || at == url || (path != NULL && path < at))
-		return 0;
-	if (memchr(url, ':', at - url) != NULL)
-		return 0;	/* a password in the URL */
-	host = at + 1;
-	if (path == NULL || path == host || path[1] == '\0')
-		return 0;
-	colon = memchr(host, ':', path - host);
-	if (colon != NULL) {
-		if (colon == host || path - colon - 1 == 0 ||
-		    (size_t)(path - colon - 1) >= sizeof(port))
-			return 0;
-		memcpy(port, colon + 1, path - colon - 1);
-		port[path - colon - 1] = '\0';
-		strtonum(port, 1, 65535, &errstr);
-		if (errstr != NULL)
-			return 0;
-	}
-	return 1;
-}
-
-static int
-s3_url_valid(const char *url)
-{
-	const char	*p;
-
-	if (*url == '\0' || *url == '/')
-		return 0;
-	for (p = url; *p != '\0' && *p != '/'; p++)
-		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.' &&
-		    *p != '_')
-			return 0;
-	return 1;
-}
-
 static void
 storage_begin(const char *url)
 {
+	const char		*name, *why;
+	enum storage_scheme	 s;
+
 	if (storage_seen)
 		yyerror("storage already configured");
 	storage_seen = 1;
 	scheme = SCHEME_NONE;
-	if (strncmp(url, "file://", 7) == 0) {
-		if (url[7] != '/')
-			yyerror("storage URL must be file:///absolute/path");
-		else
-			scheme = SCHEME_FILE;
-	} else if (strncmp(url, "s3://", 5) == 0) {
-		if (!s3_url_valid(url + 5))
-			yyerror("storage URL must be s3://bucket[/prefix]");
-		else
-			scheme = SCHEME_S3;
-	} else if (strncmp(url, "sftp://", 7) == 0) {
-		if (!sftp_url_valid(url + 7))
-			yyerror("storage URL must be "
-			    "sftp://user@host[:port]/path");
-		else
-			scheme = SCHEME_SFTP;
-	} else
+	/* The backends' own grammar judges the URL. */
+	if ((name = store_check_url(url, &why)) != NULL) {
+		for (s = SCHEME_FILE; s <= SCHEME_SFTP; s++)
+			if (strcmp(scheme_name(s), name) == 0)
+				scheme = s;
+	} else if (why != NULL)
+		yyerror("%s", why);
+	else
 		yyerror("unknown storage scheme in \"%s\"; use file://, "
 		    "s3:// or sftp://", url);
 	copy_string(conf->storage_url, sizeof(conf->storage_url), url,

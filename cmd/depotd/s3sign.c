@@ -18,30 +18,9 @@
 #include <openssl/sha.h>
 
 #include "s3sign.h"
+#include "util.h"
 
 #define HEX	"0123456789ABCDEF"
-#define hex	"0123456789abcdef"
-
-static void
-to_hex(const unsigned char *in, size_t len, char *out)
-{
-	size_t	i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = hex[in[i] >> 4];
-		out[2 * i + 1] = hex[in[i] & 0xf];
-	}
-	out[2 * len] = '\0';
-}
-
-void
-s3sign_sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char	md[SHA256_DIGEST_LENGTH];
-
-	SHA256(data, len, md);
-	to_hex(md, sizeof(md), out);
-}
 
 void
 s3sign_amz_date(char *buf, size_t len, time_t t)
@@ -53,13 +32,13 @@ s3sign_amz_date(char *buf, size_t len, time_t t)
 }
 
 static int
-unreserved(unsigned char c)
+s3sign_unreserved(unsigned char c)
 {
 	return isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
 static char *
-encode_n(const char *s, size_t n, int keep_slash)
+s3sign_encode_n(const char *s, size_t n, int keep_slash)
 {
 	char	*out, *p;
 	size_t	 i;
@@ -69,7 +48,7 @@ encode_n(const char *s, size_t n, int keep_slash)
 	for (p = out, i = 0; i < n; i++) {
 		unsigned char c = s[i];
 
-		if (unreserved(c) || (keep_slash && c == '/'))
+		if (s3sign_unreserved(c) || (keep_slash && c == '/'))
 			*p++ = c;
 		else {
 			*p++ = '%';
@@ -84,7 +63,7 @@ encode_n(const char *s, size_t n, int keep_slash)
 char *
 s3sign_uri_encode(const char *s, int keep_slash)
 {
-	return encode_n(s, strlen(s), keep_slash);
+	return s3sign_encode_n(s, strlen(s), keep_slash);
 }
 
 struct qparam {
@@ -93,7 +72,7 @@ struct qparam {
 };
 
 static int
-qparam_cmp(const void *a, const void *b)
+s3sign_qparam_cmp(const void *a, const void *b)
 {
 	const struct qparam *x = a, *y = b;
 	int	 c;
@@ -104,7 +83,7 @@ qparam_cmp(const void *a, const void *b)
 }
 
 static void
-qparams_free(struct qparam *qp, size_t n)
+s3sign_qparams_free(struct qparam *qp, size_t n)
 {
 	size_t	i;
 
@@ -117,7 +96,7 @@ qparams_free(struct qparam *qp, size_t n)
 
 /* Splits "a=1&b" into encoded pairs; a bare name gets an empty value. */
 static struct qparam *
-qparams_parse(const char *q, size_t *np)
+s3sign_qparams_parse(const char *q, size_t *np)
 {
 	struct qparam	*qp;
 	const char	*p, *amp, *eq;
@@ -136,11 +115,12 @@ qparams_parse(const char *q, size_t *np)
 			eq = memchr(p, '=', amp - p);
 			if (eq == NULL)
 				eq = amp;
-			qp[i].name = encode_n(p, eq - p, 0);
-			qp[i].value = eq < amp ? encode_n(eq + 1, amp - eq - 1,
-			    0) : strdup("");
+			qp[i].name = s3sign_encode_n(p, eq - p, 0);
+			qp[i].value = eq < amp ?
+			    s3sign_encode_n(eq + 1, amp - eq - 1, 0) :
+			    strdup("");
 			if (qp[i].name == NULL || qp[i].value == NULL) {
-				qparams_free(qp, n);
+				s3sign_qparams_free(qp, n);
 				return NULL;
 			}
 			i++;
@@ -162,9 +142,9 @@ s3sign_canonical_query(const char *q)
 
 	if (q == NULL || *q == '\0')
 		return strdup("");
-	if ((qp = qparams_parse(q, &n)) == NULL)
+	if ((qp = s3sign_qparams_parse(q, &n)) == NULL)
 		return NULL;
-	qsort(qp, n, sizeof(*qp), qparam_cmp);
+	qsort(qp, n, sizeof(*qp), s3sign_qparam_cmp);
 	if ((f = open_memstream(&out, &outlen)) != NULL) {
 		for (i = 0; i < n; i++)
 			fprintf(f, "%s%s=%s", i ? "&" : "", qp[i].name,
@@ -174,7 +154,7 @@ s3sign_canonical_query(const char *q)
 			out = NULL;
 		}
 	}
-	qparams_free(qp, n);
+	s3sign_qparams_free(qp, n);
 	return out;
 }
 
@@ -184,7 +164,7 @@ struct chdr {
 };
 
 static int
-chdr_cmp(const void *a, const void *b)
+s3sign_chdr_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct chdr *)a)->name,
 	    ((const struct chdr *)b)->name);
@@ -192,7 +172,7 @@ chdr_cmp(const void *a, const void *b)
 
 /* Lower-cased name; value trimmed, inner runs of blanks made one space. */
 static int
-chdr_make(struct chdr *h, const struct s3sign_hdr *in)
+s3sign_chdr_make(struct chdr *h, const struct s3sign_hdr *in)
 {
 	const char	*v;
 	char		*p;
@@ -220,7 +200,7 @@ chdr_make(struct chdr *h, const struct s3sign_hdr *in)
 }
 
 static void
-chdrs_free(struct chdr *h, size_t n)
+s3sign_chdrs_free(struct chdr *h, size_t n)
 {
 	size_t	i;
 
@@ -232,7 +212,7 @@ chdrs_free(struct chdr *h, size_t n)
 }
 
 static int
-canonical(const struct s3sign_req *req, struct s3sign_out *out)
+s3sign_canonical(const struct s3sign_req *req, struct s3sign_out *out)
 {
 	struct chdr	*h;
 	char		*cq, *sh = NULL, *cr = NULL;
@@ -243,9 +223,9 @@ canonical(const struct s3sign_req *req, struct s3sign_out *out)
 	if ((h = calloc(req->nhdrs ? req->nhdrs : 1, sizeof(*h))) == NULL)
 		return -1;
 	for (i = 0; i < req->nhdrs; i++)
-		if (chdr_make(&h[i], &req->hdrs[i]) == -1)
+		if (s3sign_chdr_make(&h[i], &req->hdrs[i]) == -1)
 			goto done;
-	qsort(h, req->nhdrs, sizeof(*h), chdr_cmp);
+	qsort(h, req->nhdrs, sizeof(*h), s3sign_chdr_cmp);
 	if ((cq = s3sign_canonical_query(req->query)) == NULL)
 		goto done;
 	fs = open_memstream(&sh, &shlen);
@@ -271,12 +251,13 @@ canonical(const struct s3sign_req *req, struct s3sign_out *out)
 	free(sh);
 	free(cr);
  done:
-	chdrs_free(h, req->nhdrs);
+	s3sign_chdrs_free(h, req->nhdrs);
 	return rv;
 }
 
 static int
-hmac(const void *key, size_t keylen, const char *msg, unsigned char *md)
+s3sign_hmac(const void *key, size_t keylen, const char *msg,
+    unsigned char *md)
 {
 	unsigned int	mdlen = SHA256_DIGEST_LENGTH;
 
@@ -286,7 +267,7 @@ hmac(const void *key, size_t keylen, const char *msg, unsigned char *md)
 
 /* HMAC chain secret -> date -> region -> service -> "aws4_request". */
 static int
-signing_key(const struct s3sign_cred *cred, const char *date,
+s3sign_signing_key(const struct s3sign_cred *cred, const char *date,
     unsigned char *key)
 {
 	char		*k4;
@@ -297,14 +278,15 @@ signing_key(const struct s3sign_cred *cred, const char *date,
 	if ((k4 = malloc(k4len + 1)) == NULL)
 		return -1;
 	snprintf(k4, k4len + 1, "AWS4%s", cred->secret_key);
-	rv = hmac(k4, k4len, date, key);
+	rv = s3sign_hmac(k4, k4len, date, key);
 	freezero(k4, k4len + 1);
 	if (rv == 0)
-		rv = hmac(key, SHA256_DIGEST_LENGTH, cred->region, key);
+		rv = s3sign_hmac(key, SHA256_DIGEST_LENGTH, cred->region, key);
 	if (rv == 0)
-		rv = hmac(key, SHA256_DIGEST_LENGTH, cred->service, key);
+		rv = s3sign_hmac(key, SHA256_DIGEST_LENGTH, cred->service, key);
 	if (rv == 0)
-		rv = hmac(key, SHA256_DIGEST_LENGTH, "aws4_request", key);
+		rv = s3sign_hmac(key, SHA256_DIGEST_LENGTH, "aws4_request",
+		    key);
 	return rv;
 }
 
@@ -313,7 +295,8 @@ s3sign(const struct s3sign_req *req, const struct s3sign_cred *cred,
     struct s3sign_out *out)
 {
 	unsigned char	 key[SHA256_DIGEST_LENGTH], sig[SHA256_DIGEST_LENGTH];
-	char		 date[9], scope[256], crhash[65], sighex[65];
+	char		 date[9], scope[256], crhash[SHA256_HEXLEN];
+	char		 sighex[SHA256_HEXLEN];
 	int		 rv = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -328,19 +311,19 @@ s3sign(const struct s3sign_req *req, const struct s3sign_cred *cred,
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (canonical(req, out) == -1)
+	if (s3sign_canonical(req, out) == -1)
 		goto fail;
-	s3sign_sha256_hex(out->canonical_request,
-	    strlen(out->canonical_request), crhash);
+	sha256_hex(out->canonical_request, strlen(out->canonical_request),
+	    crhash);
 	if (asprintf(&out->string_to_sign, "AWS4-HMAC-SHA256\n%s\n%s\n%s",
 	    req->amz_date, scope, crhash) == -1) {
 		out->string_to_sign = NULL;
 		goto fail;
 	}
-	if (signing_key(cred, date, key) == -1 ||
-	    hmac(key, sizeof(key), out->string_to_sign, sig) == -1)
+	if (s3sign_signing_key(cred, date, key) == -1 ||
+	    s3sign_hmac(key, sizeof(key), out->string_to_sign, sig) == -1)
 		goto fail;
-	to_hex(sig, sizeof(sig), sighex);
+	hex_encode(sig, sizeof(sig), sighex);
 	if (asprintf(&out->authorization, "AWS4-HMAC-SHA256 Credential=%s/%s, "
 	    "SignedHeaders=%s, Signature=%s", cred->access_key, scope,
 	    out->signed_headers, sighex) == -1) {

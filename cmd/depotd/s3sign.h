@@ -54,7 +54,6 @@ char	*s3sign_uri_encode(const char *, int keep_slash);
 char	*s3sign_canonical_query(const char *);
 /* The time as SigV4 wants it: YYYYMMDDTHHMMSSZ, in a 17-byte buffer. */
 void	 s3sign_amz_date(char *, size_t, time_t);
-void	 s3sign_sha256_hex(const void *, size_t, char out[65]);
 /* 0, or -1 with errno set; free the result with s3sign_out_free. */
 int	 s3sign(const struct s3sign_req *, const struct s3sign_cred *,
 	    struct s3sign_out *);

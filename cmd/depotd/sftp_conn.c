@@ -1,249 +1,51 @@
 /*
- * sftp_conn.c: an SFTP store's URL, host key check and session memory.
+ * sftp_conn.c: an SFTP store's connection: the host key check and the
+ * session's state machine, driven without blocking from the
+ * storage helper's event loop (TCP connect, SSH handshake, public key
+ * authentication, the SFTP subsystem, keepalives, a watchdog for a
+ * server that stops answering, backoff after a loss), and the passes
+ * that let the transfers (store_sftp.c) make their calls on it.
+ *
+ * libssh2 keeps per-channel state for an unfinished call and insists
+ * that a call which returned EAGAIN is repeated exactly, so the
+ * transfer whose call is pending holds the session ("busy") and the
+ * others wait until that call completes.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
-#include <errno.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <netdb.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <event2/event.h>
 #include <libssh2.h>
 #include <openssl/evp.h>
 
 #include "log.h"
 #include "sftp_conn.h"
+#include "store_sftp.h"
 
-#define SFTP_LINK_IN	(256 * 1024)
+#define SFTP_PASSES		64	/* then let other events run */
+#define SFTP_BACKOFF_MIN	1
+#define SFTP_BACKOFF_MAX	30
 
-int
-sftp_url_parse(struct sftp_url *u, const char *url)
-{
-	const char	*p, *at, *slash, *hend, *errstr;
-	char		 portbuf[8];
-	size_t		 n;
-
-	if (strncmp(url, "sftp://", 7) != 0)
-		return -1;
-	p = url + 7;
-	if ((slash = strchr(p, '/')) == NULL)
-		return -1;
-	if ((at = memchr(p, '@', slash - p)) == NULL || at == p)
-		return -1;
-	u->user = strndup(p, at - p);
-	p = at + 1;
-	if (*p == '[') {
-		if ((hend = memchr(p, ']', slash - p)) == NULL)
-			return -1;
-		u->host = strndup(p + 1, hend - p - 1);
-		p = hend + 1;
-	} else {
-		hend = memchr(p, ':', slash - p);
-		if (hend == NULL)
-			hend = slash;
-		u->host = strndup(p, hend - p);
-		p = hend;
-	}
-	if (u->host == NULL || u->host[0] == '\0')
-		return -1;
-	u->port = 22;
-	if (*p == ':') {
-		n = slash - p - 1;
-		if (n == 0 || n >= sizeof(portbuf))
-			return -1;
-		memcpy(portbuf, p + 1, n);
-		portbuf[n] = '\0';
-		u->port = strtonum(portbuf, 1, 65535, &errstr);
-		if (errstr != NULL)
-			return -1;
-	} else if (p != slash)
-		return -1;
-	if ((u->root = strdup(slash)) == NULL)
-		return -1;
-	n = strlen(u->root);
-	while (n > 0 && u->root[n - 1] == '/')
-		u->root[--n] = '\0';
-	return u->user != NULL ? 0 : -1;
-}
-
-void
-sftp_url_free(struct sftp_url *u)
-{
-	free(u->user);
-	free(u->host);
-	free(u->root);
-	memset(u, 0, sizeof(*u));
-}
-
-/*
- * libssh2 1.10 frees an SFTP handle only when the server confirms its
- * close, so a session that died with transfers open would leak their
- * buffers.  Each session allocates from its own list instead, and
- * whatever libssh2 still holds after libssh2_session_free goes with it.
- */
-
-struct sftp_block {
-	LIST_ENTRY(sftp_block)	 entry;
-	max_align_t		 pad[0];
-};
-
-/* The arena of the link libssh2 hands back to the allocators. */
-static struct sftp_arena *
-sess_arena(void **abstract)
-{
-	return &((struct sftp_link *)*abstract)->arena;
-}
-
-static void *
-sess_alloc(size_t size, void **abstract)
-{
-	struct sftp_arena	*arena = sess_arena(abstract);
-	struct sftp_block	*b;
-
-	if ((b = malloc(sizeof(*b) + size)) == NULL)
-		return NULL;
-	LIST_INSERT_HEAD(arena, b, entry);
-	return b + 1;
-}
-
-static void
-sess_free(void *p, void **abstract)
-{
-	struct sftp_block	*b;
-
-	if (p == NULL)
-		return;
-	b = (struct sftp_block *)p - 1;
-	LIST_REMOVE(b, entry);
-	free(b);
-}
-
-static void *
-sess_realloc(void *p, size_t size, void **abstract)
-{
-	struct sftp_block	*b, *nb;
-
-	if (p == NULL)
-		return sess_alloc(size, abstract);
-	b = (struct sftp_block *)p - 1;
-	LIST_REMOVE(b, entry);
-	if ((nb = realloc(b, sizeof(*b) + size)) == NULL) {
-		LIST_INSERT_HEAD(sess_arena(abstract), b, entry);
-		return NULL;
-	}
-	LIST_INSERT_HEAD(sess_arena(abstract), nb, entry);
-	return nb + 1;
-}
-
-static void
-sess_sweep(struct sftp_arena *arena)
-{
-	struct sftp_block	*b;
-
-	while ((b = LIST_FIRST(arena)) != NULL) {
-		LIST_REMOVE(b, entry);
-		free(b);
-	}
-}
-
-
-/*
- * libssh2 reads at most a packet buffer's worth per call and asks the
- * socket again after every packet, even when it just said EAGAIN; on
- * a bulk transfer that is most of the helper's system calls.  Reads
- * here go through a larger buffer, and an empty socket is not asked
- * again until the event loop reports it readable -- except in
- * blocking mode, where libssh2 waits for readability itself.
- */
-static ssize_t
-sess_recv(libssh2_socket_t sock, void *buf, size_t len, int flags,
-    void **abstract)
-{
-	struct sftp_link	*l = *abstract;
-	ssize_t			 n;
-
-	if (l->in_off == l->in_len) {
-		if (l->in_dry && !l->blocking)
-			return -EAGAIN;
-		n = recv(sock, l->in, SFTP_LINK_IN, flags);
-		if (n == -1) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				l->in_dry = 1;
-			return -errno;
-		}
-		if (n == 0)
-			return 0;
-		l->in_off = 0;
-		l->in_len = n;
-	}
-	if (len > l->in_len - l->in_off)
-		len = l->in_len - l->in_off;
-	memcpy(buf, l->in + l->in_off, len);
-	l->in_off += len;
-	return len;
-}
-
-/* Every cipher libssh2 1.10 has, cheapest first: it runs AES per block. */
-static const char sess_ciphers[] = "aes128-ctr,aes192-ctr,aes256-ctr,"
-    "aes128-cbc,aes192-cbc,aes256-cbc,rijndael-cbc@lysator.liu.se,"
-    "3des-cbc";
-
-LIBSSH2_SESSION *
-sftp_session_new(struct sftp_link *l)
-{
-	LIBSSH2_SESSION	*sess;
-
-	LIST_INIT(&l->arena);
-	l->in_off = l->in_len = 0;
-	l->in_dry = l->blocking = 0;
-	if (l->in == NULL && (l->in = malloc(SFTP_LINK_IN)) == NULL)
-		return NULL;
-	if ((sess = libssh2_session_init_ex(sess_alloc, sess_free,
-	    sess_realloc, l)) == NULL)
-		return NULL;
-	libssh2_session_callback_set(sess, LIBSSH2_CALLBACK_RECV,
-	    (void *)sess_recv);
-	libssh2_session_method_pref(sess, LIBSSH2_METHOD_CRYPT_CS,
-	    sess_ciphers);
-	libssh2_session_method_pref(sess, LIBSSH2_METHOD_CRYPT_SC,
-	    sess_ciphers);
-	return sess;
-}
-
-void
-sftp_link_readable(struct sftp_link *l)
-{
-	l->in_dry = 0;
-}
-
-void
-sftp_session_destroy(LIBSSH2_SESSION *sess, struct sftp_link *l,
-    int sock, int graceful)
-{
-	/*
-	 * Freeing closes channels and waits for the peer, which a
-	 * non-blocking session cannot: with the socket shut down every
-	 * wait ends at once and the free completes.
-	 */
-	l->blocking = 1;
-	if (graceful)
-		libssh2_session_disconnect(sess, "closing");
-	if (sock != -1)
-		shutdown(sock, SHUT_RDWR);
-	libssh2_session_set_timeout(sess, 1000);
-	libssh2_session_set_blocking(sess, 1);
-	libssh2_session_free(sess);
-	sess_sweep(&l->arena);
-	free(l->in);
-	l->in = NULL;
-}
-
+static void	sftp_kick_cb(evutil_socket_t, short, void *);
+static void	sftp_timer_cb(evutil_socket_t, short, void *);
+static void	sftp_watchdog_cb(evutil_socket_t, short, void *);
+static void	sftp_lost(struct sftp_store *, int);
 
 static const char *
-hostkey_type_name(int type)
+sftp_hostkey_type_name(int type)
 {
 	switch (type) {
 	case LIBSSH2_HOSTKEY_TYPE_RSA:
@@ -264,7 +66,7 @@ hostkey_type_name(int type)
 }
 
 static int
-hostkey_type_mask(int type)
+sftp_hostkey_type_mask(int type)
 {
 	switch (type) {
 	case LIBSSH2_HOSTKEY_TYPE_RSA:
@@ -286,7 +88,7 @@ hostkey_type_mask(int type)
 
 /* "SHA256:<base64>" as ssh-keygen -l prints it. */
 static void
-hostkey_fingerprint(LIBSSH2_SESSION *sess, char *buf, size_t len)
+sftp_hostkey_fingerprint(LIBSSH2_SESSION *sess, char *buf, size_t len)
 {
 	const char	*hash;
 	unsigned char	 b64[64];
@@ -319,7 +121,7 @@ sftp_hostkey_check(LIBSSH2_SESSION *sess, const char *host, int port,
 		log_warnx("sftp: %s:%d sent no host key", host, port);
 		return 0;
 	}
-	hostkey_fingerprint(sess, fp, sizeof(fp));
+	sftp_hostkey_fingerprint(sess, fp, sizeof(fp));
 	if ((kh = libssh2_knownhost_init(sess)) == NULL)
 		return 0;
 	if (libssh2_knownhost_readfile(kh, known_hosts,
@@ -331,7 +133,7 @@ sftp_hostkey_check(LIBSSH2_SESSION *sess, const char *host, int port,
 	}
 	rc = libssh2_knownhost_checkp(kh, host, port, key, len,
 	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
-	    hostkey_type_mask(type), &entry);
+	    sftp_hostkey_type_mask(type), &entry);
 	libssh2_knownhost_free(kh);
 	switch (rc) {
 	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
@@ -339,18 +141,488 @@ sftp_hostkey_check(LIBSSH2_SESSION *sess, const char *host, int port,
 	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
 		log_warnx("sftp: host key of %s:%d (%s %s) does not match "
 		    "known-hosts file %s: possible impostor, refusing to "
-		    "connect", host, port, hostkey_type_name(type), fp,
+		    "connect", host, port, sftp_hostkey_type_name(type), fp,
 		    known_hosts);
 		return 0;
 	case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
 		log_warnx("sftp: host key of %s:%d (%s %s) is not in "
 		    "known-hosts file %s: refusing to connect", host,
-		    port, hostkey_type_name(type), fp, known_hosts);
+		    port, sftp_hostkey_type_name(type), fp, known_hosts);
 		return 0;
 	default:
 		log_warnx("sftp: cannot check host key of %s:%d (%s %s)",
-		    host, port, hostkey_type_name(type), fp);
+		    host, port, sftp_hostkey_type_name(type), fp);
 		return 0;
 	}
 }
 
+/* ---- the session ---- */
+
+const char *
+sftp_lasterror(struct sftp_store *sftp)
+{
+	char	*msg = NULL;
+
+	if (sftp->ssh == NULL)
+		return "no session";
+	libssh2_session_last_error(sftp->ssh, &msg, NULL, 0);
+	return msg ? msg : "unknown error";
+}
+
+static void
+sftp_sock_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sftp_store	*sftp = arg;
+	char			 c;
+	ssize_t			 n;
+
+	if (what & EV_READ)
+		sftp_link_readable(&sftp->link);
+	if (sftp->state == CONN_UP && sftp->busy == NULL && (what & EV_READ)) {
+		/* Nothing is expected: either the server went away... */
+		n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+			sftp_lost(sftp, EIO);
+			return;
+		}
+		/* ...or sent something only an SFTP call will consume. */
+		if (n == 1 && !sftp->probing)
+			sftp_probe(sftp);
+	}
+	sftp_run(sftp);
+}
+
+static time_t
+sftp_mono_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* Waiting for the server: a call is pending or the set-up is running. */
+static int
+sftp_waiting(struct sftp_store *sftp)
+{
+	return sftp->busy != NULL ||
+	    (sftp->state > CONN_DOWN && sftp->state < CONN_UP);
+}
+
+/*
+ * A server that stops answering (stopped, partitioned) would leave every
+ * transfer hanging on a healthy-looking socket; give it up instead.
+ */
+static void
+sftp_watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sftp_store	*sftp = arg;
+	struct timeval		 tv = { 0, 0 };
+	time_t			 idle;
+
+	if (!sftp_waiting(sftp))
+		return;
+	idle = sftp_mono_now() - sftp->progress_at;
+	if (idle >= sftp->stall) {
+		log_warnx("sftp: %s:%d has not answered for %lld s; dropping "
+		    "the connection", sftp->url.host, sftp->url.port,
+		    (long long)idle);
+		sftp_lost(sftp, EIO);
+		return;
+	}
+	tv.tv_sec = sftp->stall - idle;
+	evtimer_add(sftp->ev_watchdog, &tv);
+}
+
+static void
+sftp_watchdog_arm(struct sftp_store *sftp)
+{
+	struct timeval	tv = { sftp->stall, 0 };
+
+	if (sftp_waiting(sftp) && !evtimer_pending(sftp->ev_watchdog, NULL))
+		evtimer_add(sftp->ev_watchdog, &tv);
+}
+
+static void
+sftp_arm(struct sftp_store *sftp)
+{
+	short	what = 0;
+	int	dir;
+
+	sftp_watchdog_arm(sftp);
+	if (sftp->sock == -1)
+		return;
+	if (sftp->state == CONN_TCP)
+		what = EV_WRITE;
+	else if (sftp->busy != NULL || sftp->state != CONN_UP) {
+		dir = libssh2_session_block_directions(sftp->ssh);
+		if (dir & LIBSSH2_SESSION_BLOCK_INBOUND)
+			what |= EV_READ;
+		if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+			what |= EV_WRITE;
+	}
+	if (what == 0)
+		what = EV_READ;
+	if (sftp->sock_armed)
+		event_del(sftp->ev_sock);
+	sftp->sock_armed = 1;
+	event_assign(sftp->ev_sock, sftp->st->base, sftp->sock, what,
+	    sftp_sock_cb, sftp);
+	event_add(sftp->ev_sock, NULL);
+}
+
+static void
+sftp_keepalive_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sftp_store	*sftp = arg;
+	struct timeval		 tv = { sftp->keepalive, 0 };
+	int			 next, rc;
+
+	/* A pending call may own a half-sent packet: skip this round. */
+	if (sftp->state == CONN_UP && sftp->busy == NULL) {
+		rc = libssh2_keepalive_send(sftp->ssh, &next);
+		if (rc != 0 && rc != LIBSSH2_ERROR_EAGAIN) {
+			log_warnx("sftp: keepalive to %s:%d failed: %s",
+			    sftp->url.host, sftp->url.port,
+			    sftp_lasterror(sftp));
+			sftp_lost(sftp, EIO);
+			return;
+		}
+	}
+	evtimer_add(sftp->ev_keepalive, &tv);
+}
+
+static void
+sftp_teardown(struct sftp_store *sftp)
+{
+	if (sftp->sock_armed) {
+		event_del(sftp->ev_sock);
+		sftp->sock_armed = 0;
+	}
+	if (sftp->ev_keepalive != NULL) {
+		event_free(sftp->ev_keepalive);
+		sftp->ev_keepalive = NULL;
+	}
+	sftp->subsys = NULL;
+	if (sftp->ssh != NULL) {
+		sftp_session_destroy(sftp->ssh, &sftp->link, sftp->sock,
+		    sftp->state == CONN_UP);
+		sftp->ssh = NULL;
+	}
+	if (sftp->sock != -1) {
+		close(sftp->sock);
+		sftp->sock = -1;
+	}
+	sftp->busy = NULL;
+	sftp->probing = 0;
+}
+
+static void
+sftp_backoff(struct sftp_store *sftp)
+{
+	struct timeval	tv;
+
+	sftp->state = CONN_BACKOFF;
+	if (sftp->backoff < SFTP_BACKOFF_MIN)
+		sftp->backoff = SFTP_BACKOFF_MIN;
+	tv.tv_sec = sftp->backoff;
+	tv.tv_usec = arc4random_uniform(250000);
+	evtimer_add(sftp->ev_timer, &tv);
+	sftp->backoff *= 2;
+	if (sftp->backoff > SFTP_BACKOFF_MAX)
+		sftp->backoff = SFTP_BACKOFF_MAX;
+}
+
+/* Start a TCP connection; the rest happens in sftp_connect_step. */
+void
+sftp_connect(struct sftp_store *sftp)
+{
+	struct addrinfo	 hints, *res = NULL;
+	char		 port[8];
+	int		 rc, on = 1;
+
+	if (sftp->state != CONN_DOWN && sftp->state != CONN_BACKOFF)
+		return;
+	evtimer_del(sftp->ev_timer);
+	sftp->state = CONN_TCP;
+	sftp->progress_at = sftp_mono_now();
+	sftp->conn_error = 0;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(port, sizeof(port), "%d", sftp->url.port);
+	/* Store hosts are addresses or /etc/hosts names in practice. */
+	if ((rc = getaddrinfo(sftp->url.host, port, &hints, &res)) != 0) {
+		log_warnx("sftp: cannot resolve %s: %s", sftp->url.host,
+		    gai_strerror(rc));
+		sftp->conn_error = EIO;
+	} else if ((sftp->sock = socket(res->ai_family, res->ai_socktype |
+	    SOCK_NONBLOCK | SOCK_CLOEXEC, res->ai_protocol)) == -1) {
+		log_warn("sftp: socket");
+		sftp->conn_error = EIO;
+	} else {
+		/*
+		 * libssh2 sends each SFTP read request as its own small
+		 * packet; Nagle would hold all but the first until the
+		 * server's delayed ACK and starve the read-ahead (a get
+		 * ran at a quarter of OpenSSH's speed).
+		 */
+		if (setsockopt(sftp->sock, IPPROTO_TCP, TCP_NODELAY, &on,
+		    sizeof(on)) == -1)
+			log_warn("sftp: TCP_NODELAY");
+		if (connect(sftp->sock, res->ai_addr, res->ai_addrlen) == -1 &&
+		    errno != EINPROGRESS) {
+			log_warn("sftp: connect to %s:%d", sftp->url.host,
+			    sftp->url.port);
+			sftp->conn_error = EIO;
+		}
+	}
+	if (res != NULL)
+		freeaddrinfo(res);
+	/* Failures are reported from the loop, never to the caller's face. */
+	if (sftp->conn_error != 0)
+		sftp_kick(sftp);
+	else
+		sftp_arm(sftp);
+}
+
+static int
+sftp_tcp_done(struct sftp_store *sftp)
+{
+	int		err = 0;
+	socklen_t	len = sizeof(err);
+
+	if (sftp->conn_error != 0)
+		return -1;
+	if (getsockopt(sftp->sock, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+		err = errno;
+	if (err == EINPROGRESS || err == EALREADY)
+		return 0;
+	if (err != 0) {
+		errno = err;
+		log_warn("sftp: connect to %s:%d", sftp->url.host,
+		    sftp->url.port);
+		sftp->conn_error = EIO;
+		return -1;
+	}
+	if ((sftp->ssh = sftp_session_new(&sftp->link)) == NULL) {
+		sftp->conn_error = EIO;
+		return -1;
+	}
+	libssh2_session_set_blocking(sftp->ssh, 0);
+	sftp->state = CONN_HANDSHAKE;
+	return 1;
+}
+
+static void
+sftp_up(struct sftp_store *sftp)
+{
+	struct timeval	 tv = { sftp->keepalive, 0 };
+
+	sftp->state = CONN_UP;
+	sftp->backoff = 0;
+	log_info("sftp: connected to %s:%d as %s", sftp->url.host,
+	    sftp->url.port, sftp->url.user);
+	if (sftp->keepalive > 0) {
+		/* No reply wanted: an idle session then reads nothing. */
+		libssh2_keepalive_config(sftp->ssh, 0, sftp->keepalive);
+		sftp->ev_keepalive = evtimer_new(sftp->st->base,
+		    sftp_keepalive_cb, sftp);
+		if (sftp->ev_keepalive != NULL)
+			evtimer_add(sftp->ev_keepalive, &tv);
+	}
+	sftp_orphans_retry(sftp);
+}
+
+/* One step of the connection set-up; 1 when it progressed. */
+static int
+sftp_connect_step(struct sftp_store *sftp)
+{
+	int	rc;
+
+	switch (sftp->state) {
+	case CONN_TCP:
+		if ((rc = sftp_tcp_done(sftp)) <= 0)
+			goto out;
+		return 1;
+	case CONN_HANDSHAKE:
+		rc = libssh2_session_handshake(sftp->ssh, sftp->sock);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return 0;
+		if (rc != 0) {
+			log_warnx("sftp: SSH handshake with %s:%d failed: %s",
+			    sftp->url.host, sftp->url.port,
+			    sftp_lasterror(sftp));
+			sftp->conn_error = EIO;
+			goto out;
+		}
+		if (!sftp_hostkey_check(sftp->ssh, sftp->url.host,
+		    sftp->url.port, sftp->known_hosts)) {
+			sftp->conn_error = EACCES;
+			goto out;
+		}
+		sftp->state = CONN_AUTH;
+		return 1;
+	case CONN_AUTH:
+		rc = libssh2_userauth_publickey_fromfile_ex(sftp->ssh,
+		    sftp->url.user, strlen(sftp->url.user), NULL,
+		    sftp->identity, sftp->passphrase);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return 0;
+		if (rc != 0) {
+			/* libssh2's text never includes the passphrase. */
+			log_warnx("sftp: public key authentication as %s to "
+			    "%s:%d with %s failed: %s", sftp->url.user,
+			    sftp->url.host, sftp->url.port, sftp->identity,
+			    sftp_lasterror(sftp));
+			sftp->conn_error = EACCES;
+			goto out;
+		}
+		sftp->state = CONN_SFTP;
+		return 1;
+	case CONN_SFTP:
+		sftp->subsys = libssh2_sftp_init(sftp->ssh);
+		if (sftp->subsys == NULL) {
+			if (libssh2_session_last_errno(sftp->ssh) ==
+			    LIBSSH2_ERROR_EAGAIN)
+				return 0;
+			log_warnx("sftp: cannot start the SFTP subsystem on "
+			    "%s:%d: %s", sftp->url.host, sftp->url.port,
+			    sftp_lasterror(sftp));
+			sftp->conn_error = EIO;
+			goto out;
+		}
+		sftp_up(sftp);
+		return 1;
+	default:
+		return 0;
+	}
+ out:
+	if (sftp->conn_error != 0)
+		sftp_lost(sftp, sftp->conn_error);
+	return 0;
+}
+
+static void
+sftp_lost(struct sftp_store *sftp, int error)
+{
+	struct store_xfer	*x, *next;
+
+	if (sftp->state == CONN_UP)
+		log_warnx("sftp: connection to %s:%d lost", sftp->url.host,
+		    sftp->url.port);
+	sftp_teardown(sftp);
+	TAILQ_FOREACH_SAFE(x, &sftp->xfers, entry, next)
+		sftp_xfer_lost(x, error);
+	sftp->conn_error = error;
+	sftp_backoff(sftp);
+	/* The failed xfers report from the loop. */
+	sftp_kick(sftp);
+}
+
+static void
+sftp_run_xfers(struct sftp_store *sftp)
+{
+	struct store_xfer	*x, *next;
+	enum sftp_step_result	 res;
+	int			 pass, progressed;
+
+	for (pass = 0; pass < SFTP_PASSES; pass++) {
+		progressed = 0;
+		TAILQ_FOREACH_SAFE(x, &sftp->xfers, entry, next) {
+			if (sftp->busy != NULL && sftp->busy != x)
+				continue;
+			if (sftp->state != CONN_UP &&
+			    sftp_xfer_needs_session(x))
+				continue;
+			res = sftp_xfer_step(x);
+			if (res == STEP_AGAIN) {
+				if (sftp->busy != x)
+					sftp->progress_at = sftp_mono_now();
+				sftp->busy = x;
+				return;
+			}
+			if (res == STEP_LOST) {
+				log_warnx("sftp: %s:%d: %s", sftp->url.host,
+				    sftp->url.port, sftp_lasterror(sftp));
+				sftp_lost(sftp, EIO);
+				return;
+			}
+			if (res != STEP_DONE && sftp->busy == x)
+				sftp->busy = NULL;
+			if (res != STEP_IDLE) {
+				progressed = 1;
+				sftp->progress_at = sftp_mono_now();
+			}
+		}
+		if (!progressed)
+			return;
+	}
+	sftp_kick(sftp);
+}
+
+void
+sftp_run(struct sftp_store *sftp)
+{
+	if (sftp->running) {
+		sftp->rerun = 1;
+		return;
+	}
+	sftp->running = 1;
+	do {
+		sftp->rerun = 0;
+		while (sftp->state > CONN_DOWN && sftp->state < CONN_UP &&
+		    sftp_connect_step(sftp))
+			sftp->progress_at = sftp_mono_now();
+		sftp_run_xfers(sftp);
+	} while (sftp->rerun);
+	sftp->running = 0;
+	sftp_arm(sftp);
+}
+
+void
+sftp_kick(struct sftp_store *sftp)
+{
+	event_active(sftp->ev_kick, 0, 0);
+}
+
+static void
+sftp_kick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sftp_run(arg);
+}
+
+/* The backoff is over: try again, whether or not work is waiting. */
+static void
+sftp_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sftp_connect(arg);
+}
+
+int
+sftp_conn_init(struct sftp_store *sftp)
+{
+	struct event_base	*base = sftp->st->base;
+
+	sftp->ev_timer = evtimer_new(base, sftp_timer_cb, sftp);
+	sftp->ev_kick = event_new(base, -1, 0, sftp_kick_cb, sftp);
+	sftp->ev_watchdog = evtimer_new(base, sftp_watchdog_cb, sftp);
+	sftp->ev_sock = calloc(1, event_get_struct_event_size());
+	if (sftp->ev_timer == NULL || sftp->ev_kick == NULL ||
+	    sftp->ev_sock == NULL || sftp->ev_watchdog == NULL)
+		return -1;
+	return 0;
+}
+
+void
+sftp_conn_free(struct sftp_store *sftp)
+{
+	sftp_teardown(sftp);
+	if (sftp->ev_timer != NULL)
+		event_free(sftp->ev_timer);
+	if (sftp->ev_kick != NULL)
+		event_free(sftp->ev_kick);
+	if (sftp->ev_watchdog != NULL)
+		event_free(sftp->ev_watchdog);
+	free(sftp->ev_sock);
+}

@@ -1,7 +1,8 @@
 /*
  * sftp_conn.h: the parts of an SFTP store's connection that know
- * nothing of transfers: the storage URL, the host key check against a
- * known-hosts file, and sessions whose memory can always be reclaimed.
+ * nothing of transfers: the host key check against a known-hosts file
+ * (sftp_conn.c), and sessions whose memory can always be reclaimed
+ * (sftp_link.c).  The URL's grammar is store_url.c's.
  */
 #ifndef DEPOT_SFTP_CONN_H
 #define DEPOT_SFTP_CONN_H
@@ -10,16 +11,7 @@
 
 #include <libssh2.h>
 
-/* "sftp://user@host[:port]/path", host possibly "[v6]". */
-struct sftp_url {
-	char	*user;
-	char	*host;
-	int	 port;
-	char	*root;		/* absolute, no trailing slash; "" for "/" */
-};
-
-int	sftp_url_parse(struct sftp_url *, const char *);
-void	sftp_url_free(struct sftp_url *);
+#include "store_url.h"
 
 /*
  * 1 when the session's host key is listed for host:port in the

@@ -143,12 +143,8 @@ storage_prepare(void)
 	ro_list[0] = "/etc";
 	ro_list[1] = "/usr/share/ca-certificates";
 	ro_list[2] = "/var/run/postgresql";
-	if (storage.conf->storage.identity[0] != '\0')
-		ro_list[3] = storage.conf->storage.identity;
-	if (storage.conf->storage.known_hosts[0] != '\0')
-		ro_list[4] = storage.conf->storage.known_hosts;
-	if (strncmp(storage.conf->storage_url, "file://", 7) == 0)
-		rw_list[0] = storage.conf->storage_url + 7;
+	/* Room for STORE_PATHS_MAX each and the NULL that ends the lists. */
+	storage.store->ops->paths(storage.store, ro_list + 3, rw_list);
 }
 
 static const char *const *

@@ -50,9 +50,18 @@ typedef void	(*store_done_cb)(void *arg, int error);
 typedef void	(*store_stat_cb)(void *arg, int error, off_t size);
 typedef void	(*store_open_cb)(void *arg, int error, int fd, int seekable);
 
+/* Local paths a store uses, each list NULL-terminated. */
+#define STORE_PATHS_MAX	2
+
 struct store_ops {
 	const char	*scheme;	/* "file", "s3", "sftp" */
 	int	(*init)(struct store *, const struct store_conf *);
+	/*
+	 * The local paths the backend reads (ro) and writes (rw), at most
+	 * STORE_PATHS_MAX of each, for the helper's Landlock rules.  The
+	 * strings live as long as the store.
+	 */
+	void	(*paths)(struct store *, const char **ro, const char **rw);
 	/* Startup and health check: can we reach and write the root? */
 	void	(*check)(struct store *, store_done_cb, void *);
 	/*
@@ -72,7 +81,18 @@ struct store_ops {
 		    void *);
 	/* Drop partial bytes (and abort multipart uploads); frees xfer. */
 	void	(*put_abort)(struct store_xfer *);
-	/* Size of a blob (HEAD, stat). */
+	/*
+	 * Size of a blob (HEAD, stat).  A download asks it before get even
+	 * though the row holds the size, and that round trip stays: the
+	 * Files API sends the store's real size as Content-Length, answers
+	 * a missing blob with 500 and an unsatisfiable Range with 416 and
+	 * the real size, all before its status line goes out, resolving the
+	 * Range against that size as nginx does (SPEC 4.4).  A GET's own
+	 * Content-Length or Content-Range could carry the size, but an S3
+	 * server may ignore an inverted range (200, the whole object) and
+	 * need not send the size with a 416, so leaning on it would move
+	 * Range resolution into every store to save one request.
+	 */
 	void	(*stat)(struct store *, const char *ref, store_stat_cb, void *);
 	/*
 	 * Open length bytes of ref at offset for reading (length < 0: to

@@ -20,6 +20,7 @@
 
 #include "log.h"
 #include "store.h"
+#include "store_url.h"
 
 struct local_store {
 	char	 root[PATH_MAX];
@@ -27,14 +28,14 @@ struct local_store {
 };
 
 struct store_xfer {
-	struct local_store	*ls;
+	struct local_store	*local;
 	char			 ref[PATH_MAX];
 	char			 tmp[PATH_MAX];
 	int			 fd;		/* our copy, for fsync */
 };
 
 static struct local_store *
-ls_of(struct store *st)
+local_of(struct store *st)
 {
 	return st->priv;
 }
@@ -42,28 +43,28 @@ ls_of(struct store *st)
 static int
 local_init(struct store *st, const struct store_conf *sc)
 {
-	struct local_store	*ls;
-	const char		*path = sc->url + strlen("file://");
+	struct local_store	*local;
+	const char		*path;
 
-	if (path[0] != '/') {
+	if ((path = local_url_root(sc->url)) == NULL) {
 		log_warnx("storage: file URL needs an absolute path");
 		return -1;
 	}
-	if ((ls = calloc(1, sizeof(*ls))) == NULL)
+	if ((local = calloc(1, sizeof(*local))) == NULL)
 		return -1;
-	strlcpy(ls->root, path, sizeof(ls->root));
-	ls->rootfd = open(ls->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (ls->rootfd == -1) {
-		log_warn("storage: %s", ls->root);
-		free(ls);
+	strlcpy(local->root, path, sizeof(local->root));
+	local->rootfd = open(local->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (local->rootfd == -1) {
+		log_warn("storage: %s", local->root);
+		free(local);
 		return -1;
 	}
-	st->priv = ls;
+	st->priv = local;
 	return 0;
 }
 
 static void
-tmp_for_ref(char *buf, size_t len, const char *ref)
+local_tmp_for_ref(char *buf, size_t len, const char *ref)
 {
 	const char	*slash = strrchr(ref, '/');
 
@@ -75,7 +76,7 @@ tmp_for_ref(char *buf, size_t len, const char *ref)
 }
 
 static int
-mkdir_for_ref(struct local_store *ls, const char *ref)
+local_mkdir_for_ref(struct local_store *local, const char *ref)
 {
 	char	 dir[PATH_MAX], *slash;
 
@@ -83,7 +84,7 @@ mkdir_for_ref(struct local_store *ls, const char *ref)
 	if ((slash = strrchr(dir, '/')) == NULL)
 		return 0;
 	*slash = '\0';
-	if (mkdirat(ls->rootfd, dir, 0750) == -1 && errno != EEXIST)
+	if (mkdirat(local->rootfd, dir, 0750) == -1 && errno != EEXIST)
 		return -1;
 	return 0;
 }
@@ -91,17 +92,17 @@ mkdir_for_ref(struct local_store *ls, const char *ref)
 static void
 local_check(struct store *st, store_done_cb cb, void *arg)
 {
-	struct local_store	*ls = ls_of(st);
+	struct local_store	*local = local_of(st);
 	const char		*probe = ".depotd-probe";
 	int			 fd, error = 0;
 
-	fd = openat(ls->rootfd, probe, O_WRONLY | O_CREAT | O_TRUNC |
+	fd = openat(local->rootfd, probe, O_WRONLY | O_CREAT | O_TRUNC |
 	    O_CLOEXEC, 0600);
 	if (fd == -1)
 		error = errno;
 	else {
 		close(fd);
-		unlinkat(ls->rootfd, probe, 0);
+		unlinkat(local->rootfd, probe, 0);
 	}
 	cb(arg, error);
 }
@@ -110,18 +111,18 @@ static int
 local_put_begin(struct store *st, const char *ref, int *fd,
     struct store_xfer **xp)
 {
-	struct local_store	*ls = ls_of(st);
+	struct local_store	*local = local_of(st);
 	struct store_xfer	*x;
 
 	if (!store_ref_valid(ref))
 		return EINVAL;
 	if ((x = calloc(1, sizeof(*x))) == NULL)
 		return ENOMEM;
-	x->ls = ls;
+	x->local = local;
 	strlcpy(x->ref, ref, sizeof(x->ref));
-	tmp_for_ref(x->tmp, sizeof(x->tmp), ref);
-	if (mkdir_for_ref(ls, ref) == -1 ||
-	    (x->fd = openat(ls->rootfd, x->tmp, O_RDWR | O_CREAT | O_EXCL |
+	local_tmp_for_ref(x->tmp, sizeof(x->tmp), ref);
+	if (local_mkdir_for_ref(local, ref) == -1 ||
+	    (x->fd = openat(local->rootfd, x->tmp, O_RDWR | O_CREAT | O_EXCL |
 	    O_CLOEXEC, 0640)) == -1 ||
 	    (*fd = fcntl(x->fd, F_DUPFD_CLOEXEC, 0)) == -1) {
 		int	 error = errno;
@@ -129,7 +130,7 @@ local_put_begin(struct store *st, const char *ref, int *fd,
 		log_warn("storage: cannot create %s", x->tmp);
 		if (x->fd > 0) {
 			close(x->fd);
-			unlinkat(ls->rootfd, x->tmp, 0);
+			unlinkat(local->rootfd, x->tmp, 0);
 		}
 		free(x);
 		return error;
@@ -139,23 +140,23 @@ local_put_begin(struct store *st, const char *ref, int *fd,
 }
 
 static void
-xfer_free(struct store_xfer *x)
+local_xfer_free(struct store_xfer *x)
 {
 	close(x->fd);
 	free(x);
 }
 
 static int
-fsync_parent(struct local_store *ls, const char *ref)
+local_fsync_parent(struct local_store *local, const char *ref)
 {
 	char	 dir[PATH_MAX], *slash;
 	int	 fd, rc;
 
 	strlcpy(dir, ref, sizeof(dir));
 	if ((slash = strrchr(dir, '/')) == NULL)
-		return fsync(ls->rootfd);
+		return fsync(local->rootfd);
 	*slash = '\0';
-	if ((fd = openat(ls->rootfd, dir, O_RDONLY | O_DIRECTORY |
+	if ((fd = openat(local->rootfd, dir, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1)
 		return -1;
 	rc = fsync(fd);
@@ -167,7 +168,7 @@ static void
 local_put_commit(struct store_xfer *x, off_t size, store_done_cb cb,
     void *arg)
 {
-	struct local_store	*ls = x->ls;
+	struct local_store	*local = x->local;
 	struct stat		 sb;
 	int			 error = 0;
 
@@ -178,20 +179,20 @@ local_put_commit(struct store_xfer *x, off_t size, store_done_cb cb,
 		    x->tmp, (long long)sb.st_size, (long long)size);
 		error = EIO;
 	} else if (fsync(x->fd) == -1 ||
-	    renameat(ls->rootfd, x->tmp, ls->rootfd, x->ref) == -1 ||
-	    fsync_parent(ls, x->ref) == -1)
+	    renameat(local->rootfd, x->tmp, local->rootfd, x->ref) == -1 ||
+	    local_fsync_parent(local, x->ref) == -1)
 		error = errno;
 	if (error != 0)
-		unlinkat(ls->rootfd, x->tmp, 0);
-	xfer_free(x);
+		unlinkat(local->rootfd, x->tmp, 0);
+	local_xfer_free(x);
 	cb(arg, error);
 }
 
 static void
 local_put_abort(struct store_xfer *x)
 {
-	unlinkat(x->ls->rootfd, x->tmp, 0);
-	xfer_free(x);
+	unlinkat(x->local->rootfd, x->tmp, 0);
+	local_xfer_free(x);
 }
 
 static void
@@ -203,7 +204,7 @@ local_stat(struct store *st, const char *ref, store_stat_cb cb, void *arg)
 		cb(arg, EINVAL, 0);
 		return;
 	}
-	if (fstatat(ls_of(st)->rootfd, ref, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+	if (fstatat(local_of(st)->rootfd, ref, &sb, AT_SYMLINK_NOFOLLOW) == -1)
 		cb(arg, errno, 0);
 	else if (!S_ISREG(sb.st_mode))
 		cb(arg, EIO, 0);
@@ -221,7 +222,7 @@ local_get(struct store *st, const char *ref, off_t offset, off_t length,
 		cb(arg, EINVAL, -1, 0);
 		return;
 	}
-	fd = openat(ls_of(st)->rootfd, ref, O_RDONLY | O_NOFOLLOW |
+	fd = openat(local_of(st)->rootfd, ref, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	if (fd == -1)
 		cb(arg, errno, -1, 0);
@@ -232,7 +233,7 @@ local_get(struct store *st, const char *ref, off_t offset, off_t length,
 static void
 local_remove(struct store *st, const char *ref, store_done_cb cb, void *arg)
 {
-	struct local_store	*ls = ls_of(st);
+	struct local_store	*local = local_of(st);
 	char			 tmp[PATH_MAX];
 	int			 error = 0;
 
@@ -240,29 +241,41 @@ local_remove(struct store *st, const char *ref, store_done_cb cb, void *arg)
 		cb(arg, EINVAL);
 		return;
 	}
-	tmp_for_ref(tmp, sizeof(tmp), ref);
-	if (unlinkat(ls->rootfd, tmp, 0) == -1 && errno != ENOENT)
+	local_tmp_for_ref(tmp, sizeof(tmp), ref);
+	if (unlinkat(local->rootfd, tmp, 0) == -1 && errno != ENOENT)
 		error = errno;
-	if (unlinkat(ls->rootfd, ref, 0) == -1 && error == 0)
+	if (unlinkat(local->rootfd, ref, 0) == -1 && error == 0)
 		error = errno;
 	cb(arg, error);
+}
+
+/* The root, read and written. */
+static void
+local_paths(struct store *st, const char **ro, const char **rw)
+{
+	struct local_store	*local = local_of(st);
+
+	ro[0] = NULL;
+	rw[0] = local->root;
+	rw[1] = NULL;
 }
 
 static void
 local_free(struct store *st)
 {
-	struct local_store	*ls = ls_of(st);
+	struct local_store	*local = local_of(st);
 
-	if (ls == NULL)
+	if (local == NULL)
 		return;
-	close(ls->rootfd);
-	free(ls);
+	close(local->rootfd);
+	free(local);
 	st->priv = NULL;
 }
 
 const struct store_ops store_local_ops = {
 	.scheme = "file",
 	.init = local_init,
+	.paths = local_paths,
 	.check = local_check,
 	.put_begin = local_put_begin,
 	.put_commit = local_put_commit,

@@ -1,4 +1,4 @@
-/* fuzz-sources: build/cmd/depotd/parse.c cmd/depotd/conf.c lib/util.c lib/log.c */
+/* fuzz-sources: build/cmd/depotd/parse.c cmd/depotd/conf.c cmd/depotd/store_url.c lib/util.c lib/log.c */
 /*
  * fuzz_config.c: parse_config on arbitrary files.  The input is written
  * to a private mode-600 file (the parser reads files, not buffers); a

@@ -10,6 +10,7 @@
 
 #include "s3sign.h"
 #include "t.h"
+#include "util.h"
 
 static const struct s3sign_cred suite_cred = {
 	"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
@@ -89,12 +90,15 @@ post_form(void)
 		{ "Host", "example.amazonaws.com" },
 		{ "X-Amz-Date", "20150830T123600Z" },
 	};
-	char			 body[65];
+	char			 body[SHA256_HEXLEN];
 	struct s3sign_req	 r = { "POST", "/", NULL, h, 3, body,
 	    "20150830T123600Z" };
 	struct s3sign_out	 o;
 
-	s3sign_sha256_hex("Param1=value1", 13, body);
+	sha256_hex("", 0, body);
+	T_EQ_STR(body, S3SIGN_EMPTY_SHA256, "the empty payload's hash is "
+	    "util.c's SHA-256 of nothing");
+	sha256_hex("Param1=value1", 13, body);
 	T_EQ_STR(body, "9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f"
 	    "4c7b24d0b6e", "post-x-www-form-urlencoded payload hash");
 	T_OK(s3sign(&r, &suite_cred, &o) == 0, "post-x-www-form signs");
