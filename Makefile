@@ -54,7 +54,7 @@ MANS :=		$(wildcard man/*.[1-9])
 # Debian packages: what the build, `make run' and `make check' need.
 DEPS_BUILD =	build-essential pkg-config bison libbsd-dev libevent-dev \
 		libpq-dev libjson-c-dev libssh2-1-dev libcurl4-openssl-dev \
-		libssl-dev libhttp-parser-dev
+		libssl-dev libhttp-parser-dev libseccomp-dev
 DEPS_RUN =	postgresql bubblewrap python3 python3-numpy python3-pandas \
 		python3-matplotlib procps
 DEPS_TEST =	clang libclang-rt-14-dev mandoc curl openssh-server \
@@ -101,11 +101,11 @@ $(LIBDEPOT): $(LIB_OBJS)
 $(B)/depotd: $(DEPOTD_OBJS) $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/depotctl: $(CTL_OBJS) $(LIBDEPOT)
+$(B)/depotctl: $(CTL_OBJS) $(B)/cmd/depotd/proto.o $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/depot-sandboxd: $(SBX_OBJS) $(LIBDEPOT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lseccomp
 
 # Unit tests link against archives, so that each pulls in only the
 # objects it uses.  depotd's own objects (less main) form libdepotd.a.

@@ -26,8 +26,15 @@
  *
  * A client that goes away (EOF or error on its socket) ends the request
  * at once: on_free is called and every descriptor held for it closed.
+ * So does a body too slow for its window (min_body_rate bytes a second
+ * over each body_timeout, time paused by the handler not counted).
  * The program must ignore SIGPIPE.  Responses stalled on a client that
  * does not read are cut after body_timeout.
+ *
+ * The layer answers by itself: 400 for a malformed request or a
+ * Content-Length past INT64_MAX, 408, 414 and 431 for the head's
+ * limits, 503 past max_conns and 429 past max_conns_per_addr.  A body
+ * the handler never accepts is discarded under a bounded linger.
  */
 #ifndef DEPOT_HTTP_H
 #define DEPOT_HTTP_H
@@ -62,9 +69,14 @@ struct http_limits {
 	size_t	 max_uri;		/* 8 KiB */
 	int	 header_timeout;	/* s to receive the headers; 10 */
 	int	 idle_timeout;		/* s idle between requests; 60 */
-	int	 body_timeout;		/* s without body progress; 60 */
+	int	 body_timeout;		/* s per body window, and to take
+					   a response; 60 */
+	size_t	 min_body_rate;		/* bytes/s a body brings in each
+					   window, 0 any progress; 1 KiB */
 	int	 linger_timeout;	/* s to discard an unread body; 5 */
 	int	 max_conns;		/* per server; 1024 */
+	int	 max_conns_per_addr;	/* per client address (IPv6: its
+					   /64), 0 none; 64 */
 	size_t	 read_watermark;	/* input high-water mark; 1 MiB */
 	size_t	 write_watermark;	/* output low-water mark; 256 KiB */
 };
@@ -115,6 +127,9 @@ void	 http_limits_default(struct http_limits *);
 struct http_server *
 	 http_server_new(struct event_base *, const struct http_limits *,
 	    const struct http_handler *);
+/* Limits for what comes next: timers set later, new connections. */
+void	 http_server_set_limits(struct http_server *,
+	    const struct http_limits *);
 /*
  * Serves connections accepted on fd, a bound, listening socket.  The
  * server owns fd from then on and closes it in close_listeners or free.

@@ -19,6 +19,7 @@
 #include <event2/event.h>
 #include <event2/util.h>
 
+#include "log.h"
 #include "imsg.h"
 
 /* How many queued messages one sendmsg may gather. */
@@ -329,6 +330,39 @@ imsg_free(struct imsg *imsg)
 	imsg->datalen = 0;
 }
 
+static const struct imsg_rule *
+imsg_rule_find(const struct imsg_channel *chan, uint32_t type)
+{
+	size_t	 i;
+
+	for (i = 0; i < chan->nrules; i++)
+		if (chan->rules[i].type == type)
+			return &chan->rules[i];
+	return NULL;
+}
+
+int
+imsg_check(const struct imsg_channel *chan, const struct imsg *imsg,
+    char *why, size_t whylen)
+{
+	const struct imsg_rule	*r;
+
+	if ((r = imsg_rule_find(chan, imsg->hdr.type)) == NULL)
+		snprintf(why, whylen, "type %u not allowed", imsg->hdr.type);
+	else if (imsg->datalen < r->min || imsg->datalen > r->max)
+		snprintf(why, whylen, "type %u with %zu bytes (want %u..%u)",
+		    imsg->hdr.type, imsg->datalen, r->min, r->max);
+	else if (imsg->fd != -1 && r->fd == IMSG_FD_NO)
+		snprintf(why, whylen, "type %u with a descriptor",
+		    imsg->hdr.type);
+	else if (imsg->fd == -1 && r->fd == IMSG_FD_MUST)
+		snprintf(why, whylen, "type %u without a descriptor",
+		    imsg->hdr.type);
+	else
+		return 0;
+	return -1;
+}
+
 int
 imsg_composev(struct imsgbuf *ibuf, uint32_t type, uint32_t peerid,
     pid_t pid, int fd, const struct iovec *iov, int iovcnt)
@@ -505,6 +539,40 @@ imsgev_clear(struct imsgev *iev)
 	imsgev_teardown(iev);
 }
 
+void
+imsgev_set_channel(struct imsgev *iev, const struct imsg_channel *chan)
+{
+	iev->chan = chan;
+}
+
+/*
+ * The one place where a channel's rules are applied.  A descriptor
+ * left over once every byte received is consumed is refused as well:
+ * an fd rides with the first byte of its message, so no message can
+ * still claim it.
+ */
+static int
+imsgev_allowed(struct imsgev *iev, struct imsg *imsg, char *why,
+    size_t whylen)
+{
+	char	 reason[128];
+
+	if (iev->chan == NULL)
+		return 1;
+	if (imsg_check(iev->chan, imsg, reason, sizeof(reason)) == -1)
+		;
+	else if (iev->ibuf.rlen == 0 && !TAILQ_EMPTY(&iev->ibuf.fdq))
+		snprintf(reason, sizeof(reason), "a descriptor no message "
+		    "claims");
+	else
+		return 1;
+	if (iev->chan->fatal)
+		fatalx("%s: refused message: %s", iev->chan->name, reason);
+	strlcpy(why, "refused message: ", whylen);
+	strlcat(why, reason, whylen);
+	return 0;
+}
+
 /* Reads and dispatches.  NULL, or why the channel is finished. */
 static const char *
 imsgev_read(struct imsgev *iev, const int *gone, char *why, size_t whylen)
@@ -527,6 +595,10 @@ imsgev_read(struct imsgev *iev, const int *gone, char *why, size_t whylen)
 		if (rc == -1) {
 			snprintf(why, whylen, "bad message: %s",
 			    strerror(errno));
+			return why;
+		}
+		if (!imsgev_allowed(iev, &imsg, why, whylen)) {
+			imsg_free(&imsg);
 			return why;
 		}
 		iev->dispatch(iev, &imsg, iev->arg);

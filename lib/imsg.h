@@ -89,6 +89,36 @@ int	 imsg_composev(struct imsgbuf *, uint32_t type, uint32_t peerid,
 	    pid_t pid, int fd, const struct iovec *iov, int iovcnt);
 
 /*
+ * Typed channels: what one peer may send another.  Each rule names a
+ * message type, the payload size allowed (min == max for a fixed
+ * struct) and whether a descriptor must, may or must not ride with it.
+ * A message no rule allows is refused whole.
+ */
+enum imsg_fdrule {
+	IMSG_FD_NO,
+	IMSG_FD_MAY,
+	IMSG_FD_MUST,
+};
+
+struct imsg_rule {
+	uint32_t		 type;
+	uint32_t		 min;		/* payload bytes */
+	uint32_t		 max;
+	enum imsg_fdrule	 fd;
+};
+
+struct imsg_channel {
+	const char		*name;		/* "storage <- frontend" */
+	const struct imsg_rule	*rules;
+	size_t			 nrules;
+	int			 fatal;		/* refusal ends the process */
+};
+
+/* 0 when chan allows imsg; -1 with the reason in why otherwise. */
+int	 imsg_check(const struct imsg_channel *, const struct imsg *,
+	    char *why, size_t whylen);
+
+/*
  * imsgev: an imsgbuf driven by one libevent event.  EV_WRITE is armed
  * only while messages are queued.  dispatch() is called for each
  * message; the message is freed when it returns (take the fd with
@@ -114,13 +144,19 @@ struct imsgev {
 	void			*arg;
 	int			 dead;
 	int			 in_dispatch;
-	int			 free_pending;	/* unused, kept for the API */
 	int			*gone;		/* handler's flag, set by clear */
+	const struct imsg_channel *chan;	/* NULL: nothing checked */
 };
 
 /* Makes fd non-blocking.  On failure (-1) fd stays the caller's. */
 int	 imsgev_init(struct imsgev *, struct event_base *, int fd,
 	    imsgev_dispatch_cb, imsgev_closed_cb, void *arg);
+/*
+ * Every message is checked against chan before dispatch() sees it.  A
+ * refused one ends the process (fatalx) when chan->fatal, and is
+ * otherwise the end of the channel (closed() with the reason).
+ */
+void	 imsgev_set_channel(struct imsgev *, const struct imsg_channel *);
 int	 imsgev_compose(struct imsgev *, uint32_t type, uint32_t peerid,
 	    pid_t pid, int fd, const void *data, size_t datalen);
 int	 imsgev_composev(struct imsgev *, uint32_t type, uint32_t peerid,

@@ -2,6 +2,8 @@
  * util.c: randomness, ids, tokens, digests, time and unit parsing.
  */
 #include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -251,22 +253,38 @@ time_rfc3339_usec(int64_t usec, char *buf, size_t len)
 }
 
 /*
- * A run of decimal digits then at most one unit letter; the multiplier
- * of that letter comes from units (pairs of letter and factor, letters
- * compared case-insensitively when fold is set).
+ * The units of sizes and durations, largest first, for both parsing
+ * and printing.  Size letters are read in either case; duration
+ * letters only as written ("m" is minutes, and "M" would read as
+ * months).
  */
-struct unit {
-	char	 letter;
-	int64_t	 factor;
+const struct unit unit_size[] = {
+	{ 'T', 1LL << 40 },
+	{ 'G', 1LL << 30 },
+	{ 'M', 1LL << 20 },
+	{ 'K', 1LL << 10 },
+	{ '\0', 0 },
 };
 
+const struct unit unit_duration[] = {
+	{ 'w', 7 * 86400 },
+	{ 'd', 86400 },
+	{ 'h', 3600 },
+	{ 'm', 60 },
+	{ 's', 1 },
+	{ '\0', 0 },
+};
+
+/*
+ * A run of decimal digits then at most one unit letter (compared
+ * case-insensitively when fold is set).
+ */
 static int
-parse_units(const char *s, const struct unit *units, size_t nunits,
-    int fold, int64_t *out)
+parse_units(const char *s, const struct unit *units, int fold, int64_t *out)
 {
-	int64_t	 v = 0, factor = 1;
-	size_t	 i;
-	char	 c;
+	const struct unit	*u = NULL;
+	int64_t			 v = 0, factor = 1;
+	char			 c;
 
 	if (*s < '0' || *s > '9')
 		return -1;
@@ -277,14 +295,14 @@ parse_units(const char *s, const struct unit *units, size_t nunits,
 	}
 	if (*s != '\0') {
 		c = *s;
-		if (fold && c >= 'A' && c <= 'Z')
-			c = c - 'A' + 'a';
-		for (i = 0; i < nunits; i++)
-			if (units[i].letter == c)
+		if (fold && c >= 'a' && c <= 'z')
+			c = c - 'a' + 'A';
+		for (u = units; u->letter != '\0'; u++)
+			if (u->letter == c)
 				break;
-		if (i == nunits || s[1] != '\0')
+		if (u->letter == '\0' || s[1] != '\0')
 			return -1;
-		factor = units[i].factor;
+		factor = u->factor;
 	}
 	if (v > INT64_MAX / factor)
 		return -1;
@@ -295,29 +313,38 @@ parse_units(const char *s, const struct unit *units, size_t nunits,
 int
 parse_size(const char *s, int64_t *bytes)
 {
-	static const struct unit units[] = {
-		{ 'k', 1LL << 10 },
-		{ 'm', 1LL << 20 },
-		{ 'g', 1LL << 30 },
-		{ 't', 1LL << 40 },
-	};
-
-	return parse_units(s, units, sizeof(units) / sizeof(units[0]), 1,
-	    bytes);
+	return parse_units(s, unit_size, 1, bytes);
 }
 
 int
 parse_duration(const char *s, int64_t *seconds)
 {
-	/* Case matters: "m" is minutes, and "M" would read as months. */
-	static const struct unit units[] = {
-		{ 's', 1 },
-		{ 'm', 60 },
-		{ 'h', 3600 },
-		{ 'd', 86400 },
-		{ 'w', 7 * 86400 },
-	};
+	return parse_units(s, unit_duration, 0, seconds);
+}
 
-	return parse_units(s, units, sizeof(units) / sizeof(units[0]), 0,
-	    seconds);
+void
+format_units(char *buf, size_t len, int64_t v, const struct unit *units)
+{
+	const struct unit	*u;
+
+	for (u = units; v != 0 && u->letter != '\0'; u++)
+		if (v % u->factor == 0) {
+			snprintf(buf, len, "%lld%c", (long long)(v / u->factor),
+			    u->letter);
+			return;
+		}
+	snprintf(buf, len, "%lld", (long long)v);
+}
+
+int
+unix_addr(struct sockaddr_un *sun, const char *path)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (strlcpy(sun->sun_path, path, sizeof(sun->sun_path)) >=
+	    sizeof(sun->sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
 }

@@ -70,4 +70,18 @@ int	 parse_size(const char *s, int64_t *bytes);
  */
 int	 parse_duration(const char *s, int64_t *seconds);
 
+struct sockaddr_un;
+/* An AF_UNIX address for path; -1 (ENAMETOOLONG) if it does not fit. */
+int	 unix_addr(struct sockaddr_un *, const char *path);
+
+/* A unit letter and its multiplier; tables end with letter '\0'. */
+struct unit {
+	char	 letter;
+	int64_t	 factor;
+};
+extern const struct unit unit_size[];		/* K M G T */
+extern const struct unit unit_duration[];	/* s m h d w */
+/* v in the largest unit that divides it exactly ("512M", "30s", "7"). */
+void	 format_units(char *buf, size_t len, int64_t v, const struct unit *);
+
 #endif

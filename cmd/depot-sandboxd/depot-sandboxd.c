@@ -7,12 +7,14 @@
  * then drop to that user for good before serving anything.
  */
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
 #include <netdb.h>
+#include <pwd.h>
 
 #include <err.h>
 #include <errno.h>
@@ -34,7 +36,8 @@
 
 #define SBX_DEFAULT_SOCKET	"/run/depot-sandboxd.sock"
 #define SBX_DEFAULT_WORKDIR	"/var/tmp/depot-sandboxd"
-#define SBX_DEFAULT_USER	"nobody"
+#define SBX_DEFAULT_USER	"_depotsbx"
+#define SBX_LOCKFILE		"lock"
 
 static struct sbx_config	 config;
 struct sbx_config		*sbx_conf = &config;
@@ -67,6 +70,13 @@ limits_default(struct sbx_limits *l)
 	l->rlim_nofile = 1024;
 	l->rlim_nproc = 256;
 	l->tmp_size = 256LL << 20;
+	l->session_memory = 1LL << 30;
+	l->session_cpu = 100;
+	/* Half the machine: the rest stays for the host and its services. */
+	l->total_memory = (int64_t)sysconf(_SC_PHYS_PAGES) *
+	    sysconf(_SC_PAGESIZE) / 2;
+	l->ws_bytes = 1LL << 30;
+	l->ws_entries = 10000;
 }
 
 /* -o name=value.  Sizes take k/M/G, times s/m/h/d. */
@@ -96,6 +106,13 @@ limit_set(struct sbx_limits *l, const char *opt)
 		{ "open-files",		0, I64(rlim_nofile), 0, 1 << 20 },
 		{ "processes",		0, I64(rlim_nproc), 0, 1 << 20 },
 		{ "tmp-size",		1, I64(tmp_size), 1 << 20, 1LL << 40 },
+		{ "session-memory",	1, I64(session_memory), 16 << 20,
+		    1LL << 44 },
+		{ "session-cpu",	0, INT(session_cpu), 1, 100000 },
+		{ "total-memory",	1, I64(total_memory), 16 << 20,
+		    1LL << 46 },
+		{ "workspace-size",	1, I64(ws_bytes), 1 << 20, 1LL << 44 },
+		{ "workspace-entries",	0, I64(ws_entries), 16, 10000000 },
 #undef INT
 #undef I64
 	};
@@ -124,6 +141,41 @@ limit_set(struct sbx_limits *l, const char *opt)
 		return;
 	}
 	errx(1, "-o %s: unknown limit", opt);
+}
+
+/*
+ * Relative paths would be taken from / once the daemon detaches, and
+ * the jail binds the runner by its path.
+ */
+static void
+runner_resolve(void)
+{
+	static char	 resolved[PATH_MAX];
+
+	if (realpath(config.runner, resolved) == NULL)
+		err(1, "runner %s", config.runner);
+	if (access(resolved, R_OK) == -1)
+		err(1, "runner %s", resolved);
+	config.runner = resolved;
+}
+
+/*
+ * nobody owns the files of every service that runs as nobody; jails
+ * running as nobody would share their uid with all of them.
+ */
+static void
+jail_user_check(uid_t uid, const char *name)
+{
+	struct passwd	*pw;
+
+	if (uid == 0)
+		errx(1, "refusing to run jails as root: start as root with "
+		    "-u user, or as an unprivileged user");
+	pw = getpwuid(uid);
+	if (uid == 65534 || (pw != NULL && strcmp(pw->pw_name, "nobody") ==
+	    0))
+		errx(1, "refusing to run jails as %s (nobody): name a "
+		    "dedicated user with -u", name);
 }
 
 static char *
@@ -155,15 +207,12 @@ token_read(const char *path)
 }
 
 static int
-listen_unix(const char *path)
+listen_unix(const char *path, mode_t mode)
 {
 	struct sockaddr_un	 sun;
 	int			 fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
+	if (unix_addr(&sun, path) == -1)
 		errx(1, "%s: socket path too long", path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		err(1, "socket");
@@ -171,7 +220,7 @@ listen_unix(const char *path)
 		err(1, "unlink %s", path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
 		err(1, "bind %s", path);
-	if (chmod(path, 0660) == -1)
+	if (chmod(path, mode) == -1)
 		err(1, "chmod %s", path);
 	if (listen(fd, 128) == -1)
 		err(1, "listen");
@@ -227,6 +276,28 @@ subdir(int parent, const char *name, const struct privuser *pu)
 	return fd;
 }
 
+/*
+ * Start-up empties the work directory: a second daemon on the same one
+ * would destroy the first one's sessions.  The lock is held (its fd
+ * kept open) for the daemon's life.
+ */
+static void
+workdir_lock(int dirfd)
+{
+	int	 fd;
+
+	fd = openat(dirfd, SBX_LOCKFILE, O_RDWR | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd == -1)
+		err(1, "%s/%s", config.workdir, SBX_LOCKFILE);
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno == EWOULDBLOCK)
+			errx(1, "%s is in use by another depot-sandboxd",
+			    config.workdir);
+		err(1, "flock %s/%s", config.workdir, SBX_LOCKFILE);
+	}
+}
+
 static void
 workdir_setup(const struct privuser *pu)
 {
@@ -243,6 +314,7 @@ workdir_setup(const struct privuser *pu)
 	    strlcpy(config.workdir, resolved, sizeof(config.workdir)) >=
 	    sizeof(config.workdir))
 		err(1, "%s", config.workdir);
+	workdir_lock(fd);
 	ws_remove_tree(fd, "sessions");
 	ws_remove_tree(fd, "uploads");
 	config.sessions_fd = subdir(fd, "sessions", pu);
@@ -258,7 +330,8 @@ on_shutdown_tick(int fd, short ev, void *arg)
 {
 	static int	 ticks;
 
-	if (http_server_nconns(server) == 0 || ++ticks >= SHUTDOWN_GRACE_TICKS)
+	if ((http_server_nconns(server) == 0 && session_burials() == 0) ||
+	    ++ticks >= SHUTDOWN_GRACE_TICKS)
 		event_base_loopbreak(base);
 }
 
@@ -339,10 +412,13 @@ main(int argc, char *argv[])
 		config.limits.idle_default = config.limits.idle_max;
 	if (config.limits.life_default > config.limits.life_max)
 		config.limits.life_default = config.limits.life_max;
-	if (access(config.runner, R_OK) == -1)
-		err(1, "runner %s", config.runner);
+	runner_resolve();
 	if (access("/usr/bin/bwrap", X_OK) == -1)
 		err(1, "/usr/bin/bwrap (install bubblewrap)");
+
+	/* Whoever reaches the daemon runs code. */
+	if (listen_spec != NULL && tokenfile == NULL)
+		errx(1, "-l needs -t: a TCP listener requires a token");
 
 	log_init("depot-sandboxd", foreground, verbose + 1);
 	if (tokenfile != NULL)
@@ -350,14 +426,20 @@ main(int argc, char *argv[])
 
 	root = geteuid() == 0;
 	if (root && priv_lookup(user, &pu) == -1)
-		errx(1, "unknown user %s", user);
+		errx(1, "unknown user %s (create it, or name another with -u)",
+		    user);
+	jail_user_check(root ? pu.uid : geteuid(), root ? user : "the "
+	    "invoking user");
 	workdir_setup(root ? &pu : NULL);
+	jail_seccomp_init();
+	cgroup_init(root ? &pu : NULL);
 	if (listen_spec != NULL)
 		fd = listen_tcp(listen_spec);
 	else {
 		if (sockpath == NULL)
 			sockpath = SBX_DEFAULT_SOCKET;
-		fd = listen_unix(sockpath);
+		/* Without a token, only the user itself may connect. */
+		fd = listen_unix(sockpath, config.token != NULL ? 0660 : 0600);
 		if (root && chown(sockpath, pu.uid, pu.gid) == -1)
 			err(1, "chown %s", sockpath);
 	}

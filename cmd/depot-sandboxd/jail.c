@@ -71,6 +71,9 @@ jail_argv(const char *workspace_path)
 		"--setenv", "XDG_CACHE_HOME", "/tmp/.cache",
 		"--setenv", "PYTHONDONTWRITEBYTECODE", "1",
 		"--setenv", "DEPOT_WORKSPACE", SBX_JAIL_WORKSPACE,
+		"--setenv", "DEPOT_CHANNEL_FD", JAIL_FD_CHANNEL_S,
+		"--seccomp", JAIL_FD_SECCOMP_S,
+		"--info-fd", JAIL_FD_INFO_S,
 		NULL
 	};
 	int	 n = 0;
@@ -140,7 +143,9 @@ jail_rlimits(const struct sbx_limits *l)
 	    jail_setlimit(RLIMIT_CPU, l->rlim_cpu, "cpu") == -1 ||
 	    jail_setlimit(RLIMIT_FSIZE, l->rlim_fsize, "fsize") == -1 ||
 	    jail_setlimit(RLIMIT_NOFILE, l->rlim_nofile, "nofile") == -1 ||
-	    jail_setlimit(RLIMIT_NPROC, l->rlim_nproc, "nproc") == -1)
+	    /* A uid-wide count would let one session starve the others. */
+	    jail_setlimit(RLIMIT_NPROC, cgroup_enabled() ? 0 : l->rlim_nproc,
+	    "nproc") == -1)
 		return -1;
 	return 0;
 }

@@ -1,13 +1,17 @@
 # runner.py: the interpreter host that depot-sandboxd starts inside each
 # session's bubblewrap jail.  It reads one JSON request per line on its
-# standard input and answers one JSON line per request on its standard
-# output.  Python code runs in one persistent globals dict, so variables
-# and imports survive between calls.  Nothing here is a security
-# boundary: the jail is.  The daemon enforces the wall-clock timeout by
-# killing the whole jail.
+# protocol channel (fd DEPOT_CHANNEL_FD, 3) and answers one JSON line per
+# request there, echoing the request's "seq".  The channel is never fd 1:
+# outside a call fds 0-2 are /dev/null, so a thread the code left behind
+# cannot print into the channel.  Python code runs in one persistent
+# globals dict, so variables and imports survive between calls.  Nothing
+# here is a security boundary: the jail is.  The daemon enforces the
+# wall-clock timeout by killing the whole jail.  It refuses to run outside
+# that jail: see in_own_jail().
 
 import json
 import os
+import select
 import signal
 import sys
 import threading
@@ -20,48 +24,77 @@ TRUNC_MARKER = "\n[output truncated: %d bytes in total, first %d shown]\n"
 
 
 class Capture:
-	"""Collects what is written to one fd during a call, keeping at most
-	OUTPUT_CAP bytes; the rest is read and counted, never stored."""
+	"""Collects what is written to fds 1 and 2 during a call, keeping at
+	most OUTPUT_CAP bytes of each; the rest is read and counted, never
+	stored.  One thread drains the pipes of every call: starting a
+	thread per call cost half a millisecond of each Execute."""
 
-	def __init__(self, target_fd):
-		self.target_fd = target_fd
-		self.saved_fd = os.dup(target_fd)
-		rfd, wfd = os.pipe()
-		self.rfd = rfd
-		os.dup2(wfd, target_fd)
-		os.close(wfd)
-		self.chunks = []
-		self.kept = 0
-		self.total = 0
-		self.thread = threading.Thread(target=self._drain, daemon=True)
+	def __init__(self):
+		self.ctl_r, self.ctl_w = os.pipe()
+		self.done = threading.Semaphore(0)
+		self.thread = threading.Thread(target=self._serve, daemon=True)
 		self.thread.start()
 
+	def _serve(self):
+		while os.read(self.ctl_r, 1):
+			self._drain()
+			self.done.release()
+
 	def _drain(self):
-		while True:
-			try:
-				data = os.read(self.rfd, 65536)
-			except OSError:
-				break
-			if not data:
-				break
-			self.total += len(data)
-			room = OUTPUT_CAP - self.kept
-			if room > 0:
-				piece = data[:room]
-				self.chunks.append(piece)
-				self.kept += len(piece)
+		poller = select.poll()
+		for rfd in self.streams:
+			poller.register(rfd, select.POLLIN)
+		left = len(self.streams)
+		while left:
+			for rfd, _ in poller.poll():
+				try:
+					data = os.read(rfd, 65536)
+				except OSError:
+					data = b""
+				if not data:
+					poller.unregister(rfd)
+					left -= 1
+					continue
+				st = self.streams[rfd]
+				st["total"] += len(data)
+				room = OUTPUT_CAP - st["kept"]
+				if room > 0:
+					st["chunks"].append(data[:room])
+					st["kept"] += min(room, len(data))
+
+	def start(self):
+		"""Points fds 1 and 2 at fresh pipes and starts draining."""
+		self.saved = {}
+		self.streams = {}
+		self.order = []
+		for fd in (1, 2):
+			self.saved[fd] = os.dup(fd)
+			rfd, wfd = os.pipe()
+			os.dup2(wfd, fd)
+			os.close(wfd)
+			self.streams[rfd] = {"chunks": [], "kept": 0, "total": 0}
+			self.order.append(rfd)
+		os.write(self.ctl_w, b"c")
 
 	def finish(self):
-		# Restoring the fd closes our write end; a background process
-		# that kept a copy could hold the pipe open, so do not wait
-		# for it for long.
-		os.dup2(self.saved_fd, self.target_fd)
-		os.close(self.saved_fd)
-		self.thread.join(0.5)
-		text = b"".join(self.chunks).decode("utf-8", "replace")
-		if self.total > self.kept:
-			text += TRUNC_MARKER % (self.total, self.kept)
-		return text
+		"""Restores fds 1 and 2 and returns (stdout, stderr).  A copy of
+		a pipe the code kept (os.dup(1)) could hold it open: after a
+		short wait the drain is left to run on, and a new drainer
+		serves the calls that follow."""
+		for fd, saved in self.saved.items():
+			os.dup2(saved, fd)
+			os.close(saved)
+		finished = self.done.acquire(timeout=0.5)
+		texts = []
+		for rfd in self.order:
+			st = self.streams[rfd]
+			text = b"".join(st["chunks"]).decode("utf-8", "replace")
+			if st["total"] > st["kept"]:
+				text += TRUNC_MARKER % (st["total"], st["kept"])
+			texts.append(text)
+			if finished:
+				os.close(rfd)
+		return texts, finished
 
 
 def run_python(code, env):
@@ -252,12 +285,30 @@ class EditorError(Exception):
 	pass
 
 
+def in_own_jail():
+	"""True only where kill(-1) cannot reach past this session: not
+	root (root's kill(-1) outside a pid namespace kills the whole
+	machine), in a pid namespace of our own whose init is bubblewrap's
+	and whose only other member is us or what we started."""
+	if os.getuid() == 0 or os.geteuid() == 0:
+		return False
+	try:
+		with open("/proc/1/comm") as f:
+			init = f.read().strip()
+	except OSError:
+		return False
+	return init == "bwrap" and os.getppid() == 1 and os.getpid() < 64
+
+
 def reap_leftovers():
 	"""Processes a call started do not outlive it: a background job
 	or a fork bomb would otherwise hold the jail's process and memory
 	limits for the calls that follow.  kill(-1) reaches every process
 	in the jail's pid namespace except its init and us; a bomb may fork
-	during one sweep, so sweep until nothing is left."""
+	during one sweep, so sweep until nothing is left.  Outside a jail
+	of its own it does nothing: see in_own_jail()."""
+	if not in_own_jail():
+		return
 	me = os.getpid()
 	for _ in range(50):
 		others = [p for p in os.listdir("/proc") if p.isdigit() and
@@ -277,11 +328,11 @@ def reap_leftovers():
 		time.sleep(0.01)
 
 
-def handle(request, env, editor):
+def handle(request, env, editor, capture):
+	"""Runs one call; returns its reply and the Capture for the next."""
 	tool = request.get("tool")
 	args = request.get("input") or {}
-	out = Capture(1)
-	err = Capture(2)
+	capture.start()
 	try:
 		if tool == "code_execution":
 			rc = run_python(args.get("code", ""), env)
@@ -299,20 +350,27 @@ def handle(request, env, editor):
 		except Exception:
 			pass
 		reap_leftovers()
-		stdout = out.finish()
-		stderr = err.finish()
-	return {"stdout": stdout, "stderr": stderr, "return_code": rc}
+		(stdout, stderr), finished = capture.finish()
+		if not finished:
+			capture = Capture()
+	return {"stdout": stdout, "stderr": stderr, "return_code": rc,
+	    "seq": request.get("seq")}, capture
 
 
 def main():
-	# Keep private copies of the protocol channel, then point fds 0-2
-	# somewhere harmless so that user code cannot read our requests by
-	# accident.
-	proto_in = os.fdopen(os.dup(0), "rb")
-	proto_out = os.fdopen(os.dup(1), "wb")
-	devnull = os.open(os.devnull, os.O_RDWR)
-	os.dup2(devnull, 0)
-	os.close(devnull)
+	# Run by hand, as root or outside bubblewrap's pid namespace, the
+	# clean-up after each call would kill every process it may signal.
+	if not in_own_jail():
+		print("runner.py: refusing to run outside a depot-sandboxd "
+		    "jail (as root, or not in a pid namespace of its own)",
+		    file=sys.stderr)
+		sys.exit(2)
+	# The channel is not inherited by what the code runs; fds 0-2 are
+	# /dev/null already (the daemon set them up).
+	channel = int(os.environ.get("DEPOT_CHANNEL_FD", "3"))
+	os.set_inheritable(channel, False)
+	proto_in = os.fdopen(channel, "rb")
+	proto_out = os.fdopen(os.dup(channel), "wb")
 	sys.stdout = open(1, "w", encoding="utf-8", errors="replace",
 	    closefd=False, buffering=1)
 	sys.stderr = open(2, "w", encoding="utf-8", errors="replace",
@@ -323,6 +381,7 @@ def main():
 		pass
 	env = {"__name__": "__main__", "__builtins__": __builtins__}
 	editor = Editor()
+	capture = Capture()
 	for line in proto_in:
 		try:
 			request = json.loads(line)
@@ -332,7 +391,7 @@ def main():
 			reply = {"stdout": "", "stderr": "runner: bad "
 			    "request: %s\n" % e, "return_code": 1}
 		else:
-			reply = handle(request, env, editor)
+			reply, capture = handle(request, env, editor, capture)
 		proto_out.write(json.dumps(reply).encode() + b"\n")
 		proto_out.flush()
 

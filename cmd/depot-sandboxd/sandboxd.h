@@ -4,9 +4,13 @@
  * session.
  *
  *	depot-sandboxd.c	options, listening socket, privilege drop
- *	api.c			the HTTP routes of the protocol
+ *	api.c			authentication, routing, replies (api.h)
+ *	api_session.c		CreateSession, Execute, DestroySession
+ *	api_files.c		ListFiles, GetFile, PutFile
  *	session.c		sessions, the runner process, the reaper
  *	jail.c			the bubblewrap command line and rlimits
+ *	seccomp.c		the jails' system-call filter
+ *	cgroup.c		per-session memory, process and CPU limits
  *	workspace.c		path confinement, listings, removal
  */
 #ifndef DEPOT_SANDBOXD_H
@@ -38,8 +42,13 @@ struct sbx_limits {
 	int64_t		 rlim_cpu;		/* s, per process */
 	int64_t		 rlim_fsize;		/* bytes */
 	int64_t		 rlim_nofile;
-	int64_t		 rlim_nproc;
+	int64_t		 rlim_nproc;		/* pids.max of a session */
 	int64_t		 tmp_size;		/* the jail's /tmp, bytes */
+	int64_t		 session_memory;	/* cgroup, bytes */
+	int		 session_cpu;		/* cgroup, % of one CPU */
+	int64_t		 total_memory;		/* cgroup, all jails */
+	int64_t		 ws_bytes;		/* workspace quota */
+	int64_t		 ws_entries;
 };
 
 struct sbx_config {
@@ -55,10 +64,37 @@ struct sbx_config {
 extern struct sbx_config *sbx_conf;
 
 /* jail.c */
+/*
+ * The runner's fds: 0-2 are /dev/null outside calls and the capture
+ * pipes during them, so the protocol channel is never what user code
+ * writes to by printing.
+ */
+#define JAIL_FD_CHANNEL		3
+#define JAIL_FD_CHANNEL_S	"3"
+#define JAIL_FD_SECCOMP		4	/* read by bwrap, not passed on */
+#define JAIL_FD_SECCOMP_S	"4"
+#define JAIL_FD_INFO		5	/* bwrap writes the jail's pid here */
+#define JAIL_FD_INFO_S		"5"
 /* The argv (NULL-terminated, static storage) to run the runner jailed. */
 char	**jail_argv(const char *workspace_path);
 /* In the child, before exec: the per-session rlimits.  0 or -1. */
 int	 jail_rlimits(const struct sbx_limits *);
+
+/* cgroup.c */
+struct privuser;
+/* As root (pu: the user to hand the groups to) or not (pu NULL). */
+int	 cgroup_init(const struct privuser *pu);
+int	 cgroup_enabled(void);
+int	 cgroup_session_create(const char *id);
+/* In the runner's child before exec: join the session's groups. */
+int	 cgroup_session_enter(const char *id);
+void	 cgroup_session_remove(const char *id);
+void	 cgroup_session_kill(const char *id);
+
+/* seccomp.c */
+void	 jail_seccomp_init(void);
+/* A fresh memfd holding the compiled filter, or -1. */
+int	 jail_seccomp_fd(void);
 
 /* workspace.c */
 struct ws_entry {
@@ -67,10 +103,13 @@ struct ws_entry {
 	struct timespec	 mtime;
 };
 struct ws_listing {
-	struct ws_entry	*entries;
+	struct ws_entry	*entries;	/* regular files only */
 	size_t		 n;
 	size_t		 cap;
 	int		 truncated;
+	int64_t		 nentries;	/* every entry walked, any type */
+	int64_t		 bytes;		/* allocated, st_blocks */
+	int		 cut;		/* the walk hit its entry or time bound */
 };
 #define WS_LIST_MAX	10000
 #define WS_DEPTH_MAX	32
@@ -87,6 +126,8 @@ int	 ws_open(int rootfd, const char *rel, int flags, mode_t mode);
 int	 ws_open_parent(int rootfd, const char *rel, const char **leaf);
 int	 ws_list(int rootfd, const char *sub, struct ws_listing *);
 void	 ws_listing_free(struct ws_listing *);
+/* Over the workspace quota, or too big to walk within the bounds. */
+int	 ws_over_quota(const struct ws_listing *);
 /* Paths new or changed in after compared with before, as a json array. */
 struct json_object *ws_produced(const struct ws_listing *before,
 	    const struct ws_listing *after);
@@ -111,10 +152,14 @@ struct session *session_create(int idle, int life, const char **why);
 struct session *session_find(const char *id);
 void	 session_destroy(struct session *, const char *why);
 void	 session_destroy_all(void);
+/* Destroyed sessions whose jail processes are not all gone yet. */
+int	 session_burials(void);
 void	 session_touch(struct session *);
 const char *session_id(const struct session *);
 int	 session_rootfd(const struct session *);
 struct json_object *session_describe(const struct session *);
+/* A protocol v1 time: seconds since the epoch with a fraction. */
+struct json_object *json_time(int64_t usec);
 /*
  * Runs one tool call; done is called exactly once, possibly later.
  * Returns a handle for session_exec_cancel (the client went away).

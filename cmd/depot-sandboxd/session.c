@@ -1,5 +1,6 @@
 /*
- * session.c: sessions, their runner processes and the reaper.
+ * session.c: sessions, their calls and the reaper (runner.c: their
+ * interpreter processes).
  *
  * A session is a workspace directory and one long-lived runner (python3
  * runner.py in a bubblewrap jail) reached over a socketpair carrying one
@@ -12,9 +13,11 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,132 +29,29 @@
 #include <event2/bufferevent.h>
 
 #include "log.h"
-#include "util.h"
-#include "sandboxd.h"
+#include "session.h"
 
 #define SESSION_MAX_QUEUE	16
 #define RUNNER_MAX_REPLY	(32 * 1024 * 1024)
-
-struct exec_call {
-	TAILQ_ENTRY(exec_call)	 entry;
-	struct session		*s;
-	struct json_object	*request;
-	int			 timeout;
-	exec_done_cb		 done;
-	void			*arg;
-	int			 cancelled;
-	int			 listed;
-	struct ws_listing	 before;
-	int64_t			 start;
-};
-TAILQ_HEAD(exec_queue, exec_call);
-
-struct session {
-	TAILQ_ENTRY(session)	 entry;
-	char			 id[ID_BUFSIZE];
-	char			 path[1200];
-	int			 rootfd;
-	int64_t			 created;
-	int64_t			 last_activity;
-	int			 idle;
-	int			 life;
-	pid_t			 pid;
-	struct bufferevent	*bev;
-	struct exec_queue	 calls;
-	struct exec_call	*running;
-	struct event		*timer;
-};
-TAILQ_HEAD(session_list, session);
+#define QUOTA_CHECK_SEC		1
+#define BURIAL_TIMEOUT_SEC	10
 
 static struct session_list	 sessions = TAILQ_HEAD_INITIALIZER(sessions);
 static int			 nsessions;
-static struct event_base	*session_base;
+struct event_base		*session_base;
 static struct event		*reaper_ev;
 static struct event		*sigchld_ev;
 static struct event		*spare_ev;
 static struct session		*spare;
 static int			 shutting_down;
+static int			 nburials;
 
-static void	runner_read(struct bufferevent *, void *);
-static void	runner_event(struct bufferevent *, short, void *);
 static void	exec_start_next(struct session *);
 static void	exec_finish(struct session *, struct json_object *reply,
 		    int status, const char *error);
-
-static char	*jail_env[] = { "PATH=/usr/bin:/bin", NULL };
-
-static int
-runner_spawn(struct session *s)
-{
-	char	**argv;
-	int	 sv[2], devnull;
-	pid_t	 pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
-		log_warn("%s: socketpair", s->id);
-		return -1;
-	}
-	argv = jail_argv(s->path);
-	switch (pid = fork()) {
-	case -1:
-		log_warn("%s: fork", s->id);
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	case 0:
-		/* A new session, so that the whole group can be killed. */
-		setsid();
-		devnull = open("/dev/null", O_RDWR);
-		if (dup2(sv[1], 0) == -1 || dup2(sv[1], 1) == -1 ||
-		    devnull == -1 || dup2(devnull, 2) == -1)
-			_exit(127);
-		closefrom(3);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		if (jail_rlimits(&sbx_conf->limits) == -1)
-			_exit(127);
-		/* Not even bwrap sees the daemon's environment. */
-		execve(argv[0], argv, jail_env);
-		_exit(127);
-	}
-	close(sv[1]);
-	evutil_make_socket_nonblocking(sv[0]);
-	s->pid = pid;
-	s->bev = bufferevent_socket_new(session_base, sv[0],
-	    BEV_OPT_CLOSE_ON_FREE);
-	if (s->bev == NULL)
-		fatalx("bufferevent_socket_new");
-	bufferevent_setcb(s->bev, runner_read, NULL, runner_event, s);
-	bufferevent_enable(s->bev, EV_READ);
-	log_debug("%s: runner pid %d", s->id, (int)pid);
-	return 0;
-}
-
-static void
-runner_kill(struct session *s)
-{
-	if (s->bev != NULL) {
-		bufferevent_free(s->bev);
-		s->bev = NULL;
-	}
-	if (s->pid > 0) {
-		kill(-s->pid, SIGKILL);
-		kill(s->pid, SIGKILL);
-		/* bwrap dies at once on SIGKILL: this does not block long. */
-		while (waitpid(s->pid, NULL, 0) == -1 && errno == EINTR)
-			;
-		s->pid = 0;
-	}
-}
-
-static void
-runner_restart(struct session *s, const char *why)
-{
-	log_info("%s: restarting the interpreter: %s", s->id, why);
-	runner_kill(s);
-	if (runner_spawn(s) == -1)
-		log_warnx("%s: could not restart the interpreter", s->id);
-}
+static void	quota_check(int, short, void *);
+static void	session_free(struct session *);
+static void	session_bury(struct session *);
 
 static struct json_object *
 failed_reply(const char *stderr_text)
@@ -165,7 +65,20 @@ failed_reply(const char *stderr_text)
 	return o;
 }
 
-static void
+/* A reply to another call (or none) is dropped; a malformed one is not. */
+static int
+reply_matches(struct json_object *reply, int64_t seq)
+{
+	struct json_object	*v;
+
+	if (reply == NULL || !json_object_is_type(reply, json_type_object))
+		return 1;
+	return json_object_object_get_ex(reply, "seq", &v) &&
+	    json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) == seq;
+}
+
+void
 runner_read(struct bufferevent *bev, void *arg)
 {
 	struct session		*s = arg;
@@ -177,8 +90,10 @@ runner_read(struct bufferevent *bev, void *arg)
 	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
 		reply = json_tokener_parse(line);
 		free(line);
-		if (s->running == NULL) {
+		if (s->running == NULL || !reply_matches(reply,
+		    s->running->seq)) {
 			/* Code can write to the channel; nobody asked. */
+			log_debug("%s: a reply nobody asked for", s->id);
 			json_object_put(reply);
 			continue;
 		}
@@ -200,7 +115,7 @@ runner_read(struct bufferevent *bev, void *arg)
 	}
 }
 
-static void
+void
 runner_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct session	*s = arg;
@@ -231,6 +146,66 @@ exec_timeout(int fd, short ev, void *arg)
 }
 
 static void
+quota_message(const struct ws_listing *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "The workspace is over its quota (%lld%s entries "
+	    "of %lld, %lld bytes of %lld): remove files before writing "
+	    "more.\n", (long long)l->nentries, l->cut ? "+" : "",
+	    (long long)sbx_conf->limits.ws_entries, (long long)l->bytes,
+	    (long long)sbx_conf->limits.ws_bytes);
+}
+
+/* Says so on the call's stderr. */
+static void
+quota_note(struct session *s, struct json_object *reply,
+    const struct ws_listing *l)
+{
+	struct json_object	*v;
+	char			 msg[256], *text;
+
+	quota_message(l, msg, sizeof(msg));
+	log_info("%s: %s", s->id, msg);
+	if (reply == NULL || !json_object_object_get_ex(reply, "stderr", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    asprintf(&text, "%s%s", json_object_get_string(v), msg) == -1)
+		return;
+	json_object_object_add(reply, "stderr", json_object_new_string(text));
+	free(text);
+}
+
+/*
+ * While a call runs, its workspace is walked every second: a call that
+ * grows a workspace past its quota is stopped like one that times out.
+ * One that only shrinks an over-quota workspace (cleaning up) runs on.
+ */
+static void
+quota_check(int fd, short ev, void *arg)
+{
+	struct session		*s = arg;
+	struct exec_call	*c = s->running;
+	struct ws_listing	 now;
+	struct timeval		 tv = { QUOTA_CHECK_SEC, 0 };
+	char			 msg[320];
+	int			 grew;
+
+	if (c == NULL || ws_list(s->rootfd, ".", &now) == -1)
+		return;
+	grew = !c->listed || now.nentries > c->before.nentries ||
+	    now.bytes > c->before.bytes;
+	if (!ws_over_quota(&now) || !grew) {
+		ws_listing_free(&now);
+		evtimer_add(s->quota_timer, &tv);
+		return;
+	}
+	quota_message(&now, msg, sizeof(msg));
+	ws_listing_free(&now);
+	strlcat(msg, "The call was stopped and the interpreter restarted; "
+	    "variables and imports are lost.\n", sizeof(msg));
+	runner_restart(s, "workspace quota");
+	exec_finish(s, failed_reply(msg), 200, NULL);
+}
+
+static void
 exec_call_free(struct exec_call *c)
 {
 	if (c->listed)
@@ -249,6 +224,7 @@ exec_finish(struct session *s, struct json_object *reply, int status,
 
 	s->running = NULL;
 	evtimer_del(s->timer);
+	evtimer_del(s->quota_timer);
 	memset(&r, 0, sizeof(r));
 	r.status = status;
 	r.error = error;
@@ -257,6 +233,8 @@ exec_finish(struct session *s, struct json_object *reply, int status,
 	if (status == 200 && c->listed &&
 	    ws_list(s->rootfd, ".", &after) == 0) {
 		r.produced = ws_produced(&c->before, &after);
+		if (ws_over_quota(&after))
+			quota_note(s, reply, &after);
 		ws_listing_free(&after);
 	} else
 		r.produced = json_object_new_array();
@@ -267,6 +245,31 @@ exec_finish(struct session *s, struct json_object *reply, int status,
 	json_object_put(r.produced);
 	exec_call_free(c);
 	exec_start_next(s);
+}
+
+/*
+ * One request line to the runner.  Written at once when nothing waits
+ * before it (the usual case): going through the loop first would cost
+ * every Execute a round of epoll calls.
+ */
+static void
+runner_send(struct session *s, const char *line)
+{
+	struct evbuffer	*out = bufferevent_get_output(s->bev);
+	char		*buf;
+	size_t		 len;
+	ssize_t		 n = 0;
+
+	if (asprintf(&buf, "%s\n", line) == -1)
+		fatal("asprintf");
+	len = strlen(buf);
+	if (evbuffer_get_length(out) == 0)
+		n = write(bufferevent_getfd(s->bev), buf, len);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < len)
+		bufferevent_write(s->bev, buf + n, len - n);
+	free(buf);
 }
 
 static void
@@ -290,13 +293,17 @@ exec_start_next(struct session *s)
 			    "be started");
 			continue;
 		}
+		c->seq = ++s->seq;
+		json_object_object_add(c->request, "seq",
+		    json_object_new_int64(c->seq));
 		line = json_object_to_json_string_ext(c->request,
 		    JSON_C_TO_STRING_PLAIN);
-		bufferevent_write(s->bev, line, strlen(line));
-		bufferevent_write(s->bev, "\n", 1);
+		runner_send(s, line);
 		tv.tv_sec = c->timeout;
 		tv.tv_usec = 0;
 		evtimer_add(s->timer, &tv);
+		tv.tv_sec = QUOTA_CHECK_SEC;
+		evtimer_add(s->quota_timer, &tv);
 	}
 }
 
@@ -352,6 +359,7 @@ session_new(const char **why)
 	}
 	id_new(s->id, sizeof(s->id), SBX_SESSION_ID_PREFIX);
 	TAILQ_INIT(&s->calls);
+	s->info_fd = s->jail_pidfd = -1;
 	n = snprintf(s->path, sizeof(s->path), "%s/sessions/%s",
 	    sbx_conf->workdir, s->id);
 	if (n < 0 || (size_t)n >= sizeof(s->path)) {
@@ -367,14 +375,18 @@ session_new(const char **why)
 		free(s);
 		return NULL;
 	}
-	if ((s->timer = evtimer_new(session_base, exec_timeout, s)) == NULL)
+	if ((s->timer = evtimer_new(session_base, exec_timeout, s)) == NULL ||
+	    (s->quota_timer = evtimer_new(session_base, quota_check, s)) ==
+	    NULL)
 		fatalx("evtimer_new");
+	if (cgroup_session_create(s->id) == -1) {
+		*why = "cannot set the session's resource limits";
+		session_free(s);
+		return NULL;
+	}
 	if (runner_spawn(s) == -1) {
 		*why = "cannot start the interpreter";
-		event_free(s->timer);
-		close(s->rootfd);
-		ws_remove_tree(sbx_conf->sessions_fd, s->id);
-		free(s);
+		session_free(s);
 		return NULL;
 	}
 	return s;
@@ -440,6 +452,7 @@ session_destroy(struct session *s, const char *why)
 	}
 	runner_kill(s);
 	evtimer_del(s->timer);
+	evtimer_del(s->quota_timer);
 	memset(&r, 0, sizeof(r));
 	r.status = 404;
 	r.error = "the session was destroyed";
@@ -453,12 +466,81 @@ session_destroy(struct session *s, const char *why)
 			c->done(&r, c->arg);
 		exec_call_free(c);
 	}
+	log_info("%s: destroyed (%s)", s->id, why);
+	session_bury(s);
+}
+
+/* The jail is gone, or given up on: its workspace and groups go. */
+static void
+session_free(struct session *s)
+{
+	runner_forget(s);
+	if (s->burial != NULL) {
+		event_free(s->burial);
+		nburials--;
+	}
 	event_free(s->timer);
+	event_free(s->quota_timer);
 	close(s->rootfd);
+	cgroup_session_kill(s->id);
 	if (ws_remove_tree(sbx_conf->sessions_fd, s->id) == -1)
 		log_warn("%s: removing the workspace", s->id);
-	log_info("%s: destroyed (%s)", s->id, why);
+	cgroup_session_remove(s->id);
 	free(s);
+}
+
+static void
+session_buried(int fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+
+	if (ev & EV_TIMEOUT)
+		log_warnx("%s: the jail's processes outlived %d s; removing "
+		    "the workspace anyway", s->id, BURIAL_TIMEOUT_SEC);
+	session_free(s);
+}
+
+/*
+ * The workspace is removed only once every process of the jail is
+ * gone: one still dying could otherwise swap a directory for a
+ * symbolic link under the removal.  bwrap is dead already; its jail's
+ * pid 1 is waited for on its pidfd, without blocking the loop.
+ */
+static void
+session_bury(struct session *s)
+{
+	struct timeval	 tv = { BURIAL_TIMEOUT_SEC, 0 };
+	struct pollfd	 pfd;
+
+	runner_kill(s);
+	evtimer_del(s->timer);
+	evtimer_del(s->quota_timer);
+	/* Killed before its info was read: it is written, or never. */
+	while (s->jail_pidfd == -1 && s->info_fd != -1) {
+		pfd.fd = s->info_fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 1000) != 1)
+			break;
+		runner_info(s->info_fd, EV_READ, s);
+	}
+	runner_info_close(s);
+	/* Whatever escaped the pid namespace's end is in the group. */
+	cgroup_session_kill(s->id);
+	if (s->jail_pidfd == -1) {
+		session_free(s);
+		return;
+	}
+	s->burial = event_new(session_base, s->jail_pidfd, EV_READ,
+	    session_buried, s);
+	if (s->burial == NULL || event_add(s->burial, &tv) == -1)
+		fatalx("burial event");
+	nburials++;
+}
+
+int
+session_burials(void)
+{
+	return nburials;
 }
 
 void
@@ -509,22 +591,31 @@ session_rootfd(const struct session *s)
 	return s->rootfd;
 }
 
+/* Protocol v1 times: POSIX seconds with a fraction, as a JSON number. */
+struct json_object *
+json_time(int64_t usec)
+{
+	char	 text[32];
+
+	snprintf(text, sizeof(text), "%lld.%06lld",
+	    (long long)(usec / 1000000), (long long)(usec % 1000000));
+	/* The text is what is sent; the double is json-c's own copy. */
+	return json_object_new_double_s((double)usec / 1e6, text);
+}
+
 struct json_object *
 session_describe(const struct session *s)
 {
 	struct json_object	*o = json_object_new_object();
-	char			 t[RFC3339_LEN];
 
 	json_object_object_add(o, "session_id", json_object_new_string(s->id));
 	json_object_object_add(o, "idle_timeout_seconds",
 	    json_object_new_int(s->idle));
 	json_object_object_add(o, "max_lifetime_seconds",
 	    json_object_new_int(s->life));
-	time_rfc3339_usec(s->created, t, sizeof(t));
-	json_object_object_add(o, "created_at", json_object_new_string(t));
-	time_rfc3339_usec(s->last_activity, t, sizeof(t));
+	json_object_object_add(o, "created_at", json_time(s->created));
 	json_object_object_add(o, "last_activity_at",
-	    json_object_new_string(t));
+	    json_time(s->last_activity));
 	return o;
 }
 

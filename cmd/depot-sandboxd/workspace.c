@@ -21,9 +21,16 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "util.h"
 #include "sandboxd.h"
 
 #define WS_REMOVE_DEPTH	512
+/*
+ * A walk (every Execute makes two) stops after this long, or one entry
+ * past the quota: a workspace of millions of entries costs each call a
+ * bounded stall, and counts as over its quota.
+ */
+#define WS_WALK_USEC	200000
 
 int
 ws_clean_path(const char *in, char *out, size_t outlen)
@@ -134,7 +141,7 @@ ws_add(struct ws_listing *l, const char *path, const struct stat *st)
 
 	if (l->n >= WS_LIST_MAX) {
 		l->truncated = 1;
-		return -1;
+		return 0;
 	}
 	if (l->n == l->cap) {
 		size_t ncap = l->cap ? l->cap * 2 : 64;
@@ -154,8 +161,23 @@ ws_add(struct ws_listing *l, const char *path, const struct stat *st)
 	return 0;
 }
 
+/* Counts one entry; 0 to go on, -1 when the walk must stop. */
 static int
-ws_walk(int dirfd, const char *prefix, int depth, struct ws_listing *l)
+ws_count(struct ws_listing *l, const struct stat *st, int64_t deadline)
+{
+	l->nentries++;
+	l->bytes += (int64_t)st->st_blocks * 512;
+	if (l->nentries > sbx_conf->limits.ws_entries ||
+	    ((l->nentries & 255) == 0 && now_usec() > deadline)) {
+		l->cut = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+ws_walk(int dirfd, const char *prefix, int depth, struct ws_listing *l,
+    int64_t deadline)
 {
 	DIR		*dir;
 	struct dirent	*de;
@@ -167,12 +189,14 @@ ws_walk(int dirfd, const char *prefix, int depth, struct ws_listing *l)
 		close(dirfd);
 		return -1;
 	}
-	while ((de = readdir(dir)) != NULL) {
+	while (!l->cut && (de = readdir(dir)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
+		if (ws_count(l, &st, deadline) == -1)
+			break;
 		if (snprintf(path, sizeof(path), "%s%s%s", prefix,
 		    *prefix ? "/" : "", de->d_name) >= (int)sizeof(path))
 			continue;
@@ -183,9 +207,7 @@ ws_walk(int dirfd, const char *prefix, int depth, struct ws_listing *l)
 			fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
 			    O_NOFOLLOW | O_CLOEXEC);
 			if (fd != -1)
-				ws_walk(fd, path, depth + 1, l);
-			if (l->truncated)
-				break;
+				ws_walk(fd, path, depth + 1, l, deadline);
 		}
 	}
 	closedir(dir);
@@ -200,7 +222,14 @@ ws_list(int rootfd, const char *sub, struct ws_listing *l)
 	memset(l, 0, sizeof(*l));
 	if ((fd = ws_open(rootfd, sub, O_RDONLY | O_DIRECTORY, 0)) == -1)
 		return -1;
-	return ws_walk(fd, strcmp(sub, ".") == 0 ? "" : sub, 0, l);
+	return ws_walk(fd, strcmp(sub, ".") == 0 ? "" : sub, 0, l,
+	    now_usec() + WS_WALK_USEC);
+}
+
+int
+ws_over_quota(const struct ws_listing *l)
+{
+	return l->cut || l->bytes > sbx_conf->limits.ws_bytes;
 }
 
 void
@@ -267,6 +296,28 @@ ws_produced(const struct ws_listing *before, const struct ws_listing *after)
 	return files;
 }
 
+/*
+ * chmod 0700 of the directory name itself, never of what a symbolic
+ * link put in its place would point to: fchmodat has no
+ * AT_SYMLINK_NOFOLLOW, so the directory is pinned with O_PATH and
+ * changed through its /proc/self/fd entry.
+ */
+static int
+ws_chmod_dir(int dirfd, const char *name)
+{
+	char	 proc[64];
+	int	 fd, rv;
+
+	fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	rv = chmod(proc, 0700);
+	close(fd);
+	return rv;
+}
+
 static int
 ws_remove_at(int dirfd, const char *name, int depth)
 {
@@ -285,7 +336,7 @@ ws_remove_at(int dirfd, const char *name, int depth)
 	    O_CLOEXEC);
 	if (fd == -1 && errno == EACCES) {
 		/* The code may have made its directories unreadable. */
-		if (fchmodat(dirfd, name, 0700, 0) == -1)
+		if (ws_chmod_dir(dirfd, name) == -1)
 			return -1;
 		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "imsg.h"
+#include "util.h"
 #include "parser.h"
 
 static int
@@ -21,10 +22,7 @@ control_connect(const char *path)
 	struct sockaddr_un	 sun;
 	int			 fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
+	if (unix_addr(&sun, path) == -1)
 		errx(1, "socket path too long: %s", path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		err(1, "socket");
@@ -38,28 +36,27 @@ static int
 read_replies(struct imsgbuf *ibuf)
 {
 	struct imsg	 imsg;
+	char		 why[128];
 	int32_t		 status;
 	ssize_t		 n;
 	int		 r;
 
 	for (;;) {
 		while ((r = imsg_get(ibuf, &imsg)) == 1) {
+			if (imsg_check(&proto_ctl_reply, &imsg, why,
+			    sizeof(why)) == -1)
+				errx(1, "malformed reply: %s", why);
 			switch (imsg.hdr.type) {
 			case IMSG_CTL_LINE:
-				if (imsg.datalen == 0 ||
-				    ((char *)imsg.data)[imsg.datalen - 1] !=
+				if (((char *)imsg.data)[imsg.datalen - 1] !=
 				    '\0')
 					errx(1, "malformed reply");
 				printf("%s\n", (char *)imsg.data);
 				break;
 			case IMSG_CTL_END:
-				if (imsg.datalen != sizeof(status))
-					errx(1, "malformed reply");
 				memcpy(&status, imsg.data, sizeof(status));
 				imsg_free(&imsg);
 				return status;
-			default:
-				errx(1, "unexpected reply %u", imsg.hdr.type);
 			}
 			imsg_free(&imsg);
 		}

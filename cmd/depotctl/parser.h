@@ -4,7 +4,7 @@
 #ifndef DEPOTCTL_PARSER_H
 #define DEPOTCTL_PARSER_H
 
-#include "depotd.h"
+#include "proto.h"
 
 /* Fills cmd from argv; returns -1 with a message on stderr. */
 int	 parse_command(int argc, char *argv[], struct ctl_cmd *cmd);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "roster.h"
 #include "child.h"
 
 struct broker_peer {
@@ -20,17 +21,22 @@ struct broker_peer {
 	struct imsgev		 iev;
 };
 
+/*
+ * The broker sends nothing on its peer channels yet, so nothing is
+ * owed to it: the frontend's table (proto.c) is empty, and the storage
+ * helper's replies to file calls the broker has not made are fatal here.
+ */
 static void
-peer_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+broker_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct broker_peer	*p = arg;
 
-	log_warnx("broker: unexpected message %u from %s %d; ignored",
-	    imsg->hdr.type, role_name(p->role), p->instance);
+	fatalx("broker: message %u from %s %d", imsg->hdr.type,
+	    role_name(p->role), p->instance);
 }
 
 static void
-peer_closed(struct imsgev *iev, const char *why, void *arg)
+broker_peer_closed(struct imsgev *iev, const char *why, void *arg)
 {
 	struct broker_peer	*p = arg;
 
@@ -39,7 +45,7 @@ peer_closed(struct imsgev *iev, const char *why, void *arg)
 }
 
 static void
-broker_peer(enum proc_role role, int instance, int fd)
+broker_add_peer(enum proc_role role, int instance, int fd)
 {
 	struct broker_peer	*p;
 
@@ -47,17 +53,16 @@ broker_peer(enum proc_role role, int instance, int fd)
 		fatal("calloc");
 	p->role = role;
 	p->instance = instance;
-	if (imsgev_init(&p->iev, child_base(), fd, peer_dispatch,
-	    peer_closed, p) == -1)
-		fatal("imsgev_init");
+	child_peer_init(&p->iev, role, fd, broker_dispatch_peer,
+	    broker_peer_closed, p);
 }
 
 static const struct child_ops broker_ops = {
-	.peer = broker_peer,
+	.peer = broker_add_peer,
 };
 
 void
-broker_main(int debug, int verbose)
+broker_main(int instance, int debug, int verbose)
 {
-	child_run(ROLE_BROKER, 0, &broker_ops, debug, verbose);
+	child_run(ROLE_BROKER, instance, &broker_ops, debug, verbose);
 }

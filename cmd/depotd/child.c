@@ -2,11 +2,12 @@
  * child.c: the start-up sequence shared by frontends, the storage
  * helper and the broker.
  *
- * A child starts as root with nothing but its channel to the master.
- * The master sends the configuration (with only the secrets this role
- * needs), listening sockets and peer channels, then IMSG_START.  The
- * child then drops privileges, locks down its filesystem view, and
- * serves until the master goes away or tells it to stop.
+ * A child starts as root with nothing but its channel to the master
+ * and a minimal environment.  The master sends the configuration (only
+ * the parts and secrets this role's roster row names), listening
+ * sockets and peer channels, then IMSG_START.  The child then drops
+ * privileges, locks down its filesystem view, and serves until the
+ * master goes away or tells it to stop.
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
@@ -19,6 +20,7 @@
 
 #include "log.h"
 #include "privdrop.h"
+#include "roster.h"
 #include "child.h"
 
 static struct {
@@ -26,9 +28,10 @@ static struct {
 	int			 instance;
 	struct event_base	*base;
 	struct imsgev		 parent;
-	char			*confbuf;
-	size_t			 conflen;
 	struct depotd_conf	*conf;
+	struct depotd_conf	*next;		/* being received */
+	uint32_t		 generation;	/* of next */
+	struct proc_conf_msg	 proc;		/* as the master sent it */
 	const struct child_ops	*ops;
 	time_t			 started;
 	int			 running;
@@ -59,6 +62,29 @@ child_started(void)
 	return child.started;
 }
 
+/* SIGTERM when the master dies, even if it cannot tell us. */
+static void
+child_watch_master(void)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
+		fatal("prctl(PR_SET_PDEATHSIG)");
+	if (getppid() == 1)
+		fatalx("the master is already gone");
+}
+
+/*
+ * A channel to a sibling, checked against what that sibling may send
+ * this role (proto.c).
+ */
+void
+child_peer_init(struct imsgev *iev, enum proc_role peer, int fd,
+    imsgev_dispatch_cb dispatch, imsgev_closed_cb closed, void *arg)
+{
+	if (imsgev_init(iev, child.base, fd, dispatch, closed, arg) == -1)
+		fatal("imsgev_init");
+	imsgev_set_channel(iev, proto_channel(child.role, peer));
+}
+
 int
 child_send_parent(uint32_t type, uint32_t peerid, int fd, const void *data,
     size_t len)
@@ -68,59 +94,75 @@ child_send_parent(uint32_t type, uint32_t peerid, int fd, const void *data,
 }
 
 static void
-child_conf_chunk(struct imsg *imsg)
+child_conf_begin(struct imsg *imsg)
 {
-	char	*n;
+	if (child.next != NULL)
+		fatalx("configuration begun twice");
+	memcpy(&child.generation, imsg->data, sizeof(child.generation));
+	if ((child.next = conf_new()) == NULL)
+		fatal("conf_new");
+}
 
-	if (child.conflen + imsg->datalen > 16 * 1024 * 1024)
-		fatalx("configuration from the master is too large");
-	n = realloc(child.confbuf, child.conflen + imsg->datalen + 1);
-	if (n == NULL)
-		fatal("realloc");
-	memcpy(n + child.conflen, imsg->data, imsg->datalen);
-	child.conflen += imsg->datalen;
-	n[child.conflen] = '\0';
-	child.confbuf = n;
+/* Who we run as is fixed at start: a reload cannot move a process. */
+static void
+child_conf_proc(struct imsg *imsg)
+{
+	if (child.next == NULL)
+		fatalx("configuration part outside a configuration");
+	if (child.running)
+		return;
+	memcpy(&child.proc, imsg->data, sizeof(child.proc));
+	child.proc.user[sizeof(child.proc.user) - 1] = '\0';
+	child.proc.chroot[sizeof(child.proc.chroot) - 1] = '\0';
+}
+
+static void
+child_conf_part(struct imsg *imsg)
+{
+	if (child.next == NULL || conf_recv(child.next, imsg) == -1)
+		fatalx("bad configuration part %u from the master",
+		    imsg->hdr.type);
 }
 
 static void
 child_conf_end(void)
 {
-	struct depotd_conf	*conf;
-	int			 reload = child.conf != NULL;
+	int	 reload = child.conf != NULL;
 
-	if (child.confbuf == NULL)
-		fatalx("empty configuration from the master");
-	conf = conf_from_json(child.confbuf);
-	freezero(child.confbuf, child.conflen + 1);
-	child.confbuf = NULL;
-	child.conflen = 0;
-	if (conf == NULL)
-		fatalx("bad configuration from the master");
+	if (child.next == NULL)
+		fatalx("configuration ended before it began");
 	if (child.conf != NULL)
 		conf_free(child.conf);
-	child.conf = conf;
+	child.conf = child.next;
+	child.next = NULL;
 	if (child.ops->conf != NULL)
-		child.ops->conf(conf, reload);
+		child.ops->conf(child.conf, reload);
 	if (reload)
 		log_info("configuration reloaded");
+	child_send_parent(IMSG_CONF_ACK, 0, -1, &child.generation,
+	    sizeof(child.generation));
 }
 
+/*
+ * Drops to the user the master looked up, in the roster's chroot.
+ * setresuid clears the parent-death signal, so it is set again after
+ * it, and the master checked again: it may have died in between.
+ */
 static void
 child_start(void)
 {
 	struct privuser	 pu;
-	const char	*chroot_dir = NULL;
 
-	if (child.conf == NULL)
+	if (child.conf == NULL || child.proc.user[0] == '\0')
 		fatalx("start without a configuration");
-	if (priv_lookup(child.conf->user, &pu) == -1)
-		fatalx("unknown user %s", child.conf->user);
+	memset(&pu, 0, sizeof(pu));
+	strlcpy(pu.name, child.proc.user, sizeof(pu.name));
+	pu.uid = child.proc.uid;
+	pu.gid = child.proc.gid;
 	if (child.ops->prepare != NULL)
 		child.ops->prepare();
-	if (child.role == ROLE_FRONTEND && child.conf->chroot[0] != '\0')
-		chroot_dir = child.conf->chroot;
-	priv_drop(&pu, chroot_dir);
+	priv_drop(&pu, child.proc.chroot);
+	child_watch_master();
 	lockdown_paths(child.ops->ro_paths ? child.ops->ro_paths() : NULL,
 	    child.ops->rw_paths ? child.ops->rw_paths() : NULL);
 	child.running = 1;
@@ -130,49 +172,51 @@ child_start(void)
 }
 
 static void
-child_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+child_dispatch_master(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct peer_msg	 pm;
-	int		 fd, v;
+	int		 v;
 
+	/* proto.c's table for this role has checked type, size and fd. */
 	switch (imsg->hdr.type) {
-	case IMSG_CONF_CHUNK:
-		child_conf_chunk(imsg);
+	case IMSG_CONF_BEGIN:
+		child_conf_begin(imsg);
+		break;
+	case IMSG_CONF_PROC:
+		child_conf_proc(imsg);
 		break;
 	case IMSG_CONF_END:
 		child_conf_end();
 		break;
+	case IMSG_CONF_SECRET:
+	case IMSG_CONF_STORE:
+	case IMSG_CONF_FILES:
+	case IMSG_CONF_HTTP:
+	case IMSG_CONF_UPSTREAM:
+	case IMSG_CONF_MODEL:
+	case IMSG_CONF_SANDBOX:
+		child_conf_part(imsg);
+		break;
 	case IMSG_LISTEN_FD:
-		if ((fd = imsg_get_fd(imsg)) == -1)
-			fatalx("listen message without a socket");
-		if (child.ops->listen_fd == NULL)
-			fatalx("%s got a listening socket",
-			    role_name(child.role));
-		child.ops->listen_fd(fd);
+		child.ops->listen_fd(imsg_get_fd(imsg));
 		break;
 	case IMSG_PEER_FD:
-		if (imsg->datalen != sizeof(pm) ||
-		    (fd = imsg_get_fd(imsg)) == -1)
-			fatalx("bad peer message");
 		memcpy(&pm, imsg->data, sizeof(pm));
-		if (pm.role <= ROLE_MASTER || pm.role >= ROLE_MAX)
-			fatalx("peer message for an unknown role");
-		child.ops->peer(pm.role, pm.instance, fd);
+		if (pm.role <= ROLE_MASTER || pm.role >= ROLE_MAX ||
+		    (roster_role(child.role)->peers & ROLE_BIT(pm.role)) == 0)
+			fatalx("a channel to %s, which is no peer",
+			    role_name(pm.role));
+		child.ops->peer(pm.role, pm.instance, imsg_get_fd(imsg));
 		break;
 	case IMSG_START:
 		child_start();
 		child_send_parent(IMSG_READY, 0, -1, NULL, 0);
 		break;
 	case IMSG_LOG_VERBOSE:
-		if (imsg->datalen != sizeof(v))
-			fatalx("bad log message");
 		memcpy(&v, imsg->data, sizeof(v));
 		log_setverbose(v);
 		break;
 	default:
-		if (child.ops->parent_msg == NULL)
-			fatalx("unexpected message %u from the master",
-			    imsg->hdr.type);
 		child.ops->parent_msg(imsg);
 		break;
 	}
@@ -205,7 +249,7 @@ child_run(enum proc_role role, int instance, const struct child_ops *ops,
 	child.instance = instance;
 	child.ops = ops;
 	child.started = time(NULL);
-	if (role == ROLE_FRONTEND)
+	if (roster_role(role)->numbered)
 		snprintf(title, sizeof(title), "%s %d", role_name(role),
 		    instance);
 	else
@@ -218,18 +262,16 @@ child_run(enum proc_role role, int instance, const struct child_ops *ops,
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
-		fatal("prctl(PR_SET_PDEATHSIG)");
-	if (getppid() == 1)
-		fatalx("the master is already gone");
+	child_watch_master();
 
 	if ((child.base = event_base_new()) == NULL)
 		fatalx("event_base_new");
 	child.ev_term = evsignal_new(child.base, SIGTERM, child_sigterm, NULL);
 	evsignal_add(child.ev_term, NULL);
 	if (imsgev_init(&child.parent, child.base, PARENT_SOCK_FILENO,
-	    child_dispatch, child_parent_closed, NULL) == -1)
+	    child_dispatch_master, child_parent_closed, NULL) == -1)
 		fatal("imsgev_init");
+	imsgev_set_channel(&child.parent, proto_channel(role, ROLE_MASTER));
 	event_base_dispatch(child.base);
 	exit(0);
 }

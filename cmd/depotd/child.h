@@ -7,6 +7,7 @@
 #define DEPOTD_CHILD_H
 
 #include "depotd.h"
+#include "roster.h"
 
 struct child_ops {
 	/* A configuration arrived: at start-up, then on each reload. */
@@ -20,7 +21,7 @@ struct child_ops {
 	const char *const *(*rw_paths)(void);
 	/* Privileges are gone: begin serving. */
 	void	(*start)(void);
-	/* Any other message from the master. */
+	/* Any other message the role's channel table lets through. */
 	void	(*parent_msg)(struct imsg *);
 	/* SIGTERM: finish quickly. */
 	void	(*shutdown)(void);
@@ -33,6 +34,9 @@ struct event_base	*child_base(void);
 struct depotd_conf	*child_conf(void);
 int			 child_instance(void);
 time_t			 child_started(void);
+void			 child_peer_init(struct imsgev *, enum proc_role peer,
+			    int fd, imsgev_dispatch_cb, imsgev_closed_cb,
+			    void *);
 int			 child_send_parent(uint32_t type, uint32_t peerid,
 			    int fd, const void *, size_t);
 

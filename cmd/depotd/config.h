@@ -10,11 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "http.h"
+#include "proto.h"
 #include "store.h"
 
 #define DEPOTD_CONF		"/etc/depotd.conf"
-#define DEPOTD_SOCKET		"/run/depotd.sock"
 #define DEPOTD_USER		"_depotd"
+#define DEPOTD_STORAGE_USER	"_depotstore"
 
 struct listen_conf {
 	TAILQ_ENTRY(listen_conf)	 entry;
@@ -56,7 +58,8 @@ enum sandbox_mode {
 struct depotd_conf {
 	TAILQ_HEAD(, listen_conf)	 listens;
 	int				 prefork;
-	char				 user[64];
+	char				 user[64];	/* frontends, broker */
+	char				 storage_user[64];
 	char				 chroot[1024];	/* "" = none */
 	char				 control_socket[1024];
 
@@ -87,12 +90,7 @@ struct depotd_conf {
 	int				 max_uploads_per_key;
 	int64_t				 writing_grace;	/* seconds */
 
-	/* http { ... } */
-	int				 max_header_size;
-	int				 max_headers;
-	int				 header_timeout;
-	int				 idle_timeout;
-	int				 max_connections;
+	struct http_limits		 http;		/* http { ... } */
 
 	enum sandbox_mode		 sandbox;
 	char				 sandbox_url[1024];
@@ -106,12 +104,19 @@ struct depotd_conf {
 	TAILQ_HEAD(, model_conf)	 models;
 };
 
-/* What a role may see of the configuration (conf_to_json). */
+/* Which secrets a role is sent (the roster's secrets column). */
 #define CONF_SECRETS_NONE	0x00
-#define CONF_SECRETS_STORAGE	0x01	/* database, storage credentials */
-#define CONF_SECRETS_FRONTEND	0x02	/* admin key, upstream keys */
+#define CONF_SECRETS_STORAGE	0x01	/* database, store, the admin key */
+#define CONF_SECRETS_FRONTEND	0x02	/* upstream keys */
 #define CONF_SECRETS_BROKER	0x04	/* sandbox token */
 #define CONF_SECRETS_ALL	0x07
+
+/* Which parts of the configuration a role is sent (conf_msg.c). */
+#define CONF_PART_STORE		0x01	/* storage URL, options, db pool */
+#define CONF_PART_FILES		0x02	/* files { } */
+#define CONF_PART_HTTP		0x04	/* http { } */
+#define CONF_PART_MODELS	0x08	/* upstreams and models */
+#define CONF_PART_SANDBOX	0x10	/* sandbox, max-tool-iterations */
 
 /* parse.y */
 struct depotd_conf	*parse_config(const char *file, int verbose);
@@ -121,11 +126,19 @@ struct depotd_conf	*conf_new(void);
 /* Does a libpq conninfo (key=value or URI) carry a password? */
 int			 conf_conninfo_has_password(const char *);
 void			 conf_free(struct depotd_conf *);
-void			 conf_print(FILE *, const struct depotd_conf *);
-/* Serialises for a child; secrets outside mask are left out. */
-char			*conf_to_json(const struct depotd_conf *, int mask);
-struct depotd_conf	*conf_from_json(const char *);
 void			 conf_store(const struct depotd_conf *,
 			    struct store_conf *);
+/* The settings that changed from a to b but apply only at restart. */
+void			 conf_restart_changes(const struct depotd_conf *a,
+			    const struct depotd_conf *b, char *, size_t);
+/* conf_print.c: -nv, in the depotd.conf(5) grammar, secrets masked */
+void			 conf_print(FILE *, const struct depotd_conf *);
+/* conf_msg.c: the configuration as typed messages to one role */
+struct imsgev;
+struct imsg;
+void			 conf_send(struct imsgev *, const struct depotd_conf *,
+			    int parts, int secrets);
+/* Applies one IMSG_CONF_* part to c; -1 when it is not one. */
+int			 conf_recv(struct depotd_conf *c, struct imsg *);
 
 #endif

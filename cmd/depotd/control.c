@@ -21,6 +21,7 @@
 #include <event2/event.h>
 
 #include "log.h"
+#include "util.h"
 #include "depotd.h"
 #include "master.h"
 
@@ -29,6 +30,7 @@ struct ctl_conn {
 	uint32_t		 id;
 	struct imsgev		 iev;
 	int			 waiting;	/* a relayed command runs */
+	uint32_t		 reload;	/* generation awaited, or 0 */
 };
 
 static TAILQ_HEAD(, ctl_conn)	 ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -38,7 +40,7 @@ static int			 control_fd = -1;
 static uint32_t			 ctl_next_id = 1;
 
 static struct ctl_conn *
-ctl_find(uint32_t id)
+control_find(uint32_t id)
 {
 	struct ctl_conn	*c;
 
@@ -49,7 +51,7 @@ ctl_find(uint32_t id)
 }
 
 static void
-ctl_close(struct ctl_conn *c)
+control_close(struct ctl_conn *c)
 {
 	TAILQ_REMOVE(&ctl_conns, c, entry);
 	imsgev_clear(&c->iev);
@@ -57,13 +59,13 @@ ctl_close(struct ctl_conn *c)
 }
 
 static void
-ctl_line(struct ctl_conn *c, const char *fmt, ...)
+control_line(struct ctl_conn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
-ctl_line(struct ctl_conn *c, const char *fmt, ...)
+control_line(struct ctl_conn *c, const char *fmt, ...)
 {
-	char	 line[1024];
+	char	 line[CTL_LINE_MAX];
 	va_list	 ap;
 
 	va_start(ap, fmt);
@@ -74,7 +76,7 @@ ctl_line(struct ctl_conn *c, const char *fmt, ...)
 }
 
 static void
-ctl_end(struct ctl_conn *c, int status)
+control_end(struct ctl_conn *c, int status)
 {
 	int32_t	 s = status;
 
@@ -82,13 +84,13 @@ ctl_end(struct ctl_conn *c, int status)
 }
 
 static void
-ctl_forward(struct ctl_conn *c, const struct ctl_cmd *cmd)
+control_forward(struct ctl_conn *c, const struct ctl_cmd *cmd)
 {
 	struct child_proc	*storage = master_storage();
 
 	if (storage == NULL || !storage->ready) {
-		ctl_line(c, "storage helper not ready");
-		ctl_end(c, 1);
+		control_line(c, "storage helper not ready");
+		control_end(c, 1);
 		return;
 	}
 	c->waiting = 1;
@@ -97,46 +99,49 @@ ctl_forward(struct ctl_conn *c, const struct ctl_cmd *cmd)
 }
 
 static void
-ctl_status(struct ctl_conn *c, const struct ctl_cmd *cmd)
+control_status(struct ctl_conn *c, const struct ctl_cmd *cmd)
 {
 	struct child_proc	*cp;
 	time_t			 now = time(NULL);
 
-	ctl_line(c, "%-10s %-8s %-8s %s", "ROLE", "INSTANCE", "PID",
+	control_line(c, "%-10s %-8s %-8s %s", "ROLE", "INSTANCE", "PID",
 	    "UPTIME");
-	ctl_line(c, "%-10s %-8d %-8d %llds", "master", 0, (int)getpid(),
+	control_line(c, "%-10s %-8d %-8d %llds", "master", 0, (int)getpid(),
 	    (long long)(now - master.started));
 	TAILQ_FOREACH(cp, &master.children, entry)
-		ctl_line(c, "%-10s %-8d %-8d %llds%s", role_name(cp->role),
+		control_line(c, "%-10s %-8d %-8d %llds%s", role_name(cp->role),
 		    cp->instance, (int)cp->pid,
 		    (long long)(now - cp->started),
 		    cp->ready ? "" : " (starting)");
-	ctl_forward(c, cmd);
+	control_forward(c, cmd);
 }
 
 static void
-ctl_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
+control_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 {
 	char	 why[512];
-	int	 status;
 
 	switch (cmd->type) {
 	case CTL_STATUS:
-		ctl_status(c, cmd);
+		control_status(c, cmd);
 		break;
 	case CTL_RELOAD:
-		status = master_reload(why, sizeof(why)) == 0 ? 0 : 1;
-		ctl_line(c, "%s", why);
-		ctl_end(c, status);
+		/* Answered once every child has applied it. */
+		if ((c->reload = master_reload(why, sizeof(why))) != 0) {
+			c->waiting = 1;
+			break;
+		}
+		control_line(c, "%s", why);
+		control_end(c, 1);
 		break;
 	case CTL_LOG_VERBOSE:
 	case CTL_LOG_BRIEF:
 		master_set_verbose(cmd->type == CTL_LOG_VERBOSE ? 2 : 0);
 		log_info("log %s", cmd->type == CTL_LOG_VERBOSE ?
 		    "verbose" : "brief");
-		ctl_line(c, "logging %s", cmd->type == CTL_LOG_VERBOSE ?
+		control_line(c, "logging %s", cmd->type == CTL_LOG_VERBOSE ?
 		    "verbose" : "brief");
-		ctl_end(c, 0);
+		control_end(c, 0);
 		break;
 	case CTL_USER_ADD:
 	case CTL_USER_LIST:
@@ -146,37 +151,36 @@ ctl_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 	case CTL_KEY_LIST:
 	case CTL_KEY_REVOKE:
 	case CTL_SWEEP:
-		ctl_forward(c, cmd);
+		control_forward(c, cmd);
 		break;
 	default:
-		ctl_line(c, "unknown command");
-		ctl_end(c, 1);
+		control_line(c, "unknown command");
+		control_end(c, 1);
 		break;
 	}
 }
 
 static void
-ctl_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+control_dispatch_client(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct ctl_conn	*c = arg;
 	struct ctl_cmd	 cmd;
 
-	/* A confused client is only disconnected, never fatal. */
-	if (imsg->hdr.type != IMSG_CTL_CMD || imsg->datalen != sizeof(cmd) ||
-	    c->waiting) {
+	/* proto_ctl_request checked type and size; one command at a time. */
+	if (c->waiting) {
 		log_warnx("control: bad message, disconnecting client");
-		ctl_close(c);
+		control_close(c);
 		return;
 	}
 	memcpy(&cmd, imsg->data, sizeof(cmd));
-	ctl_command(c, &cmd);
+	control_command(c, &cmd);
 	explicit_bzero(&cmd, sizeof(cmd));
 }
 
 static void
-ctl_closed(struct imsgev *iev, const char *why, void *arg)
+control_closed(struct imsgev *iev, const char *why, void *arg)
 {
-	ctl_close(arg);
+	control_close(arg);
 }
 
 void
@@ -184,7 +188,7 @@ control_relay(struct imsg *imsg)
 {
 	struct ctl_conn	*c;
 
-	if ((c = ctl_find(imsg->hdr.peerid)) == NULL)
+	if ((c = control_find(imsg->hdr.peerid)) == NULL)
 		return;		/* the client left meanwhile */
 	imsgev_compose(&c->iev, imsg->hdr.type, 0, 0, -1, imsg->data,
 	    imsg->datalen);
@@ -192,8 +196,23 @@ control_relay(struct imsg *imsg)
 		c->waiting = 0;
 }
 
+void
+control_reload_acked(uint32_t generation)
+{
+	struct ctl_conn	*c;
+
+	TAILQ_FOREACH(c, &ctl_conns, entry) {
+		if (c->reload == 0 || c->reload > generation)
+			continue;
+		control_line(c, "reloaded %s", master.conffile);
+		control_end(c, 0);
+		c->reload = 0;
+		c->waiting = 0;
+	}
+}
+
 static void
-ctl_accept(evutil_socket_t fd, short what, void *arg)
+control_accept(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctl_conn	*c;
 	struct ucred	 cred;
@@ -213,12 +232,14 @@ ctl_accept(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	c->id = ctl_next_id++;
-	if (imsgev_init(&c->iev, master.base, s, ctl_dispatch, ctl_closed,
-	    c) == -1) {
+	if (imsgev_init(&c->iev, master.base, s, control_dispatch_client,
+	    control_closed, c) == -1) {
 		close(s);
 		free(c);
 		return;
 	}
+	/* A client that breaks the protocol is disconnected, not fatal. */
+	imsgev_set_channel(&c->iev, &proto_ctl_request);
 	TAILQ_INSERT_TAIL(&ctl_conns, c, entry);
 }
 
@@ -229,10 +250,7 @@ control_in_use(const char *path)
 	struct sockaddr_un	 sun;
 	int			 fd, rv;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
+	if (unix_addr(&sun, path) == -1)
 		return 0;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return 0;
@@ -247,10 +265,7 @@ control_init(const char *path)
 	struct sockaddr_un	 sun;
 	mode_t			 old;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
+	if (unix_addr(&sun, path) == -1)
 		fatalx("control socket path too long: %s", path);
 	strlcpy(control_path, path, sizeof(control_path));
 	control_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
@@ -266,7 +281,7 @@ control_init(const char *path)
 	if (chmod(path, S_IRUSR | S_IWUSR) == -1 || listen(control_fd, 16) == -1)
 		fatal("control socket %s", path);
 	ev_control = event_new(master.base, control_fd, EV_READ | EV_PERSIST,
-	    ctl_accept, NULL);
+	    control_accept, NULL);
 	event_add(ev_control, NULL);
 	master.started = time(NULL);
 }

@@ -25,10 +25,9 @@
 #include "log.h"
 #include "privdrop.h"
 #include "depotd.h"
+#include "roster.h"
 #include "proc.h"
 #include "master.h"
-
-struct master master;
 
 static void __attribute__((noreturn))
 usage(void)
@@ -103,44 +102,87 @@ send_listeners(struct child_proc *cp)
 }
 
 static void
-spawn_children(void)
+spawn_role(const struct role *r)
 {
-	struct child_proc	*cp, *storage = NULL, *broker = NULL;
-	int			 i;
+	struct child_proc	*cp;
+	int			 i, n = r->instances(master.conf);
 
-	storage = proc_spawn(master.self, ROLE_STORAGE, 0, master.debug,
-	    master.verbose);
-	TAILQ_INSERT_TAIL(&master.children, storage, entry);
-	broker = proc_spawn(master.self, ROLE_BROKER, 0, master.debug,
-	    master.verbose);
-	TAILQ_INSERT_TAIL(&master.children, broker, entry);
-	for (i = 0; i < master.conf->prefork; i++) {
-		cp = proc_spawn(master.self, ROLE_FRONTEND, i, master.debug,
-		    master.verbose);
+	for (i = 0; i < n; i++) {
+		if ((cp = calloc(1, sizeof(*cp))) == NULL)
+			fatal("calloc");
+		cp->role = r->role;
+		cp->instance = i;
+		cp->fd = -1;
+		cp->started = time(NULL);
+		r->spawn(cp);
 		TAILQ_INSERT_TAIL(&master.children, cp, entry);
 	}
-	/* Before the configuration goes out: it names the sandbox. */
-	sandbox_local_start();
+}
+
+/* Each pair of children whose roster rows name each other as peers. */
+static void
+connect_peers(void)
+{
+	struct child_proc	*a, *b;
+
+	TAILQ_FOREACH(a, &master.children, entry)
+		for (b = TAILQ_NEXT(a, entry); b != NULL;
+		    b = TAILQ_NEXT(b, entry))
+			if (roster_role(a->role)->peers & ROLE_BIT(b->role) &&
+			    proc_connect_pair(a, b) == -1)
+				fatal("socketpair");
+}
+
+/*
+ * Starts every role of the roster, in its order, then sends each child
+ * with a channel its configuration, listeners and peers, and START.
+ */
+static void
+spawn_children(void)
+{
+	struct child_proc	*cp;
+	size_t			 i;
+
+	for (i = 0; i < roster_norder; i++)
+		spawn_role(roster_role(roster_order[i]));
+	master.generation = 1;
 	TAILQ_FOREACH(cp, &master.children, entry) {
-		if (cp->role == ROLE_SANDBOXD)
+		if (cp->fd == -1) {
+			cp->ready = 1;
 			continue;
+		}
 		if (imsgev_init(&cp->iev, master.base, cp->fd,
-		    master_dispatch, master_child_closed, cp) == -1)
+		    master_dispatch_child, master_child_closed, cp) == -1)
 			fatal("imsgev_init");
-		proc_send_conf(cp, master.conf);
+		imsgev_set_channel(&cp->iev, proto_channel(ROLE_MASTER,
+		    cp->role));
+		proc_send_conf(cp, master.conf, master.generation);
+		if (roster_role(cp->role)->listens)
+			send_listeners(cp);
 	}
-	proc_connect_pair(storage, broker);
-	TAILQ_FOREACH(cp, &master.children, entry) {
-		if (cp->role != ROLE_FRONTEND)
-			continue;
-		send_listeners(cp);
-		proc_connect_pair(cp, storage);
-		proc_connect_pair(cp, broker);
-	}
+	connect_peers();
 	TAILQ_FOREACH(cp, &master.children, entry)
-		if (cp->role != ROLE_SANDBOXD)
+		if (cp->fd != -1)
 			imsgev_compose(&cp->iev, IMSG_START, 0, 0, -1, NULL,
 			    0);
+}
+
+/* Every user a role of this configuration runs as must exist. */
+static void
+lookup_users(void)
+{
+	const struct role	*r;
+	const char		*name;
+	int			 i;
+
+	for (i = 0; i < ROLE_MAX; i++) {
+		r = roster_role(i);
+		if (r->instances == NULL || r->instances(master.conf) == 0)
+			continue;
+		name = roster_user(r->user, master.conf);
+		if (priv_lookup(name, &master.users[r->user]) == -1)
+			errx(1, "unknown user %s (%s)", name, r->title);
+	}
 }
 
 static void
@@ -170,24 +212,18 @@ self_path(void)
 }
 
 static void
-child_main(const char *role, const char *inst, int debug, int verbose)
+child_main(const char *title, const char *inst, int debug, int verbose)
 {
-	const char	*errstr;
-	int		 instance;
+	const struct role	*r;
+	const char		*errstr;
+	int			 instance;
 
 	instance = strtonum(inst ? inst : "0", 0, FRONTEND_MAX - 1, &errstr);
 	if (errstr != NULL)
 		errx(1, "instance %s", errstr);
-	switch (role_from_name(role)) {
-	case ROLE_FRONTEND:
-		frontend_main(instance, debug, verbose);
-	case ROLE_STORAGE:
-		storage_main(debug, verbose);
-	case ROLE_BROKER:
-		broker_main(debug, verbose);
-	default:
-		errx(1, "unknown role %s", role);
-	}
+	if ((r = roster_by_title(title)) == NULL || r->main == NULL)
+		errx(1, "unknown role %s", title);
+	r->main(instance, debug, verbose);
 }
 
 int
@@ -195,10 +231,18 @@ main(int argc, char *argv[], char *envp[])
 {
 	const char	*conffile = DEPOTD_CONF, *role = NULL, *inst = NULL;
 	const char	*pidfile = NULL;
-	struct privuser	 pu;
+	char		*no_env[] = { NULL };
 	int		 ch, noaction = 0;
 
-	setproctitle_init(argc, argv, envp);
+	/*
+	 * Before getopt: the title moves argv.  A child (exec_child puts
+	 * -P first) gives the title the argv area only, so that the
+	 * environment the master gave it stays readable in /proc.
+	 */
+	if (argc > 1 && strcmp(argv[1], "-P") == 0)
+		setproctitle_init(argc, argv, no_env);
+	else
+		setproctitle_init(argc, argv, envp);
 	while ((ch = getopt(argc, argv, "dD:f:I:np:P:v")) != -1) {
 		switch (ch) {
 		case 'd':
@@ -247,8 +291,7 @@ main(int argc, char *argv[], char *envp[])
 	}
 	if (geteuid() != 0)
 		errx(1, "need root privileges");
-	if (priv_lookup(master.conf->user, &pu) == -1)
-		errx(1, "unknown user %s", master.conf->user);
+	lookup_users();
 	master.conffile = conffile;
 	master.self = self_path();
 	/* Still on stderr: a second daemon is refused before it harms. */

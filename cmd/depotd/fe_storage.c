@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "util.h"
+#include "child.h"
 #include "frontend.h"
 
 struct fe_call {
@@ -49,7 +50,7 @@ ends_call(uint32_t type)
 }
 
 static void
-storage_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+frontend_dispatch_storage(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct fe_call	*c;
 
@@ -73,9 +74,8 @@ fe_storage_attach(int fd)
 {
 	if (storage_attached)
 		fatalx("a second storage channel");
-	if (imsgev_init(&storage_iev, fe.base, fd, storage_dispatch,
-	    storage_closed, NULL) == -1)
-		fatal("imsgev_init");
+	child_peer_init(&storage_iev, ROLE_STORAGE, fd,
+	    frontend_dispatch_storage, storage_closed, NULL);
 	storage_attached = 1;
 }
 

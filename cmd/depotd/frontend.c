@@ -102,6 +102,9 @@ fe_conf(struct depotd_conf *conf, int reload)
 {
 	fe.conf = conf;
 	fe.base = child_base();
+	/* New limits hold for what happens next on every connection. */
+	if (reload && fe.http != NULL)
+		http_server_set_limits(fe.http, &conf->http);
 }
 
 static void
@@ -113,7 +116,7 @@ fe_listen(int fd)
 }
 
 static void
-fe_peer(enum proc_role role, int instance, int fd)
+frontend_peer(enum proc_role role, int instance, int fd)
 {
 	if (role == ROLE_STORAGE)
 		fe_storage_attach(fd);
@@ -124,21 +127,10 @@ fe_peer(enum proc_role role, int instance, int fd)
 static void
 fe_start(void)
 {
-	struct http_limits	 lim;
-	int			 i;
+	int	 i;
 
-	http_limits_default(&lim);
-	if (fe.conf->max_header_size > 0)
-		lim.max_header_bytes = fe.conf->max_header_size;
-	if (fe.conf->max_headers > 0)
-		lim.max_headers = fe.conf->max_headers;
-	if (fe.conf->header_timeout > 0)
-		lim.header_timeout = fe.conf->header_timeout;
-	if (fe.conf->idle_timeout > 0)
-		lim.idle_timeout = fe.conf->idle_timeout;
-	if (fe.conf->max_connections > 0)
-		lim.max_conns = fe.conf->max_connections;
-	if ((fe.http = http_server_new(fe.base, &lim, &handler)) == NULL)
+	if ((fe.http = http_server_new(fe.base, &fe.conf->http,
+	    &handler)) == NULL)
 		fatalx("http_server_new");
 	for (i = 0; i < nlisten; i++)
 		if (http_server_listen_fd(fe.http, listen_fds[i]) == -1)
@@ -155,7 +147,7 @@ fe_shutdown(void)
 static const struct child_ops frontend_ops = {
 	.conf = fe_conf,
 	.listen_fd = fe_listen,
-	.peer = fe_peer,
+	.peer = frontend_peer,
 	.start = fe_start,
 	.shutdown = fe_shutdown,
 };

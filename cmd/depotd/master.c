@@ -16,6 +16,7 @@
 #include "depotd.h"
 #include "master.h"
 
+struct master		 master;
 static struct event	*ev_sigterm, *ev_sigint, *ev_sighup, *ev_sigchld;
 
 struct child_proc *
@@ -112,6 +113,7 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
 
 	log_info("reloading %s", master.conffile);
 	master_reload(why, sizeof(why));
+	/* The log says "reloaded" once every child has acknowledged. */
 }
 
 void
@@ -128,42 +130,26 @@ master_signals(void)
 	evsignal_add(ev_sigchld, NULL);
 }
 
-static int
-listens_differ(const struct depotd_conf *a, const struct depotd_conf *b)
-{
-	const struct listen_conf	*la, *lb;
-
-	lb = TAILQ_FIRST(&b->listens);
-	TAILQ_FOREACH(la, &a->listens, entry) {
-		if (lb == NULL || la->sslen != lb->sslen ||
-		    memcmp(&la->ss, &lb->ss, la->sslen) != 0)
-			return 1;
-		lb = TAILQ_NEXT(lb, entry);
-	}
-	return lb != NULL;
-}
-
 /*
- * Parses the file into a new configuration and applies it only when it
- * parsed.  Listening sockets and the number of frontends stay as they
- * were: they change at restart.
+ * Parses the file into a new configuration and sends it to the
+ * children only when it parsed.  What applies only at restart (see
+ * conf_restart_changes) is named in the log; the children keep running
+ * with what they started with for those.  The reload is complete when
+ * every child has acknowledged the new generation (conf_acked).
  */
-int
+uint32_t
 master_reload(char *why, size_t whylen)
 {
 	struct depotd_conf	*conf;
 	struct child_proc	*cp;
+	char			 later[256];
 
 	if ((conf = parse_config(master.conffile, master.verbose)) == NULL) {
 		snprintf(why, whylen, "%s has errors; keeping the running "
 		    "configuration", master.conffile);
 		log_warnx("reload failed: %s", why);
-		return -1;
+		return 0;
 	}
-	if (conf->prefork != master.conf->prefork ||
-	    listens_differ(conf, master.conf))
-		log_warnx("reload: listen and prefork changes take effect "
-		    "at restart");
 	/* The running sandbox stays; its URL and token carry over. */
 	if (master.conf->sandbox == SANDBOX_LOCAL &&
 	    conf->sandbox == SANDBOX_LOCAL) {
@@ -173,14 +159,37 @@ master_reload(char *why, size_t whylen)
 		conf->sandbox_token = master.conf->sandbox_token;
 		master.conf->sandbox_token = NULL;
 	}
+	conf_restart_changes(master.conf, conf, later, sizeof(later));
+	if (later[0] != '\0')
+		log_warnx("reload: %s take effect at restart", later);
 	conf_free(master.conf);
 	master.conf = conf;
+	master.generation++;
 	TAILQ_FOREACH(cp, &master.children, entry)
-		if (cp->role != ROLE_SANDBOXD)
-			proc_send_conf(cp, conf);
+		if (cp->fd != -1)
+			proc_send_conf(cp, conf, master.generation);
 	snprintf(why, whylen, "reloaded %s", master.conffile);
-	log_info("%s", why);
-	return 0;
+	return master.generation;
+}
+
+/* A child applied a configuration: is every child at the latest? */
+static void
+conf_acked(struct child_proc *cp, struct imsg *imsg)
+{
+	struct child_proc	*c;
+	uint32_t		 gen, oldest = UINT32_MAX;
+
+	memcpy(&gen, imsg->data, sizeof(gen));
+	if (gen > master.generation || gen < cp->conf_acked)
+		fatalx("%s %d acknowledged configuration %u of %u",
+		    role_name(cp->role), cp->instance, gen, master.generation);
+	cp->conf_acked = gen;
+	TAILQ_FOREACH(c, &master.children, entry)
+		if (c->fd != -1 && c->conf_acked < oldest)
+			oldest = c->conf_acked;
+	if (oldest == master.generation && oldest > 1)
+		log_info("reloaded %s", master.conffile);
+	control_reload_acked(oldest);
 }
 
 void
@@ -190,7 +199,7 @@ master_set_verbose(int v)
 
 	log_setverbose(v);
 	TAILQ_FOREACH(cp, &master.children, entry)
-		if (cp->role != ROLE_SANDBOXD)
+		if (cp->fd != -1)
 			imsgev_compose(&cp->iev, IMSG_LOG_VERBOSE, 0, 0, -1,
 			    &v, sizeof(v));
 }
@@ -208,23 +217,22 @@ child_ready(struct child_proc *cp)
 }
 
 void
-master_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+master_dispatch_child(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct child_proc	*cp = arg;
 
+	/* proto.c's tables let only these through, at their sizes. */
 	switch (imsg->hdr.type) {
 	case IMSG_READY:
 		child_ready(cp);
 		break;
+	case IMSG_CONF_ACK:
+		conf_acked(cp, imsg);
+		break;
 	case IMSG_CTL_LINE:
 	case IMSG_CTL_END:
-		if (cp->role != ROLE_STORAGE)
-			fatalx("control reply from %s", role_name(cp->role));
 		control_relay(imsg);
 		break;
-	default:
-		fatalx("unexpected message %u from %s %d", imsg->hdr.type,
-		    role_name(cp->role), cp->instance);
 	}
 }
 

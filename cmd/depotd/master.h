@@ -5,6 +5,7 @@
 #ifndef DEPOTD_MASTER_H
 #define DEPOTD_MASTER_H
 
+#include "privdrop.h"
 #include "proc.h"
 
 struct master {
@@ -19,27 +20,32 @@ struct master {
 	int			 shutting_down;
 	int			 exit_status;
 	time_t			 started;
+	struct privuser		 users[RUN_AS_MAX];	/* looked up at start */
+	uint32_t		 generation;	/* of the configuration sent */
 };
 
 extern struct master master;
 
 /* master.c */
 void	 master_signals(void);
-void	 master_dispatch(struct imsgev *, struct imsg *, void *);
+void	 master_dispatch_child(struct imsgev *, struct imsg *, void *);
 void	 master_child_closed(struct imsgev *, const char *, void *);
-int	 master_reload(char *why, size_t whylen);
+/* The new configuration's generation, or 0 (why says) if it failed. */
+uint32_t master_reload(char *why, size_t whylen);
 void	 master_set_verbose(int);
 struct child_proc *master_storage(void);
 void	 master_shutdown(int) __attribute__((noreturn));
 
 /* sandbox_local.c */
-void	 sandbox_local_start(void);
+void	 sandbox_local_spawn(struct child_proc *);
 void	 sandbox_local_cleanup(void);
 
 /* control.c */
 void	 control_init(const char *path);
 int	 control_in_use(const char *path);
 void	 control_relay(struct imsg *);
+/* Every child has applied generation: answer who waits for it. */
+void	 control_reload_acked(uint32_t generation);
 void	 control_cleanup(void);
 
 #endif

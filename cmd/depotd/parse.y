@@ -131,6 +131,7 @@ static void	 final_checks(const char *);
 %token	KEEPALIVE KNOWNHOSTS LISTEN LOCAL MAXCONNECTIONS MAXFILENAME
 %token	MAXHEADERS MAXHEADERSIZE MAXSIZE MAXTOOLITERATIONS MAXTRANSFERS
 %token	MAXUPLOADS MODEL NATIVECODE NO ON OPENAI PARTSIZE PASSPHRASE
+%token	BODYTIMEOUT MAXCONNSPERADDR MINBODYRATE
 %token	PATHSTYLE POOL PORT PREFORK REGION REMOTENAME RETENTION SANDBOX
 %token	SECRETKEY SESSIONTOKEN SOCKET STORAGE SWEEPINTERVAL TEXTONLY TIMEOUT
 %token	TOKEN UPSTREAM URL USER WRITINGGRACE
@@ -278,6 +279,10 @@ main		: STRING			{
 				secret_origin_check($<origin>2);
 			set_secret(&conf->database, $2);
 			conf->db_pool = $3;
+		}
+		| STORAGE USER STRING		{
+			copy_string(conf->storage_user,
+			    sizeof(conf->storage_user), $3, "storage user");
 		}
 		| STORAGE STRING		{
 			storage_begin($2);
@@ -459,23 +464,37 @@ httpopt		: STRING			{
 		| MAXHEADERSIZE size		{
 			if (in_range($2, 1024, 1024 * 1024,
 			    "max-header-size"))
-				conf->max_header_size = $2;
+				conf->http.max_header_bytes = $2;
 		}
 		| MAXHEADERS NUMBER		{
 			if (in_range($2, 1, 1000, "max-headers"))
-				conf->max_headers = $2;
+				conf->http.max_headers = $2;
 		}
 		| HEADERTIMEOUT duration	{
 			if (in_range($2, 1, 3600, "header-timeout"))
-				conf->header_timeout = $2;
+				conf->http.header_timeout = $2;
 		}
 		| IDLETIMEOUT duration		{
 			if (in_range($2, 1, 86400, "idle-timeout"))
-				conf->idle_timeout = $2;
+				conf->http.idle_timeout = $2;
+		}
+		| BODYTIMEOUT duration		{
+			if (in_range($2, 1, 86400, "body-timeout"))
+				conf->http.body_timeout = $2;
+		}
+		| MINBODYRATE size		{
+			if (in_range($2, 0, 1024 * 1024 * 1024,
+			    "min-body-rate"))
+				conf->http.min_body_rate = $2;
 		}
 		| MAXCONNECTIONS NUMBER		{
 			if (in_range($2, 1, 1000000, "max-connections"))
-				conf->max_connections = $2;
+				conf->http.max_conns = $2;
+		}
+		| MAXCONNSPERADDR NUMBER	{
+			if (in_range($2, 1, 1000000,
+			    "max-connections-per-address"))
+				conf->http.max_conns_per_addr = $2;
 		}
 		;
 
@@ -621,6 +640,7 @@ static const struct keyword keywords[] = {
 	{ "anthropic",			ANTHROPIC },
 	{ "api",			API },
 	{ "api-key",			APIKEY },
+	{ "body-timeout",		BODYTIMEOUT },
 	{ "chroot",			CHROOT },
 	{ "control",			CONTROL },
 	{ "database",			DATABASE },
@@ -637,6 +657,7 @@ static const struct keyword keywords[] = {
 	{ "listen",			LISTEN },
 	{ "local",			LOCAL },
 	{ "max-connections",		MAXCONNECTIONS },
+	{ "max-connections-per-address", MAXCONNSPERADDR },
 	{ "max-filename",		MAXFILENAME },
 	{ "max-header-size",		MAXHEADERSIZE },
 	{ "max-headers",		MAXHEADERS },
@@ -644,6 +665,7 @@ static const struct keyword keywords[] = {
 	{ "max-tool-iterations",	MAXTOOLITERATIONS },
 	{ "max-transfers",		MAXTRANSFERS },
 	{ "max-uploads-per-key",	MAXUPLOADS },
+	{ "min-body-rate",		MINBODYRATE },
 	{ "model",			MODEL },
 	{ "native-code-execution",	NATIVECODE },
 	{ "no",				NO },

@@ -3,7 +3,8 @@
  *
  * Each child is this same binary re-executed with a role flag, so that
  * it starts from a clean address space (no copy of the master's
- * configuration or secrets) with its channel to the master on fd 3.
+ * configuration, secrets or environment) with its channel to the
+ * master on fd 3.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -19,30 +20,13 @@
 
 #include "log.h"
 #include "depotd.h"
+#include "master.h"
 #include "proc.h"
 
-static const char *role_names[ROLE_MAX] = {
-	"master", "frontend", "storage", "broker", "sandboxd",
+char *const proc_env[] = {
+	"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+	NULL,
 };
-
-const char *
-role_name(enum proc_role role)
-{
-	if (role < 0 || role >= ROLE_MAX)
-		return "unknown";
-	return role_names[role];
-}
-
-int
-role_from_name(const char *name)
-{
-	int	 i;
-
-	for (i = 0; i < ROLE_MAX; i++)
-		if (strcmp(name, role_names[i]) == 0)
-			return i;
-	return -1;
-}
 
 static void
 exec_child(const char *self, enum proc_role role, int instance, int fd,
@@ -69,38 +53,36 @@ exec_child(const char *self, enum proc_role role, int instance, int fd,
 	for (i = 0; i < verbose && i < 4; i++)
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
-	execv(self, argv);
-	fatal("execv %s", self);
+	execve(self, argv, proc_env);
+	fatal("execve %s", self);
 }
 
-/* Forks and re-executes a child; returns its channel to the master. */
-struct child_proc *
-proc_spawn(const char *self, enum proc_role role, int instance, int debug,
-    int verbose)
+/* Forks and re-executes a child; cp gets its pid and channel. */
+void
+proc_spawn(struct child_proc *cp)
 {
-	struct child_proc	*cp;
-	int			 sv[2];
+	pid_t	 pid;
+	int	 sv[2];
 
-	if ((cp = calloc(1, sizeof(*cp))) == NULL)
-		fatal("calloc");
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		fatal("socketpair");
-	cp->role = role;
-	cp->instance = instance;
-	switch (cp->pid = fork()) {
+	switch (pid = fork()) {
 	case -1:
 		fatal("fork");
 	case 0:
 		close(sv[0]);
-		/* Do not outlive a master that dies without telling us. */
+		/*
+		 * Until execve, a SIGCHLD would run libevent's handler,
+		 * which writes to the master's own signal socket.
+		 */
 		signal(SIGCHLD, SIG_DFL);
-		exec_child(self, role, instance, sv[1], debug, verbose);
+		exec_child(master.self, cp->role, cp->instance, sv[1],
+		    master.debug, master.verbose);
 		/* NOTREACHED */
 	}
 	close(sv[1]);
+	cp->pid = pid;
 	cp->fd = sv[0];
-	cp->started = time(NULL);
-	return cp;
 }
 
 /*
@@ -128,42 +110,47 @@ proc_connect_pair(struct child_proc *a, struct child_proc *b)
 	return 0;
 }
 
-/* Sends the configuration as JSON chunks; mask limits the secrets. */
+/*
+ * Sends a child its configuration: who it runs as and where, then only
+ * the parts and secrets its roster row names.
+ */
 void
-proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf)
+proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
+    uint32_t generation)
 {
-	char	*json;
-	size_t	 len, off, n;
-	int	 mask;
+	const struct role	*r = roster_role(cp->role);
+	struct proc_conf_msg	 pc;
 
-	switch (cp->role) {
-	case ROLE_FRONTEND:
-		mask = CONF_SECRETS_FRONTEND;
-		break;
-	case ROLE_STORAGE:
-		mask = CONF_SECRETS_STORAGE;
-		break;
-	case ROLE_BROKER:
-		mask = CONF_SECRETS_BROKER;
-		break;
-	default:
-		mask = CONF_SECRETS_NONE;
-		break;
-	}
-	if ((json = conf_to_json(conf, mask)) == NULL)
-		fatalx("cannot serialise the configuration");
-	len = strlen(json);
-	for (off = 0; off < len; off += n) {
-		n = len - off;
-		if (n > CONF_CHUNK)
-			n = CONF_CHUNK;
-		if (imsgev_compose(&cp->iev, IMSG_CONF_CHUNK, 0, 0, -1,
-		    json + off, n) == -1)
-			fatal("imsg_compose");
-	}
+	memset(&pc, 0, sizeof(pc));
+	strlcpy(pc.user, master.users[r->user].name, sizeof(pc.user));
+	pc.uid = master.users[r->user].uid;
+	pc.gid = master.users[r->user].gid;
+	if (r->chroot == CHROOT_CONF)
+		strlcpy(pc.chroot, conf->chroot, sizeof(pc.chroot));
+	if (imsgev_compose(&cp->iev, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
+	    sizeof(generation)) == -1 ||
+	    imsgev_compose(&cp->iev, IMSG_CONF_PROC, 0, 0, -1, &pc,
+	    sizeof(pc)) == -1)
+		fatal("imsg_compose");
+	conf_send(&cp->iev, conf, r->parts, r->secrets);
 	if (imsgev_compose(&cp->iev, IMSG_CONF_END, 0, 0, -1, NULL, 0) == -1)
 		fatal("imsg_compose");
-	freezero(json, len);
+}
+
+/*
+ * The one place the master signals a child.  kill() with 0 or -1 would
+ * reach the master's process group or, as root, every process on the
+ * machine, so only a real child's pid (> 1, not our own) is signalled.
+ */
+int
+proc_signal(const struct child_proc *cp, int sig)
+{
+	if (cp->pid <= 1 || cp->pid == getpid()) {
+		log_warnx("%s %d: not signalling pid %d", role_name(cp->role),
+		    cp->instance, (int)cp->pid);
+		return -1;
+	}
+	return kill(cp->pid, sig);
 }
 
 /* Signals every child and waits up to a few seconds before SIGKILL. */
@@ -176,7 +163,7 @@ proc_kill_all(struct child_list *children)
 
 	TAILQ_FOREACH(cp, children, entry)
 		if (cp->pid > 0)
-			kill(cp->pid, SIGTERM);
+			proc_signal(cp, SIGTERM);
 	for (i = 0; i < 100; i++) {
 		left = 0;
 		TAILQ_FOREACH(cp, children, entry) {
@@ -196,8 +183,8 @@ proc_kill_all(struct child_list *children)
 		if (cp->pid > 0) {
 			log_warnx("%s %d did not stop; killing it",
 			    role_name(cp->role), cp->instance);
-			kill(cp->pid, SIGKILL);
-			waitpid(cp->pid, &status, 0);
+			if (proc_signal(cp, SIGKILL) == 0)
+				waitpid(cp->pid, &status, 0);
 			cp->pid = 0;
 		}
 }

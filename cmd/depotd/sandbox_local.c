@@ -24,9 +24,8 @@
 #include "log.h"
 #include "util.h"
 #include "depotd.h"
+#include "roster.h"
 #include "master.h"
-
-#define SANDBOX_USER	"_depotsbx"
 
 static char	 sbx_sock[PATH_MAX];
 static char	 sbx_token[PATH_MAX];
@@ -75,30 +74,29 @@ exec_sandboxd(const char *prog, const char *runner, const char *workdir)
 	argv[argc++] = "-t";
 	argv[argc++] = sbx_token;
 	argv[argc++] = "-u";
-	argv[argc++] = SANDBOX_USER;
+	argv[argc++] = (char *)roster_user(RUN_AS_SANDBOX, master.conf);
 	argv[argc++] = "-w";
 	argv[argc++] = (char *)workdir;
 	argv[argc++] = "-r";
 	argv[argc++] = (char *)runner;
 	argv[argc] = NULL;
-	execv(prog, argv);
-	fatal("execv %s", prog);
+	execve(prog, argv, proc_env);
+	fatal("execve %s", prog);
 }
 
 /*
- * Spawns depot-sandboxd and rewrites the configuration so that the
- * broker uses it: the URL names the socket, the token is fresh.
+ * The roster's spawn for depot-sandboxd: starts it and rewrites the
+ * configuration so that the broker uses it (the URL names the socket,
+ * the token is fresh).  It has no channel to the master, only a pid.
  */
 void
-sandbox_local_start(void)
+sandbox_local_spawn(struct child_proc *cp)
 {
 	struct depotd_conf	*conf = master.conf;
-	struct child_proc	*cp;
 	char			 dir[PATH_MAX], prog[PATH_MAX], runner[PATH_MAX];
 	char			 token[TOKEN_LEN];
+	pid_t			 pid;
 
-	if (conf->sandbox != SANDBOX_LOCAL)
-		return;
 	strlcpy(dir, conf->control_socket, sizeof(dir));
 	strlcpy(dir, dirname(dir), sizeof(dir));
 	if (snprintf(sbx_sock, sizeof(sbx_sock), "%s/depot-sandboxd.sock",
@@ -122,13 +120,7 @@ sandbox_local_start(void)
 	    sbx_sock) >= (int)sizeof(conf->sandbox_url))
 		fatalx("sandbox local: %s is too long a path", sbx_sock);
 
-	if ((cp = calloc(1, sizeof(*cp))) == NULL)
-		fatal("calloc");
-	cp->role = ROLE_SANDBOXD;
-	cp->fd = -1;
-	cp->started = time(NULL);
-	cp->ready = 1;
-	switch (cp->pid = fork()) {
+	switch (pid = fork()) {
 	case -1:
 		fatal("fork");
 	case 0:
@@ -136,7 +128,7 @@ sandbox_local_start(void)
 		exec_sandboxd(prog, runner, conf->sandbox_dir[0] ?
 		    conf->sandbox_dir : "/var/tmp/depot-sandboxd");
 	}
-	TAILQ_INSERT_TAIL(&master.children, cp, entry);
+	cp->pid = pid;
 	log_info("sandbox local: depot-sandboxd on %s", sbx_sock);
 }
 

@@ -23,20 +23,27 @@
 #include "child.h"
 #include "storage.h"
 
+struct storage_peer {
+	TAILQ_ENTRY(storage_peer)	 entry;
+	enum proc_role		 role;
+	int			 instance;
+	struct imsgev		 iev;
+};
+
 struct storage storage;
-static TAILQ_HEAD(, fe_peer)	 peers = TAILQ_HEAD_INITIALIZER(peers);
+static TAILQ_HEAD(, storage_peer)	 peers = TAILQ_HEAD_INITIALIZER(peers);
 static const char		*ro_list[8];
 static const char		*rw_list[4];
 
 int
-storage_reply(struct fe_peer *p, uint32_t type, uint32_t peerid, int fd,
+storage_reply(struct storage_peer *p, uint32_t type, uint32_t peerid, int fd,
     const void *data, size_t len)
 {
 	return imsgev_compose(&p->iev, type, peerid, 0, fd, data, len);
 }
 
 void
-storage_error(struct fe_peer *p, uint32_t peerid, int status,
+storage_error(struct storage_peer *p, uint32_t peerid, int status,
     const char *fmt, ...)
 {
 	struct error_msg	 em;
@@ -50,20 +57,17 @@ storage_error(struct fe_peer *p, uint32_t peerid, int status,
 	storage_reply(p, IMSG_ERROR, peerid, -1, &em, sizeof(em));
 }
 
+/* proto.c has refused whatever this peer's role may not send. */
 static void
-peer_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+storage_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
-	struct fe_peer	*p = arg;
-
-	if (p->role != ROLE_FRONTEND && p->role != ROLE_BROKER)
-		fatalx("storage: message from %s", role_name(p->role));
-	sfiles_dispatch(p, imsg);
+	sfiles_dispatch(arg, imsg);
 }
 
 static void
-peer_closed(struct imsgev *iev, const char *why, void *arg)
+storage_peer_closed(struct imsgev *iev, const char *why, void *arg)
 {
-	struct fe_peer	*p = arg;
+	struct storage_peer	*p = arg;
 
 	/* A lost frontend takes its half-written uploads with it. */
 	sfiles_peer_lost(p);
@@ -75,17 +79,16 @@ peer_closed(struct imsgev *iev, const char *why, void *arg)
 }
 
 static void
-storage_peer(enum proc_role role, int instance, int fd)
+storage_add_peer(enum proc_role role, int instance, int fd)
 {
-	struct fe_peer	*p;
+	struct storage_peer	*p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		fatal("calloc");
 	p->role = role;
 	p->instance = instance;
-	if (imsgev_init(&p->iev, storage.base, fd, peer_dispatch, peer_closed,
-	    p) == -1)
-		fatal("imsgev_init");
+	child_peer_init(&p->iev, role, fd, storage_dispatch_peer,
+	    storage_peer_closed, p);
 	TAILQ_INSERT_TAIL(&peers, p, entry);
 }
 
@@ -98,7 +101,7 @@ store_checked(void *arg, int error)
 	/* The URL names no secret: credentials are options apart. */
 	if (error != 0 && (was || arg != NULL))
 		log_warnx("storage: %s is not usable: %s",
-		    storage.conf->storage_url, strerror(error));
+		    storage.store_url, strerror(error));
 	else if (error == 0 && !was)
 		log_info("storage: store is usable");
 }
@@ -137,6 +140,9 @@ storage_prepare(void)
 	struct store_conf	 sc;
 	const char		*why;
 
+	/* The store and the database stay as started until a restart. */
+	strlcpy(storage.store_url, storage.conf->storage_url,
+	    sizeof(storage.store_url));
 	conf_store(storage.conf, &sc);
 	if ((storage.store = store_new(storage.base, &sc, &why)) == NULL)
 		fatalx("storage %s: %s", storage.conf->storage_url, why);
@@ -177,19 +183,17 @@ storage_start(void)
 	sweep_init();
 }
 
+/* The only message of its own the master sends: a control command. */
 static void
 storage_parent_msg(struct imsg *imsg)
 {
-	if (imsg->hdr.type != IMSG_CTL_CMD)
-		fatalx("storage: unexpected message %u from the master",
-		    imsg->hdr.type);
 	ctl_dispatch_cmd(imsg);
 }
 
 static void
 storage_shutdown(void)
 {
-	struct fe_peer	*p;
+	struct storage_peer	*p;
 
 	TAILQ_FOREACH(p, &peers, entry)
 		sfiles_peer_lost(p);
@@ -197,7 +201,7 @@ storage_shutdown(void)
 
 static const struct child_ops storage_ops = {
 	.conf = storage_conf,
-	.peer = storage_peer,
+	.peer = storage_add_peer,
 	.prepare = storage_prepare,
 	.ro_paths = storage_ro,
 	.rw_paths = storage_rw,
@@ -207,7 +211,7 @@ static const struct child_ops storage_ops = {
 };
 
 void
-storage_main(int debug, int verbose)
+storage_main(int instance, int debug, int verbose)
 {
 	/* Once per process, before any store may use libcurl. */
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
@@ -216,5 +220,5 @@ storage_main(int debug, int verbose)
 	storage.host[sizeof(storage.host) - 1] = '\0';
 	snprintf(storage.host + strlen(storage.host),
 	    sizeof(storage.host) - strlen(storage.host), ":%d", (int)getpid());
-	child_run(ROLE_STORAGE, 0, &storage_ops, debug, verbose);
+	child_run(ROLE_STORAGE, instance, &storage_ops, debug, verbose);
 }

@@ -14,13 +14,8 @@
 #include "db.h"
 #include "store.h"
 
-/* A channel to a frontend or the broker. */
-struct fe_peer {
-	TAILQ_ENTRY(fe_peer)	 entry;
-	enum proc_role		 role;
-	int			 instance;
-	struct imsgev		 iev;
-};
+/* A channel to a frontend or the broker (storage.c). */
+struct storage_peer;
 
 /* Owner of a file: every file operation is scoped to one. */
 struct owner {
@@ -42,14 +37,15 @@ struct storage {
 	int			 store_up;
 	struct event		*ev_store_check;
 	char			 host[128];	/* this host, for sweep claims */
+	char			 store_url[1024];	/* as started */
 };
 
 extern struct storage storage;
 
 /* storage.c */
-int	 storage_reply(struct fe_peer *, uint32_t type, uint32_t peerid,
+int	 storage_reply(struct storage_peer *, uint32_t type, uint32_t peerid,
 	    int fd, const void *, size_t);
-void	 storage_error(struct fe_peer *, uint32_t peerid, int status,
+void	 storage_error(struct storage_peer *, uint32_t peerid, int status,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Copies a fixed-size message out of an imsg, refusing a wrong size. */
 #define IMSG_TAKE(imsg, var) do {					\
@@ -89,7 +85,7 @@ enum file_col { FILE_COLUMNS(FILE_COL_ENUM) COL_REF };
  */
 struct sreq {
 	TAILQ_ENTRY(sreq)	 sreq_entry;
-	struct fe_peer		*peer;
+	struct storage_peer		*peer;
 	uint32_t		 peerid;
 };
 #define SREQ_FIRST(type)						\
@@ -97,9 +93,9 @@ struct sreq {
 	    #type ": its struct sreq must come first")
 
 /* storage_files.c */
-void	 sfiles_dispatch(struct fe_peer *, struct imsg *);
-void	 sfiles_peer_lost(struct fe_peer *);
-void	 sreq_begin(struct sreq *, struct fe_peer *, uint32_t peerid);
+void	 sfiles_dispatch(struct storage_peer *, struct imsg *);
+void	 sfiles_peer_lost(struct storage_peer *);
+void	 sreq_begin(struct sreq *, struct storage_peer *, uint32_t peerid);
 void	 sreq_end(struct sreq *);
 void	 sreq_free(struct sreq *);
 void	 sreq_reply(struct sreq *, uint32_t type, int fd, const void *,
@@ -110,21 +106,21 @@ int	 sreq_query(struct sreq *, const char *sql, int n,
 	    const char *const *params, db_cb);
 void	 sfiles_rec_from_row(struct file_rec *, const PGresult *, int);
 /* storage_auth.c */
-void	 sauth_lookup(struct fe_peer *, struct imsg *);
-void	 sauth_release(struct fe_peer *, struct imsg *);
-const struct principal_ref *sauth_handle(struct fe_peer *, uint32_t peerid,
+void	 sauth_lookup(struct storage_peer *, struct imsg *);
+void	 sauth_release(struct storage_peer *, struct imsg *);
+const struct principal_ref *sauth_handle(struct storage_peer *, uint32_t peerid,
 	    const char *handle);
-int	 sauth_handle_live(struct fe_peer *, const char *handle);
-void	 sauth_handle_touch(struct fe_peer *, const char *handle);
+int	 sauth_handle_live(struct storage_peer *, const char *handle);
+void	 sauth_handle_touch(struct storage_peer *, const char *handle);
 void	 sauth_key_revoked(const char *key_id);
-void	 sauth_peer_lost(struct fe_peer *);
+void	 sauth_peer_lost(struct storage_peer *);
 /* storage_upload.c */
-void	 supload_create(struct fe_peer *, struct imsg *);
-void	 supload_progress(struct fe_peer *, struct imsg *);
-void	 supload_commit(struct fe_peer *, struct imsg *);
-void	 supload_abort(struct fe_peer *, struct imsg *);
-void	 supload_handle_gone(struct fe_peer *, const char *handle);
-void	 supload_peer_lost(struct fe_peer *);
+void	 supload_create(struct storage_peer *, struct imsg *);
+void	 supload_progress(struct storage_peer *, struct imsg *);
+void	 supload_commit(struct storage_peer *, struct imsg *);
+void	 supload_abort(struct storage_peer *, struct imsg *);
+void	 supload_handle_gone(struct storage_peer *, const char *handle);
+void	 supload_peer_lost(struct storage_peer *);
 /* storage_ctl.c */
 void	 ctl_dispatch_cmd(struct imsg *);
 /* sweep.c */

@@ -75,7 +75,7 @@ SREQ_FIRST(sfile_list);
 static TAILQ_HEAD(, sreq)	 sreqs = TAILQ_HEAD_INITIALIZER(sreqs);
 
 void
-sreq_begin(struct sreq *r, struct fe_peer *p, uint32_t peerid)
+sreq_begin(struct sreq *r, struct storage_peer *p, uint32_t peerid)
 {
 	r->peer = p;
 	r->peerid = peerid;
@@ -175,7 +175,7 @@ sfiles_rec_from_row(struct file_rec *rec, const PGresult *res, int row)
  * can see: answered here, and 0 returned.
  */
 static int
-sfile_key_params(struct fe_peer *p, uint32_t peerid,
+sfile_key_params(struct storage_peer *p, uint32_t peerid,
     const struct file_key *fk, struct owner *owner, char *id,
     const char **params)
 {
@@ -225,7 +225,7 @@ sfile_got(void *arg, const PGresult *res)
 
 /* A keyed request, or NULL when it was answered at once. */
 static struct sfile_keyed *
-sfile_keyed_new(struct fe_peer *p, struct imsg *imsg, const char **params,
+sfile_keyed_new(struct storage_peer *p, struct imsg *imsg, const char **params,
     struct owner *owner)
 {
 	struct file_key		 fk;
@@ -245,7 +245,7 @@ sfile_keyed_new(struct fe_peer *p, struct imsg *imsg, const char **params,
 }
 
 static void
-sfile_get(struct fe_peer *p, struct imsg *imsg)
+sfile_get(struct storage_peer *p, struct imsg *imsg)
 {
 	struct sfile_keyed	*r;
 	struct owner		 owner;
@@ -353,7 +353,7 @@ sfile_read_found(void *arg, const PGresult *res)
 }
 
 static void
-sfile_open(struct fe_peer *p, struct imsg *imsg)
+sfile_open(struct storage_peer *p, struct imsg *imsg)
 {
 	struct sfile_read	*r;
 	struct owner		 owner;
@@ -429,7 +429,7 @@ sfile_deleted(void *arg, const PGresult *res)
 }
 
 static void
-sfile_delete(struct fe_peer *p, struct imsg *imsg)
+sfile_delete(struct storage_peer *p, struct imsg *imsg)
 {
 	struct sfile_keyed	*r;
 	struct owner		 owner;
@@ -561,7 +561,7 @@ sfile_list_cursor_checked(void *arg, const PGresult *res)
 
 /* A cursor is only good if the caller could read that file itself. */
 static void
-sfile_list(struct fe_peer *p, struct imsg *imsg)
+sfile_list(struct storage_peer *p, struct imsg *imsg)
 {
 	const struct principal_ref	*who;
 	struct sfile_list		*r;
@@ -604,7 +604,7 @@ sfile_list(struct fe_peer *p, struct imsg *imsg)
 /* --- health --- */
 
 static void
-sfile_health(struct fe_peer *p, struct imsg *imsg)
+sfile_health(struct storage_peer *p, struct imsg *imsg)
 {
 	struct health_msg	 hm;
 
@@ -615,31 +615,12 @@ sfile_health(struct fe_peer *p, struct imsg *imsg)
 }
 
 /*
- * The broker is refused every file operation: code-execution output
- * will be created under a handle a frontend delegates to it for one
- * session, once that pipeline exists.  Until then the broker has no
- * business here, and a broker that asks anyway learns nothing.
+ * proto.c let through only what a frontend may send, at its size; the
+ * broker's channel carries nothing yet (see there).
  */
-static int
-sfile_peer_may(struct fe_peer *p, struct imsg *imsg)
-{
-	if (p->role == ROLE_FRONTEND)
-		return 1;
-	log_warnx("storage: %s %d sent message %u; refused",
-	    role_name(p->role), p->instance, imsg->hdr.type);
-	if (imsg->hdr.type != IMSG_AUTH_RELEASE &&
-	    imsg->hdr.type != IMSG_FILE_ABORT &&
-	    imsg->hdr.type != IMSG_FILE_PROGRESS)
-		storage_error(p, imsg->hdr.peerid, 403, "this channel may "
-		    "not ask for file operations");
-	return 0;
-}
-
 void
-sfiles_dispatch(struct fe_peer *p, struct imsg *imsg)
+sfiles_dispatch(struct storage_peer *p, struct imsg *imsg)
 {
-	if (!sfile_peer_may(p, imsg))
-		return;
 	switch (imsg->hdr.type) {
 	case IMSG_AUTH_LOOKUP:
 		sauth_lookup(p, imsg);
@@ -681,7 +662,7 @@ sfiles_dispatch(struct fe_peer *p, struct imsg *imsg)
 
 /* A closed channel takes its handles and half-written uploads along. */
 void
-sfiles_peer_lost(struct fe_peer *p)
+sfiles_peer_lost(struct storage_peer *p)
 {
 	struct sreq	*r;
 

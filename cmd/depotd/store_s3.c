@@ -38,9 +38,7 @@
 #include "store_s3.h"
 #include "store_url.h"
 
-#define S3_PART_DEFAULT		(16 * S3_MIB)
 #define S3_PART_MAX		(5LL * 1024 * S3_MIB)
-#define S3_TRANSFERS_DEFAULT	16
 #define S3_LIST_MAX		50	/* uploads per page: fits a response */
 
 /* stat, remove and check share this: a HEAD, and for remove more. */
@@ -546,13 +544,15 @@ s3_init(struct store *st, const struct store_conf *conf)
 	st->priv = s3;
 	s3->st = st;
 	TAILQ_INIT(&s3->queue);
-	s3->part_size = conf->part_size > 0 ? conf->part_size :
-	    S3_PART_DEFAULT;
-	s3->max_transfers = conf->max_transfers > 0 ? conf->max_transfers :
-	    S3_TRANSFERS_DEFAULT;
-	if (conf->part_size > 0 && (conf->part_size < S3_PART_MIN ||
-	    conf->part_size > S3_PART_MAX)) {
+	/* The defaults live in conf_new() alone; here they are checked. */
+	s3->part_size = conf->part_size;
+	s3->max_transfers = conf->max_transfers;
+	if (conf->part_size < S3_PART_MIN || conf->part_size > S3_PART_MAX) {
 		log_warnx("s3: part size must be between 5M and 5G");
+		goto fail;
+	}
+	if (conf->max_transfers < 1) {
+		log_warnx("s3: max-transfers must be at least 1");
 		goto fail;
 	}
 	if (s3_url_parse(conf->url, &s3->bucket, &s3->prefix) == -1) {

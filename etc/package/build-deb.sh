@@ -95,11 +95,11 @@ cat >"$root/usr/share/doc/depotd/README.Debian" <<DOC
 depotd for Debian
 -----------------
 
-The package creates the system user _depotd, the local store
-/var/depot/files and, when absent, /etc/depotd.conf (mode 600) from
-/usr/share/examples/depotd/depotd.conf.  It does not enable or start
-the service.  Point the "database" line at a PostgreSQL database, check
-the file with "depotd -n", then:
+The package creates the system users _depotd and _depotstore, the
+local store /var/depot/files and, when absent, /etc/depotd.conf (mode
+600) from /usr/share/examples/depotd/depotd.conf.  It does not enable
+or start the service.  Point the "database" line at a PostgreSQL
+database, check the file with "depotd -n", then:
 
 	systemctl enable --now depotd		(systemd)
 	update-rc.d depotd defaults && /etc/init.d/depotd start	(sysvinit)

@@ -166,7 +166,7 @@ ceph_stop "$w/ceph"
 case " $STORES " in *" sftp "*)
 echo "-- 2. SFTP (OpenSSH sshd), ${SIZE_MB} MiB"
 sshd_start "$w/sshd" || { echo "sshd did not start"; exit 1; }
-chown _depotd "$DEPOT_SFTP_IDENTITY"
+chown _depotstore "$DEPOT_SFTP_IDENTITY"
 DEPOT_STORAGE=$DEPOT_SFTP_URL DEPOT_STORAGE_OPTS=" { identity \
 \"$DEPOT_SFTP_IDENTITY\" known-hosts \"$DEPOT_SFTP_KNOWN_HOSTS\" }" \
     depot_conf "$w/sftp" 27442

@@ -4,11 +4,16 @@
 # good/*.conf must parse and print exactly good/*.out; what -nv prints
 # must parse again and print the same; bad/*.conf must fail with exactly
 # the lines in bad/*.err.  Every check prints "ok - ..." or "not ok - ...".
+#
+# With -update, the golden files (good/*.out, bad/*.err) are first
+# rewritten from what depotd prints now; review the diff before a commit.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/regress/config
 depotd=${DEPOTD:-$top/build/depotd}
 failed=0
+update=0
+[ "${1:-}" = -update ] && update=1
 
 ok() {
 	echo "ok - $*"
@@ -67,6 +72,7 @@ for conf in "$tmp"/good/*.conf; do
 		notok "$name parses: $(cat "$conf.stderr")"
 		continue
 	fi
+	[ "$update" -eq 1 ] && cp "$conf.nv" "$golden"
 	check "$name says configuration OK" \
 	    grep -qx 'configuration OK' "$conf.stderr"
 	check "$name prints $(basename "$golden")" cmp -s "$conf.nv" "$golden"
@@ -97,6 +103,7 @@ for conf in "$tmp"/bad/*.conf; do
 	(cd "$tmp/bad" && "$depotd" -n -f "$(basename "$conf")" \
 	    >/dev/null 2>"$conf.stderr")
 	rc=$?
+	[ "$update" -eq 1 ] && cp "$conf.stderr" "$expected"
 	check "$name is refused (exit 1)" [ "$rc" -eq 1 ]
 	if cmp -s "$conf.stderr" "$expected"; then
 		ok "$name reports $(head -1 "$expected")"

@@ -2,13 +2,16 @@
 """regress/daemon/http_layer.py: depotd's HTTP layer over raw sockets.
 
 usage: http_layer.py PORT API-KEY MAX-SIZE-BYTES HEADER-TIMEOUT
+           BODY-TIMEOUT PREFORK PER-ADDRESS
 
 Sends what curl cannot: broken request lines, oversized and too many
 headers, long URIs, bad chunk framing, trickled headers, pipelined
-requests, Expect: 100-continue, and a huge declared body that the client
-keeps sending.  Prints one "ok - ..." / "not ok - ..." line per check,
-and after every check asks /healthz on a fresh connection to show that
-the daemon still serves others.
+requests, Expect: 100-continue, a huge declared body that the client
+keeps sending, lengths past INT64_MAX, a body dripped a byte at a time,
+and more connections from one address than max-connections-per-address
+allows.  Prints one "ok - ..." / "not ok - ..." line per check, and
+after every check asks /healthz on a fresh connection to show that the
+daemon still serves others.
 """
 
 import json
@@ -117,15 +120,18 @@ def healthz_still_serves(port, after):
         result(False, "after %s: /healthz still 200" % after, repr(e))
 
 
-def expect_status(port, what, request, want, envelope=True):
+def expect_status(port, what, request, want, envelope=True, within=None):
     """Sends request in one write; the reply must be want, with an
-    OpenAI error envelope when envelope is set."""
+    OpenAI error envelope when envelope is set, and within seconds
+    when that is given."""
     try:
         c = Conn(port)
+        start = time.monotonic()
         c.send(request)
         status, headers, body = c.response()
-        good = status == want
-        detail = "got %d %r" % (status, body[:120])
+        took = time.monotonic() - start
+        good = status == want and (within is None or took < within)
+        detail = "got %d %r after %.1fs" % (status, body[:120], took)
         if good and envelope:
             err = json.loads(body).get("error", {})
             good = err.get("type") == "invalid_request_error" and \
@@ -320,9 +326,106 @@ def check_big_body(port, key, length, what, want):
     healthz_still_serves(port, what)
 
 
+def check_huge_length(port, key):
+    """Lengths past INT64_MAX once turned negative: no body, no 413, no
+    timer, while the body still streamed.  Headers only: the answer
+    must not wait for a body."""
+    for length in (9223372036854775808, 18446744073709551000):
+        expect_status(port, "upload with Content-Length %d" % length,
+                      upload_head(key, length), 400, within=2)
+    expect_status(port, "upload with Content-Length INT64_MAX",
+                  upload_head(key, 9223372036854775807), 413, within=2)
+
+
+def upload_small(port, key):
+    """A whole small upload; returns the status."""
+    body, _ = multipart(b"after the drip\n")
+    c = Conn(port)
+    c.send(upload_head(key, len(body)) + body)
+    status, _, _ = c.response()
+    c.close()
+    return status
+
+
+def check_slow_drip(port, key, body_timeout):
+    """A byte every half second keeps well inside body-timeout between
+    bytes, far below min-body-rate: the upload must be cut near the end
+    of its first window, not kept for ever."""
+    what = "upload dripped a byte every 0.5s"
+    body, _ = multipart(b"x" * 100000)
+    try:
+        c = Conn(port)
+        c.send(upload_head(key, len(body)))
+        start = time.monotonic()
+        cut = None
+        for i in range(len(body)):
+            if time.monotonic() - start > 3 * body_timeout + 5:
+                break
+            try:
+                c.send(body[i:i + 1])
+            except OSError:
+                cut = time.monotonic() - start
+                break
+            if c.closed_within(0.5):
+                cut = time.monotonic() - start
+                break
+        c.close()
+        result(cut is not None and body_timeout - 0.5 <= cut <=
+               body_timeout + 4, what + ": cut near body-timeout %ds" %
+               body_timeout, "cut after %s" %
+               ("%.1fs" % cut if cut is not None else "never"))
+        status = upload_small(port, key)
+        result(status == 200, what + ": then the same key uploads",
+               "got %d" % status)
+    except Exception as e:
+        result(False, what, repr(e))
+    healthz_still_serves(port, "a dripped upload")
+
+
+def keepalive_healthz(port):
+    """A connection that asked /healthz and stays open; (conn, status)."""
+    c = Conn(port)
+    c.send(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+    try:
+        status, headers, _ = c.response()
+    except (EOFError, OSError):
+        return c, 0
+    if status != 200 and headers.get("connection", "") != "close":
+        status = -status
+    return c, status
+
+
+def check_per_address(port, prefork, cap):
+    """Each frontend counts on its own and the kernel spreads
+    connections over them: cap connections always fit, and of
+    prefork * cap + 1 at least one must be refused."""
+    what = "%d connections from one address (cap %d, %d frontends)" % \
+        (prefork * cap + 1, cap, prefork)
+    conns = []
+    try:
+        got = []
+        for _ in range(prefork * cap + 1):
+            c, status = keepalive_healthz(port)
+            conns.append(c)
+            got.append(status)
+        result(got[:cap] == [200] * cap,
+               what + ": the first %d are served" % cap, "got %r" % got)
+        result(got.count(429) >= 1 and got.count(200) + got.count(429) ==
+               len(got), what + ": the rest 200 or 429 with Connection: "
+               "close, at least one 429", "got %r" % got)
+    except Exception as e:
+        result(False, what, repr(e))
+    for c in conns:
+        c.close()
+    time.sleep(0.5)
+    healthz_still_serves(port, "the per-address cap")
+
+
 def main():
     port, key = int(sys.argv[1]), sys.argv[2]
     max_size, header_timeout = int(sys.argv[3]), int(sys.argv[4])
+    body_timeout, prefork = int(sys.argv[5]), int(sys.argv[6])
+    per_address = int(sys.argv[7])
     check_request_line(port)
     check_limits(port)
     check_bad_chunks(port, key)
@@ -333,6 +436,9 @@ def main():
                    "Content-Length 1000x max-size while sending", 413)
     check_big_body(port, "dpt-not-a-real-key-00000000000000000",
                    max_size - 4096, "a big upload with a bad key", 401)
+    check_huge_length(port, key)
+    check_slow_drip(port, key, body_timeout)
+    check_per_address(port, prefork, per_address)
     return 1 if failed else 0
 
 

@@ -20,7 +20,10 @@ port=${DAEMON_PORT:-18431}
 d=$work/depotd
 log=$d/depotd.log
 header_timeout=2
-http_extra="http { header-timeout $header_timeout }"
+body_timeout=3
+per_address=4
+http_extra="http { header-timeout $header_timeout body-timeout $body_timeout"
+http_extra="$http_extra max-connections-per-address $per_address }"
 failed=0
 
 ok() { echo "ok - $*"; }
@@ -44,7 +47,7 @@ for f in "$DEPOTD" "$DEPOTCTL"; do
 	fi
 done
 if [ "$(id -u)" -ne 0 ]; then
-	notok "the daemon suite needs root (depotd drops to _depotd)"
+	notok "the daemon suite needs root (depotd drops to _depotd and _depotstore)"
 	exit 1
 fi
 
@@ -142,7 +145,7 @@ start_daemon() {
 	# Each run's log on its own; the earlier ones are kept in all.log.
 	[ -f "$log" ] && cat "$log" >>"$work/all.log"
 	: >"$log"
-	if ! depot_start "$d"; then
+	if ! DEPOT_ENV_CANARY=master-only depot_start "$d"; then
 		notok "depotd starts"
 		cat "$log" >&2
 		exit 1
@@ -176,10 +179,10 @@ done
 check "prefork 3 gives exactly 3 frontends (found $frontends)" \
     test "$frontends" -eq 3
 
-depotd_uid=$(id -u _depotd)
-depotd_gid=$(id -g _depotd)
-locked_down() {	# pid
-	awk -v u="$depotd_uid" -v g="$depotd_gid" '
+locked_down() {	# pid user
+	local u g
+	u=$(id -u "$2") g=$(id -g "$2")
+	awk -v u="$u" -v g="$g" '
 	    $1 == "Uid:" { uid = ($2 == u && $3 == u && $4 == u && $5 == u) }
 	    $1 == "Gid:" { gid = ($2 == g && $3 == g && $4 == g && $5 == g) }
 	    $1 == "Groups:" { grp = (NF == 1 || (NF == 2 && $2 == g)) }
@@ -192,8 +195,25 @@ for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
 		notok "a child titled 'depotd: $role' runs"
 		continue
 	fi
-	check "'depotd: $role' runs as _depotd:_depotd, no other groups, NoNewPrivs 1" \
-	    locked_down "$p"
+	user=_depotd
+	[ "$role" = storage ] && user=_depotstore
+	check "'depotd: $role' runs as $user:$user, no other groups, NoNewPrivs 1" \
+	    locked_down "$p" "$user"
+done
+check "the storage helper's uid is not a frontend's" test \
+    "$(stat -c %u "/proc/$(child_pid storage)")" != \
+    "$(stat -c %u "/proc/$(child_pid "frontend 0")")"
+
+# Children start from a fixed, minimal environment: nothing of the
+# master's reaches them (DEPOT_ENV_CANARY is set for the master only;
+# the master's own /proc environ is overwritten by its process title).
+child_env() {	# pid
+	tr '\0' '\n' <"/proc/$1/environ"
+}
+for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
+	p=$(child_pid "$role")
+	check "'depotd: $role' has only PATH in its environment, no canary" \
+	    test "$(child_env "$p")" = "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
 done
 # Landlock itself cannot be seen from outside; what can be seen is
 # whether the kernel offers it and whether a child said it went without.
@@ -424,18 +444,29 @@ DEPOT_MAX_SIZE=1M depot_conf "$d" "$port" "$http_extra"
 n=$(grep -c "reloaded $d/depotd.conf" "$log")
 depotctl_ reload >"$work/out" 2>&1
 check "depotctl reload of a good file exits 0" test $? -eq 0
-check "and the log says reloaded once more" \
+check "and answers reloaded" grep -qx "reloaded $d/depotd.conf" "$work/out"
+# depotctl answers only once every child has acknowledged: no waiting.
+check "the log already says reloaded once more" \
     test "$(grep -c "reloaded $d/depotd.conf" "$log")" -eq $((n + 1))
-sleep 0.3
-check "max-size 1M again: the 300 KB upload is 200" \
+check "max-size 1M again, at once: the 300 KB upload is 200" \
     test "$(upload "$alice" "$work/300k")" = 200
+DEPOT_MAX_SIZE=200K depot_conf "$d" "$port" "$http_extra"
+depotctl_ reload >/dev/null 2>&1
+check "depotctl reload to max-size 200K: at once the 300 KB upload is 413" \
+    test "$(upload "$alice" "$work/300k")" = 413
+head -c 150000 /dev/urandom >"$work/150k"
+check "and 150 KB under the new cap is 200" \
+    test "$(upload "$alice" "$work/150k")" = 200
+DEPOT_MAX_SIZE=1M depot_conf "$d" "$port" "$http_extra"
+depotctl_ reload >/dev/null 2>&1
 check "all 3 frontends and the other children survived the reloads" \
     test "$(pgrep -P "$DEPOT_PID" | wc -l)" -eq 5
 
 # --- the HTTP layer ---------------------------------------------------------------
 
 python3 "$here/http_layer.py" "$port" "$alice" $((1024 * 1024)) \
-    "$header_timeout" >"$work/http.out" 2>&1
+    "$header_timeout" "$body_timeout" "$DEPOT_PREFORK" "$per_address" \
+    >"$work/http.out" 2>&1
 cat "$work/http.out"
 failed=$((failed + $(grep -c '^not ok - ' "$work/http.out")))
 check "http_layer.py ran to the end" \
@@ -488,7 +519,11 @@ lose_child() {	# role title
 	master=$DEPOT_PID
 	victim=$(child_pid "$role")
 	pids="$master $(pgrep -P "$master" | tr '\n' ' ')"
-	if [ -z "$victim" ]; then
+	# Only ever one real pid: kill -9 -1 as root ends every process.
+	case $victim in
+	''|*[!0-9]*|0|1) victim= ;;
+	esac
+	if [ -z "$victim" ] || [ "$victim" = "$$" ]; then
 		notok "kill -9 $role: no such child"
 		depot_stop
 		return

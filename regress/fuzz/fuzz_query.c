@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/http.c lib/log.c */
+/* fuzz-sources: lib/http_query.c */
 /*
  * fuzz_query.c: query strings as callers send them to GET /v1/files
  * (limit, order, after, page, ids repeated or comma-separated) through

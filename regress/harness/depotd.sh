@@ -1,7 +1,9 @@
 # regress/harness/depotd.sh: run the real depotd for tests and `make run'.
 # Sourced, after pg.sh:
 #
-#	depot_user			create the _depotd user if missing
+#	depot_user			create the _depotd (frontends, broker),
+#					_depotstore (storage helper) and
+#					_depotsbx users if missing
 #	depot_conf DIR PORT [extra]	write DIR/depotd.conf (mode 600) for a
 #					local store in DIR/files (with
 #					DEPOT_SANDBOX_LOCAL=1, sandbox local
@@ -23,6 +25,9 @@ DEPOTCTL=${DEPOTCTL:-$top/build/depotctl}
 depot_user() {
 	id _depotd >/dev/null 2>&1 ||
 	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotd
+	# The storage helper alone owns the store and the database role.
+	id _depotstore >/dev/null 2>&1 ||
+	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotstore
 	# Jailed code runs as _depotsbx; the broker (_depotd) reaches the
 	# sandbox socket through the group.
 	id _depotsbx >/dev/null 2>&1 ||
@@ -33,7 +38,7 @@ depot_user() {
 depot_conf() {	# dir port [extra lines]
 	local d=$1 port=$2 extra=${3:-}
 	mkdir -p "$d/files" "$d/run"
-	chown _depotd "$d/files"
+	chown _depotstore "$d/files"
 	chmod 750 "$d/files"
 	cat >"$d/depotd.conf" <<CONF
 listen on 127.0.0.1 port $port

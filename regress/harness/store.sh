@@ -41,9 +41,9 @@ secret-key \"$DEPOT_S3_SECRET_KEY\" path-style part-size 5M }"
 			sed 's/^/# /' "$D/sshd/sshd.log" 2>/dev/null
 			return 1
 		}
-		# The storage helper reads the key as _depotd.
+		# The storage helper reads the key as _depotstore.
 		depot_user
-		chown _depotd "$DEPOT_SFTP_IDENTITY" || return 1
+		chown _depotstore "$DEPOT_SFTP_IDENTITY" || return 1
 		DEPOT_STORAGE=$DEPOT_SFTP_URL
 		DEPOT_STORAGE_OPTS=" { identity \"$DEPOT_SFTP_IDENTITY\" \
 known-hosts \"$DEPOT_SFTP_KNOWN_HOSTS\" }"

@@ -36,7 +36,7 @@ make -s build/depotd build/depotctl >&2 || { echo "not ok - build"; exit 1; }
 pg_start "$D/pg" || { echo "not ok - postgres starts"; exit 1; }
 depot_user
 mkdir -p "$D/files"
-chown _depotd "$D/files"
+chown _depotstore "$D/files"
 chmod 750 "$D/files"
 export DEPOT_STORAGE="file://$D/files" DEPOT_SWEEP=0 DEPOT_GRACE=60s
 depot_conf "$D/h1" 18321

@@ -148,8 +148,10 @@ else
 fi
 check "postinst created the user _depotd" \
     sh -c "getent passwd _depotd >/dev/null"
-check "/var/depot/files is _depotd's, mode 750" test \
-    "$(stat -c '%U %a' /var/depot/files 2>/dev/null)" = "_depotd 750"
+check "postinst created the user _depotstore" \
+    sh -c "getent passwd _depotstore >/dev/null"
+check "/var/depot/files is _depotstore's, mode 750" test \
+    "$(stat -c '%U %a' /var/depot/files 2>/dev/null)" = "_depotstore 750"
 check "/etc/depotd.conf is root's, mode 600" test \
     "$(stat -c '%U %a' /etc/depotd.conf 2>/dev/null)" = "root 600"
 check "the shipped configuration passes depotd -n" \
@@ -183,7 +185,7 @@ else
 	exit 1
 fi
 port=$(free_port)
-install -d -m 750 -o _depotd -g _depotd "$tmp/files"
+install -d -m 750 -o _depotstore -g _depotstore "$tmp/files"
 write_conf() {
 	(umask 077; cat >/etc/depotd.conf <<CONF
 listen on 127.0.0.1 port $port
@@ -217,11 +219,12 @@ check "the pid file names the master, running /usr/sbin/depotd" test \
     "$(readlink "/proc/${master:-0}/exe" 2>/dev/null)" = /usr/sbin/depotd
 check "the master runs as root" test \
     "$(ps -o user= -p "${master:-0}" 2>/dev/null)" = root
-ps -o user= --ppid "${master:-0}" >"$tmp/child-users" 2>/dev/null
+ps -o user:16=,args= --ppid "${master:-0}" >"$tmp/child-users" 2>/dev/null
 check "the master has four children (2 frontends, storage, broker)" \
     test "$(wc -l <"$tmp/child-users")" -eq 4
-check "every child runs as _depotd" \
-    sh -c "! grep -vqx _depotd '$tmp/child-users'"
+check "the storage helper runs as _depotstore, every other child as _depotd" \
+    sh -c "awk '{ u = (\$3 == \"storage\") ? \"_depotstore\" : \"_depotd\";
+    if (\$1 != u) exit 1 }' '$tmp/child-users'"
 started() { grep -Eq 'depotd\[[0-9]+\]: .*started' "$tmp/syslog"; }
 check "a depotd line arrived in syslog" wait_for 50 started
 

@@ -6,7 +6,7 @@ import signal
 import threading
 import time
 
-from sbx import Daemon, check, finish, jailed_processes
+from sbx import Daemon, check, finish, jailed_processes, session_processes
 
 d = Daemon(opts=["idle-timeout=2", "max-lifetime=4"])
 try:
@@ -69,7 +69,7 @@ try:
 	check(answers == [404], "the call in flight is answered 404 (%r)" %
 	    answers)
 	time.sleep(0.5)
-	left = jailed_processes(marker) + jailed_processes("/run/depot/runner.py")
+	left = jailed_processes(marker) + session_processes(sids)
 	check(left == [], "SIGTERM leaves no jailed process (%r)" % left[:3])
 	check(os.listdir(os.path.join(d.workdir, "sessions")) == [],
 	    "SIGTERM leaves no workspace")
@@ -88,7 +88,8 @@ try:
 	check(c["stdout"] == "unix\n", "unix socket: Execute")
 	check(d.delete(s["session_id"]) == 204, "unix socket: DestroySession")
 	mode = os.stat(d.sock).st_mode & 0o777
-	check(mode == 0o660, "the socket is mode 0660 (%o)" % mode)
+	check(mode == 0o600, "without a token the socket is mode 0600 (%o)" %
+	    mode)
 finally:
 	d.stop()
 	d.cleanup()

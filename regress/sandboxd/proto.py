@@ -69,8 +69,8 @@ try:
 	    {"command": "echo out; echo err >&2; pwd; exit 3"})
 	c = r["result_block"]["content"]
 	check(r["result_block"]["type"] == "bash_code_execution_tool_result" and
-	    c["type"] == "bash_code_execution_result",
-	    "bash: result types")
+	    c["type"] == "code_execution_result",
+	    "bash: result types (content.type is the same for every kind)")
 	check(c["stdout"] == "out\n/workspace\n" and c["stderr"] == "err\n" and
 	    c["return_code"] == 3, "bash: stdout, stderr, return code, cwd")
 
@@ -96,7 +96,7 @@ try:
 		st, r = d.exec(sid, "text_editor_code_execution", inp)
 		return r["result_block"]["content"] if st == 200 else None
 	c = ed(command="create", path="notes/a.txt", file_text="one\ntwo\nthree\n")
-	check(c["type"] == "text_editor_code_execution_result" and
+	check(c["type"] == "code_execution_result" and
 	    c["return_code"] == 0 and
 	    [f["filename"] for f in c["content"]] == ["notes/a.txt"],
 	    "editor create: result type, file reported")

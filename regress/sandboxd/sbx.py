@@ -16,9 +16,23 @@ import uuid
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DAEMON = os.environ.get("SBX_DAEMON",
     os.path.join(TOP, "build", "depot-sandboxd"))
-RUNNER = os.path.join(TOP, "cmd", "depot-sandboxd", "runner.py")
+RUNNER = os.environ.get("SBX_RUNNER",
+    os.path.join(TOP, "cmd", "depot-sandboxd", "runner.py"))
 
 failures = 0
+JAIL_USER = "_depotsbx"
+
+
+def jail_user():
+	"""The daemon refuses nobody: make its default user when missing."""
+	if os.geteuid() != 0:
+		return
+	if subprocess.run(["id", JAIL_USER], capture_output=True).returncode:
+		subprocess.run(["useradd", "-r", "-M", "-d", "/var/empty", "-s",
+		    "/usr/sbin/nologin", JAIL_USER], check=True)
+
+
+jail_user()
 
 
 def check(cond, what):
@@ -52,12 +66,12 @@ class UnixConnection(http.client.HTTPConnection):
 
 
 class Daemon:
-	def __init__(self, opts=(), token=True, unix=False):
+	def __init__(self, opts=(), token=True, unix=False, runner=RUNNER):
 		self.dir = tempfile.mkdtemp(prefix="sbxtest.")
 		os.chmod(self.dir, 0o755)
 		self.workdir = os.path.join(self.dir, "work")
 		self.token = None
-		args = [DAEMON, "-d", "-v", "-r", RUNNER, "-w", self.workdir]
+		args = [DAEMON, "-d", "-v", "-r", runner, "-w", self.workdir]
 		if token:
 			self.token = "tok-" + uuid.uuid4().hex
 			tf = os.path.join(self.dir, "token")
@@ -73,7 +87,10 @@ class Daemon:
 			self.port = free_port()
 			self.sock = None
 			args += ["-l", "127.0.0.1:%d" % self.port]
-		for o in opts:
+		# The machine is shared: all jails of a test daemon together
+		# stay under 2 GiB unless a test says otherwise (later -o
+		# options win).
+		for o in ("total-memory=2G",) + tuple(opts):
 			args += ["-o", o]
 		self.log = open(os.path.join(self.dir, "log"), "w")
 		env = dict(os.environ, SBX_DAEMON_ONLY="secret-in-env")
@@ -91,6 +108,14 @@ class Daemon:
 			time.sleep(0.05)
 		raise RuntimeError("depot-sandboxd did not start; see %s" %
 		    self.log.name)
+
+	def jail_ids(self):
+		"""uid and gid the jails run as outside."""
+		import pwd
+		if os.geteuid() != 0:
+			return os.getuid(), os.getgid()
+		pw = pwd.getpwnam(JAIL_USER)
+		return pw.pw_uid, pw.pw_gid
 
 	def conn(self, timeout=60):
 		if self.sock:
@@ -231,6 +256,23 @@ def jailed_processes(marker):
 			continue
 		if marker in cmd:
 			found.append((int(pid), cmd))
+	return found
+
+
+def session_processes(sids):
+	"""Processes in the cgroups of the sessions named (the runner's
+	command line does not name its workspace)."""
+	found = []
+	for pid in os.listdir("/proc"):
+		if not pid.isdigit():
+			continue
+		try:
+			with open("/proc/%s/cgroup" % pid) as f:
+				groups = f.read()
+		except OSError:
+			continue
+		if any(s in groups for s in sids):
+			found.append((int(pid), groups.strip()[:80]))
 	return found
 
 

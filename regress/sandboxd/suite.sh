@@ -1,8 +1,10 @@
 #!/bin/sh
 # regress/sandboxd/suite.sh: depot-sandboxd's own tests: the protocol,
-# escape and abuse attempts, session lifetime.  Needs root (the daemon
-# drops to nobody), bubblewrap, Debian's python3 with numpy, pandas and
-# matplotlib.
+# escape and abuse attempts, session lifetime, hardening and limits, and
+# depotd's `sandbox local' (local.sh, with a private PostgreSQL).  Needs
+# root (the daemon drops to _depotsbx), bubblewrap, Debian's python3
+# with numpy, pandas and matplotlib; cgroups writable by root for
+# limits.py and safety.py.
 cd "$(dirname "$0")" || exit 1
 PY=/usr/bin/python3
 if [ ! -x ../../build/depot-sandboxd ]; then
@@ -10,8 +12,10 @@ if [ ! -x ../../build/depot-sandboxd ]; then
 	exit 1
 fi
 status=0
-for t in proto abuse lifetime; do
+for t in safety schema proto abuse lifetime harden standalone limits; do
 	echo "# $t"
 	$PY "$t.py" || status=1
 done
+echo "# local"
+sh ./local.sh || status=1
 exit $status

@@ -144,7 +144,7 @@ S3_SECRET=$DEPOT_S3_SECRET_KEY
 sshd_start "$D/sshd" || { nok "sshd starts"; exit 1; }
 ssh-keygen -q -t ed25519 -N "$SFTP_SECRET" -C depot-secrets -f "$D/id_enc"
 cat "$D/id_enc.pub" >>"$D/sshd/authorized_keys"
-chown _depotd "$D/id_enc"
+chown _depotstore "$D/id_enc"
 ok "postgres, radosgw and sshd start"
 
 head -c 3000000 /dev/urandom >"$D/blob"

@@ -47,7 +47,7 @@ if ! ceph_start "$D/ceph"; then
 	exit 1
 fi
 sshd_start "$D/sshd" || { nok "sshd starts"; exit 1; }
-chown _depotd "$DEPOT_SFTP_IDENTITY" "$D/sshd/other_ed25519"
+chown _depotstore "$DEPOT_SFTP_IDENTITY" "$D/sshd/other_ed25519"
 for b in faults slow; do
 	[ "$(s3_curl -o /dev/null -w '%{http_code}' -X PUT \
 	    "$DEPOT_S3_ENDPOINT/$b")" = 200 ] || { nok "bucket $b"; exit 1; }

@@ -1,7 +1,7 @@
 /*
- * test_conf.c: parse_config through the API, the JSON the master sends
- * each child (exact round trip, secrets only where the mask allows),
- * conf_store and the conninfo password detector.
+ * test_conf.c: parse_config through the API, the typed messages the
+ * master sends each role (exact round trip, only the roster's parts and
+ * secrets), conf_store and the conninfo password detector.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 #include "config.h"
+#include "roster.h"
 #include "t.h"
 
 static const char full_conf[] =
@@ -27,7 +30,8 @@ static const char full_conf[] =
 	"\tpath-style part-size 8M max-transfers 4\n"
 	"}\n"
 	"files { max-size 1G retention 30d sweep-interval 0 }\n"
-	"http { max-header-size 8K idle-timeout 2m }\n"
+	"http { max-header-size 8K idle-timeout 2m body-timeout 90\n"
+	"    min-body-rate 4K max-connections-per-address 7 }\n"
 	"sandbox \"https://sbx.example\" { token \"SANDBOX-TOKEN\" }\n"
 	"admin-key \"ADMIN-KEY-0123456789\"\n"
 	"upstream \"up\" { url \"https://api.example/v1\" api anthropic "
@@ -109,9 +113,14 @@ test_parsed_fields(const struct depotd_conf *c)
 	T_EQ_INT(c->max_size, 1024LL * 1024 * 1024, "max-size 1G");
 	T_EQ_INT(c->retention, 30 * 86400, "retention 30d");
 	T_EQ_INT(c->sweep_interval, 0, "sweep-interval 0");
-	T_EQ_INT(c->max_header_size, 8192, "max-header-size 8K");
-	T_EQ_INT(c->idle_timeout, 120, "idle-timeout 2m");
-	T_EQ_INT(c->header_timeout, 10, "header-timeout default");
+	T_EQ_INT(c->http.max_header_bytes, 8192, "max-header-size 8K");
+	T_EQ_INT(c->http.idle_timeout, 120, "idle-timeout 2m");
+	T_EQ_INT(c->http.header_timeout, 10, "header-timeout default");
+	T_EQ_INT(c->http.body_timeout, 90, "body-timeout 90");
+	T_EQ_INT(c->http.min_body_rate, 4096, "min-body-rate 4K");
+	T_EQ_INT(c->http.max_conns_per_addr, 7,
+	    "max-connections-per-address 7");
+	T_EQ_INT(c->http.max_conns, 1024, "max-connections default");
 	T_EQ_INT(c->sandbox, SANDBOX_URL, "sandbox URL");
 	u = TAILQ_FIRST(&c->upstreams);
 	T_OK(u != NULL && u->api == API_ANTHROPIC && u->timeout == 30,
@@ -121,84 +130,161 @@ test_parsed_fields(const struct depotd_conf *c)
 	    strcmp(m->remote_name, "m1:big") == 0, "model m1 options");
 }
 
+/*
+ * The bytes conf_send() puts on the wire for parts and secrets, and in
+ * *back what a child rebuilds from them (each message checked against
+ * the role's channel table first, as a child does).
+ */
+static int	 wire_refused;	/* parts the last wire() saw refused */
+
+static char *
+wire(const struct depotd_conf *c, enum proc_role role, int parts,
+    int secrets, size_t *len, struct depotd_conf **back)
+{
+	const struct imsg_channel	*chan = proto_channel(role, ROLE_MASTER);
+	struct event_base		*base = event_base_new();
+	struct imsgev			 iev;
+	struct imsgbuf			 in;
+	struct imsg			 imsg;
+	char				*buf = NULL, why[128];
+	int				 sv[2];
+
+	*len = 0;
+	*back = conf_new();
+	wire_refused = 0;
+	if (base == NULL || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1 ||
+	    imsgev_init(&iev, base, sv[0], NULL, NULL, NULL) == -1 ||
+	    imsgbuf_init(&in, sv[1]) == -1)
+		return NULL;
+	conf_send(&iev, c, parts, secrets);
+	if (imsgbuf_flush(&iev.ibuf) == -1)
+		return NULL;
+	imsgev_clear(&iev);
+	while (imsgbuf_read(&in) > 0 || in.rlen > 0) {
+		while (imsg_get(&in, &imsg) == 1) {
+			buf = realloc(buf, *len + IMSG_HDRSIZE + imsg.datalen);
+			memcpy(buf + *len, &imsg.hdr, IMSG_HDRSIZE);
+			memcpy(buf + *len + IMSG_HDRSIZE, imsg.data,
+			    imsg.datalen);
+			*len += IMSG_HDRSIZE + imsg.datalen;
+			if (imsg_check(chan, &imsg, why, sizeof(why)) == -1 ||
+			    conf_recv(*back, &imsg) == -1)
+				wire_refused++;
+			imsg_free(&imsg);
+		}
+		if (in.rlen == 0)
+			break;
+	}
+	imsgbuf_clear(&in);
+	close(sv[1]);
+	event_base_free(base);
+	return buf;
+}
+
+static int
+wire_has(const char *buf, size_t len, const char *s)
+{
+	return buf != NULL && memmem(buf, len, s, strlen(s)) != NULL;
+}
+
 static void
 test_round_trip(const struct depotd_conf *c)
 {
-	struct depotd_conf	*back;
-	char			*json, *json2, *p1, *p2;
+	struct depotd_conf	*back, *again;
+	char			*w1, *w2;
+	size_t			 l1, l2;
+	int			 all = CONF_PART_STORE | CONF_PART_FILES |
+				    CONF_PART_HTTP | CONF_PART_MODELS |
+				    CONF_PART_SANDBOX;
 
-	json = conf_to_json(c, CONF_SECRETS_ALL);
-	T_OK(json != NULL, "conf_to_json");
-	back = json != NULL ? conf_from_json(json) : NULL;
-	T_OK(back != NULL, "conf_from_json reads what conf_to_json wrote");
-	if (back == NULL) {
-		free(json);
-		return;
-	}
-	json2 = conf_to_json(back, CONF_SECRETS_ALL);
-	T_OK(json2 != NULL && strcmp(json, json2) == 0,
-	    "JSON round trip is exact");
-	p1 = printed(c);
-	p2 = printed(back);
-	T_OK(p1 != NULL && p2 != NULL && strcmp(p1, p2) == 0,
-	    "round-tripped configuration prints the same");
-	T_OK(memcmp(&TAILQ_FIRST(&c->listens)->ss,
-	    &TAILQ_FIRST(&back->listens)->ss,
-	    sizeof(struct sockaddr_storage)) == 0,
-	    "listen sockaddr survives the round trip byte for byte");
-	T_EQ_STR(back->database, c->database, "database with all secrets");
+	/* A channel that takes every part: the storage's plus the rest. */
+	w1 = wire(c, ROLE_FRONTEND, all & ~(CONF_PART_STORE |
+	    CONF_PART_SANDBOX), CONF_SECRETS_ALL, &l1, &back);
+	T_OK(w1 != NULL && wire_refused == 0, "conf_send to a frontend");
+	w2 = wire(back, ROLE_FRONTEND, all & ~(CONF_PART_STORE |
+	    CONF_PART_SANDBOX), CONF_SECRETS_ALL, &l2, &again);
+	T_OK(w2 != NULL && l1 == l2 && memcmp(w1, w2, l1) == 0,
+	    "what a frontend rebuilt sends the same bytes again");
+	T_EQ_INT(back->max_size, c->max_size, "max-size arrives");
+	T_EQ_INT(back->http.max_header_bytes, 8192, "http limits arrive");
+	T_EQ_INT(back->http.idle_timeout, 120, "idle-timeout arrives");
 	T_EQ_STR(back->admin_key, "ADMIN-KEY-0123456789", "admin key");
+	T_OK(back->http.body_timeout == c->http.body_timeout &&
+	    back->http.min_body_rate == c->http.min_body_rate &&
+	    back->http.max_conns_per_addr == c->http.max_conns_per_addr,
+	    "body window and per-address cap survive the round trip");
 	T_EQ_STR(TAILQ_FIRST(&back->upstreams)->api_key, "UPSTREAM-KEY",
 	    "upstream api-key");
-	free(p1);
-	free(p2);
-	free(json);
-	free(json2);
+	T_OK(TAILQ_FIRST(&back->models) != NULL &&
+	    strcmp(TAILQ_FIRST(&back->models)->remote_name, "m1:big") == 0,
+	    "model arrives");
+	free(w1);
+	free(w2);
+	conf_free(back);
+	conf_free(again);
+
+	w1 = wire(c, ROLE_STORAGE, CONF_PART_STORE | CONF_PART_FILES,
+	    CONF_SECRETS_STORAGE, &l1, &back);
+	T_EQ_STR(back->database, c->database, "database reaches storage");
+	T_EQ_STR(back->storage.secret_key, "S3-SECRET-VALUE",
+	    "S3 secret reaches storage");
+	T_EQ_STR(back->storage_url, "s3://bucket/prefix", "storage URL");
+	T_EQ_INT(back->storage.part_size, 8 * 1024 * 1024, "part-size");
+	T_EQ_INT(back->db_pool, 5, "database pool");
+	free(w1);
 	conf_free(back);
 }
 
 static void
 test_masks(const struct depotd_conf *c)
 {
-	struct depotd_conf	*fe;
-	char			*json;
+	const struct role	*r;
+	struct depotd_conf	*back;
+	char			*w;
+	size_t			 len;
 
-	json = conf_to_json(c, CONF_SECRETS_FRONTEND);
-	T_OK(json != NULL && strstr(json, "DB-PASSWORD") == NULL,
-	    "frontend JSON leaves out the database password");
-	T_OK(json != NULL && strstr(json, "S3-SECRET-VALUE") == NULL &&
-	    strstr(json, "SESSION") == NULL,
-	    "frontend JSON leaves out the S3 secret and session token");
-	T_OK(json != NULL && strstr(json, "SANDBOX-TOKEN") == NULL,
-	    "frontend JSON leaves out the sandbox token");
-	T_OK(json != NULL && strstr(json, "ADMIN-KEY-0123456789") == NULL,
-	    "frontend JSON leaves out the admin key (storage decides)");
-	fe = json != NULL ? conf_from_json(json) : NULL;
-	T_OK(fe != NULL && fe->database == NULL &&
-	    fe->storage.secret_key == NULL && fe->storage.access_key == NULL,
-	    "frontend configuration has no storage credentials");
-	T_OK(fe != NULL && TAILQ_FIRST(&fe->upstreams)->api_key != NULL,
-	    "frontend configuration has the upstream key");
-	conf_free(fe);
-	free(json);
+	r = roster_role(ROLE_FRONTEND);
+	w = wire(c, ROLE_FRONTEND, r->parts, r->secrets, &len, &back);
+	T_OK(w != NULL && !wire_has(w, len, "DB-PASSWORD") &&
+	    !wire_has(w, len, "S3-SECRET-VALUE") &&
+	    !wire_has(w, len, "SESSION") && !wire_has(w, len, "AKID"),
+	    "a frontend is sent no storage credential");
+	T_OK(!wire_has(w, len, "s3://bucket") &&
+	    !wire_has(w, len, "127.0.0.1:7480"),
+	    "a frontend is not told where the store is");
+	T_OK(!wire_has(w, len, "SANDBOX-TOKEN") &&
+	    !wire_has(w, len, "sandbox.example"),
+	    "a frontend is sent nothing of the sandbox");
+	T_OK(!wire_has(w, len, "ADMIN-KEY-0123456789"),
+	    "a frontend is not sent the admin key (storage decides)");
+	T_OK(back->database == NULL && back->storage.secret_key == NULL &&
+	    back->storage_url[0] == '\0',
+	    "the frontend's configuration has no storage settings");
+	free(w);
+	conf_free(back);
 
-	json = conf_to_json(c, CONF_SECRETS_STORAGE);
-	T_OK(json != NULL && strstr(json, "DB-PASSWORD") != NULL &&
-	    strstr(json, "S3-SECRET-VALUE") != NULL,
-	    "storage JSON has the database password and S3 secret");
-	T_OK(json != NULL && strstr(json, "ADMIN-KEY-0123456789") != NULL,
-	    "storage JSON has the admin key");
-	T_OK(json != NULL && strstr(json, "UPSTREAM-KEY") == NULL &&
-	    strstr(json, "SANDBOX-TOKEN") == NULL,
-	    "storage JSON has no frontend or broker secrets");
-	free(json);
+	r = roster_role(ROLE_STORAGE);
+	w = wire(c, ROLE_STORAGE, r->parts, r->secrets, &len, &back);
+	T_OK(wire_has(w, len, "DB-PASSWORD") &&
+	    wire_has(w, len, "S3-SECRET-VALUE"),
+	    "storage is sent the database password and S3 secret");
+	T_OK(wire_has(w, len, "ADMIN-KEY-0123456789"),
+	    "storage is sent the admin key");
+	T_OK(!wire_has(w, len, "UPSTREAM-KEY") &&
+	    !wire_has(w, len, "SANDBOX-TOKEN"),
+	    "storage is sent no frontend or broker secret");
+	free(w);
+	conf_free(back);
 
-	json = conf_to_json(c, CONF_SECRETS_BROKER);
-	T_OK(json != NULL && strstr(json, "SANDBOX-TOKEN") != NULL &&
-	    strstr(json, "DB-PASSWORD") == NULL &&
-	    strstr(json, "ADMIN-KEY") == NULL,
-	    "broker JSON has only the sandbox token");
-	free(json);
+	r = roster_role(ROLE_BROKER);
+	w = wire(c, ROLE_BROKER, r->parts, r->secrets, &len, &back);
+	T_OK(wire_has(w, len, "SANDBOX-TOKEN") &&
+	    !wire_has(w, len, "DB-PASSWORD") &&
+	    !wire_has(w, len, "ADMIN-KEY") && !wire_has(w, len, "s3://"),
+	    "the broker is sent the sandbox and nothing else");
+	T_EQ_STR(back->sandbox_token, "SANDBOX-TOKEN", "sandbox token");
+	free(w);
+	conf_free(back);
 }
 
 static void
@@ -232,39 +318,20 @@ test_store(const struct depotd_conf *c)
 	T_EQ_INT(sc.part_size, 8 * 1024 * 1024, "store part size");
 }
 
+/* A part the role's table does not list is refused before conf_recv. */
 static void
-test_bad_json(void)
+test_wrong_part(const struct depotd_conf *c)
 {
-	static const char *bad[] = {
-		"", "not json", "[]", "{}", "{\"prefork\": \"two\"}",
-	};
-	struct depotd_conf	*c, *ok;
-	char			*json, *cut;
-	size_t			 i;
+	struct depotd_conf	*back;
+	char			*w;
+	size_t			 len;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		c = conf_from_json(bad[i]);
-		T_OK(c == NULL, "conf_from_json refuses '%s'", bad[i]);
-		conf_free(c);
-	}
-	ok = parse_text("database \"dbname=x\"\nstorage \"file:///x\"\n");
-	json = ok != NULL ? conf_to_json(ok, CONF_SECRETS_ALL) : NULL;
-	if (json == NULL) {
-		T_OK(0, "minimal configuration serialises");
-		conf_free(ok);
-		return;
-	}
-	/* Dropping a required key must be refused, not defaulted. */
-	cut = strstr(json, "\"max_headers\"");
-	T_OK(cut != NULL, "JSON names max_headers");
-	if (cut != NULL) {
-		memcpy(cut, "\"max_hxaders\"", 13);
-		c = conf_from_json(json);
-		T_OK(c == NULL, "conf_from_json refuses a missing field");
-		conf_free(c);
-	}
-	free(json);
-	conf_free(ok);
+	w = wire(c, ROLE_STORAGE, CONF_PART_HTTP, CONF_SECRETS_NONE, &len,
+	    &back);
+	T_OK(w != NULL && wire_refused == 1,
+	    "storage's channel refuses the http part");
+	free(w);
+	conf_free(back);
 }
 
 static void
@@ -315,6 +382,15 @@ test_parse_errors(void)
 	    "no listen means 127.0.0.1 port 8080");
 	T_OK(c != NULL && c->sandbox == SANDBOX_NONE && c->prefork == 2,
 	    "defaults: no sandbox, prefork 2");
+	T_OK(c != NULL && strcmp(c->user, "_depotd") == 0 &&
+	    strcmp(c->storage_user, "_depotstore") == 0,
+	    "defaults: user _depotd, storage user _depotstore");
+	conf_free(c);
+	c = parse_text("database \"dbname=x\"\nstorage \"file:///x\"\n"
+	    "user \"_fe\"\nstorage user \"_st\"\n");
+	T_OK(c != NULL && strcmp(c->user, "_fe") == 0 &&
+	    strcmp(c->storage_user, "_st") == 0,
+	    "user and storage user are set apart");
 	conf_free(c);
 }
 
@@ -331,9 +407,9 @@ main(void)
 		test_masks(c);
 		test_print_masks(c);
 		test_store(c);
+		test_wrong_part(c);
 		conf_free(c);
 	}
-	test_bad_json();
 	test_conninfo();
 	test_parse_errors();
 	return t_done();

@@ -34,9 +34,12 @@
 #define FILE_SIZE	200000
 #define STREAM_SIZE	(3 * 1024 * 1024)
 #define MAX_CONNS	8
+#define MAX_PER_ADDR	4	/* connections from one client address */
+#define MIN_RATE	64	/* bytes/s a body must bring */
 #define BIG_STREAM	(48 * 1024 * 1024)
 
 static int	 port;
+static int	 port_mapped;	/* IPv6, dual-stack: IPv4 clients mapped */
 static char	 basic_id[33];	/* of the basic GET, for the log check */
 
 /* Shared by both sides. */
@@ -61,7 +64,7 @@ fnv1a(uint32_t h, const void *p, size_t n)
 
 /* The server side, in the child. */
 
-enum route { R_ECHO = 1, R_ECHO_SLOW, R_SLOW };
+enum route { R_ECHO = 1, R_ECHO_SLOW, R_ECHO_HOLD, R_SLOW };
 
 struct rstate {
 	enum route		 route;
@@ -192,6 +195,9 @@ on_request(struct http_request *req, void *arg)
 	} else if (strcmp(p, "/echoslow") == 0) {
 		state_new(req, R_ECHO_SLOW, resume_cb);
 		http_body_accept(req);
+	} else if (strcmp(p, "/echohold") == 0) {
+		state_new(req, R_ECHO_HOLD, resume_cb);
+		http_body_accept(req);
 	} else if (strcmp(p, "/reject") == 0)
 		http_reply(req, 413, "application/json",
 		    "{\"error\":{\"message\":\"too large\"}}", 33);
@@ -230,15 +236,19 @@ static void
 on_body(struct http_request *req, const void *data, size_t len, void *arg)
 {
 	struct rstate	*st = req->arg;
-	struct timeval	 tv = { 0, 1000 };
+	struct timeval	 tv = { 0, 1000 }, hold = { 2, 500000 };
 
-	st->len += len;
-	st->sum = fnv1a(st->sum, data, len);
 	if (st->route == R_ECHO_SLOW) {
 		/* A slow sink: stop the body, come back a little later. */
 		http_body_pause(req);
 		evtimer_add(st->ev, &tv);
+	} else if (st->route == R_ECHO_HOLD && st->len == 0) {
+		/* A sink that stalls longer than the body window. */
+		http_body_pause(req);
+		evtimer_add(st->ev, &hold);
 	}
+	st->len += len;
+	st->sum = fnv1a(st->sum, data, len);
 }
 
 static void
@@ -266,7 +276,7 @@ on_free(struct http_request *req, void *arg)
 }
 
 static void
-server_main(int lfd)
+server_main(int lfd, int lfd_mapped)
 {
 	struct http_handler	 h = { on_request, on_body, on_body_end,
 				    on_free, NULL };
@@ -279,9 +289,12 @@ server_main(int lfd)
 	lim.body_timeout = 2;
 	lim.linger_timeout = 5;
 	lim.max_conns = MAX_CONNS;
+	lim.max_conns_per_addr = MAX_PER_ADDR;
+	lim.min_body_rate = MIN_RATE;
 	if ((sbase = event_base_new()) == NULL ||
 	    (ssrv = http_server_new(sbase, &lim, &h)) == NULL ||
-	    http_server_listen_fd(ssrv, lfd) == -1)
+	    http_server_listen_fd(ssrv, lfd) == -1 ||
+	    http_server_listen_fd(ssrv, lfd_mapped) == -1)
 		_exit(1);
 	/* Returns once nothing is left: no listener, connection or timer. */
 	event_base_dispatch(sbase);
@@ -306,16 +319,20 @@ struct resp {
 	size_t	 blen, bcap;
 };
 
+/* A connection from the loopback address src (NULL: 127.0.0.1). */
 static int
-tconnect(void)
+tconnect_from(const char *src)
 {
 	struct sockaddr_in	 sin = { .sin_family = AF_INET };
+	struct sockaddr_in	 from = { .sin_family = AF_INET };
 	struct timeval		 tv = { 5, 0 };
 	int			 fd;
 
 	sin.sin_port = htons(port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    (src != NULL && (inet_pton(AF_INET, src, &from.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&from, sizeof(from)) == -1)) ||
 	    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
 		perror("connect");
 		exit(2);
@@ -323,6 +340,12 @@ tconnect(void)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	return fd;
+}
+
+static int
+tconnect(void)
+{
+	return tconnect_from(NULL);
 }
 
 static int
@@ -842,6 +865,212 @@ test_timeouts(void)
 	still_serving("timeouts");
 }
 
+/* A number the test server reports on route path; -1 on failure. */
+static int
+server_number(const char *path)
+{
+	struct resp	 rp = { 0 };
+	char		 get[128];
+	int		 n = -1;
+
+	snprintf(get, sizeof(get), "GET %s HTTP/1.1\r\nHost: t\r\n\r\n",
+	    path);
+	if (exchange(get, strlen(get), &rp, NULL) == 0 && rp.status == 200)
+		n = atoi(rp.body);
+	free(rp.body);
+	return n;
+}
+
+/*
+ * Past INT64_MAX the parser's unsigned count turned negative, the body
+ * went unseen, and no timer watched it: a 400 must come at once.
+ */
+static void
+test_huge_length(void)
+{
+	static const char *lengths[] = {
+		"9223372036854775808", "18446744073709551000",
+	};
+	struct resp	 rp = { 0 };
+	char		 raw[256];
+	double		 t0;
+	size_t		 i;
+	int		 closed;
+
+	for (i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+		snprintf(raw, sizeof(raw), "POST /echo HTTP/1.1\r\nHost: t\r\n"
+		    "Content-Length: %s\r\n\r\n0123456789", lengths[i]);
+		t0 = now_s();
+		T_OK(exchange(raw, strlen(raw), &rp, &closed) == 0 &&
+		    rp.status == 400 && closed && now_s() - t0 < 1.0,
+		    "Content-Length %s: 400 at once, then close "
+		    "(status %d after %.1fs)", lengths[i], rp.status,
+		    now_s() - t0);
+		T_OK(rp.body != NULL && strstr(rp.body,
+		    "\"invalid_request_error\"") != NULL,
+		    "Content-Length %s: error envelope", lengths[i]);
+	}
+	T_EQ_INT(server_number("/active"), 0,
+	    "huge Content-Length: no handler state left");
+	free(rp.body);
+	still_serving("huge Content-Length");
+}
+
+/*
+ * A byte every 200 ms: each inside the 2 s body timeout, but far
+ * below MIN_RATE.  The body window must cut it, and on_free run.
+ */
+static void
+test_slow_drip(void)
+{
+	struct rd	 r = { .fd = tconnect() };
+	struct pollfd	 pfd = { .fd = r.fd, .events = POLLIN };
+	double		 t0, cut = -1;
+	int		 i;
+
+	send_str(r.fd, "POST /echo HTTP/1.1\r\nHost: t\r\n"
+	    "Content-Length: 1000\r\n\r\n");
+	t0 = now_s();
+	for (i = 0; i < 40 && cut < 0; i++) {
+		if (poll(&pfd, 1, 200) == 1 || send_str(r.fd, "x") == -1)
+			cut = now_s() - t0;
+	}
+	T_OK(cut > 1.5 && cut < 3.5,
+	    "slow drip: cut at the end of the body window (%.1fs)", cut);
+	T_OK(closed_by_server(&r) && r.len == 0,
+	    "slow drip: closed without a response");
+	close(r.fd);
+	rd_free(&r);
+	T_EQ_INT(server_number("/active"), 0,
+	    "slow drip: on_free released the handler's state");
+	still_serving("slow drip");
+}
+
+/* Above MIN_RATE, a body may take longer than one window. */
+static void
+test_steady_body(void)
+{
+	struct resp	 rp = { 0 };
+	struct rd	 r = { .fd = tconnect() };
+	char		 piece[100], want[64];
+	uint32_t	 sum = FNV_INIT;
+	int		 i;
+
+	memset(piece, 'y', sizeof(piece));
+	send_str(r.fd, "POST /echo HTTP/1.1\r\nHost: t\r\n"
+	    "Content-Length: 700\r\n\r\n");
+	for (i = 0; i < 7; i++) {
+		usleep(500000);
+		send_all(r.fd, piece, sizeof(piece));
+		sum = fnv1a(sum, piece, sizeof(piece));
+	}
+	snprintf(want, sizeof(want), "len=700 sum=%08x", sum);
+	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200,
+	    "steady body over 3.5s at 200 B/s: answered");
+	expect_body(&rp, want, "steady body: every byte");
+	close(r.fd);
+	rd_free(&r);
+	free(rp.body);
+}
+
+/* While the handler holds the body paused, the window stands still. */
+static void
+test_held_body(void)
+{
+	struct resp	 rp = { 0 };
+	struct rd	 r = { .fd = tconnect() };
+	char		 half[50], want[64];
+
+	memset(half, 'z', sizeof(half));
+	send_str(r.fd, "POST /echohold HTTP/1.1\r\nHost: t\r\n"
+	    "Content-Length: 100\r\n\r\n");
+	send_all(r.fd, half, sizeof(half));
+	usleep(1000000);
+	send_all(r.fd, half, sizeof(half));
+	snprintf(want, sizeof(want), "len=100 sum=%08x",
+	    fnv1a(fnv1a(FNV_INIT, half, sizeof(half)), half, sizeof(half)));
+	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200,
+	    "body paused by the handler past the window: not cut");
+	expect_body(&rp, want, "held body: every byte");
+	close(r.fd);
+	rd_free(&r);
+	free(rp.body);
+}
+
+/* Opens n kept-alive connections from src; returns how many got 200. */
+static int
+hold_conns(struct rd *r, int n, const char *src)
+{
+	struct resp	 rp = { 0 };
+	int		 i, ok = 0;
+
+	for (i = 0; i < n; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].fd = tconnect_from(src);
+		send_str(r[i].fd, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+		ok += read_response(&r[i], &rp, 0) == 0 && rp.status == 200;
+	}
+	free(rp.body);
+	return ok;
+}
+
+static void
+drop_conns(struct rd *r, int n)
+{
+	int	 i;
+
+	for (i = 0; i < n; i++) {
+		close(r[i].fd);
+		rd_free(&r[i]);
+	}
+	usleep(100000);
+}
+
+static void
+test_per_address(void)
+{
+	struct resp	 rp = { 0 };
+	struct rd	 r[MAX_PER_ADDR + 1];
+	const char	*get = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
+	int		 closed;
+
+	usleep(200000);		/* earlier connections wind down */
+	T_EQ_INT(hold_conns(r, MAX_PER_ADDR, "127.0.0.1"), MAX_PER_ADDR,
+	    "per address: the first connections are served");
+	T_OK(exchange(get, strlen(get), &rp, &closed) == 0 &&
+	    rp.status == 429 && closed,
+	    "per address: one more from the same address gets 429 "
+	    "(status %d)", rp.status);
+	T_OK(rp.body != NULL && strstr(rp.body, "\"error\"") != NULL &&
+	    hdr(&rp, "retry-after") != NULL,
+	    "per address: error envelope and Retry-After");
+	T_EQ_INT(hold_conns(&r[MAX_PER_ADDR], 1, "127.0.0.2"), 1,
+	    "per address: another address is still served");
+	drop_conns(r, MAX_PER_ADDR + 1);
+	still_serving("per-address cap");
+	free(rp.body);
+}
+
+/* On a dual-stack socket every IPv4 client is ::ffff:a.b.c.d: each
+ * must still count as an address of its own. */
+static void
+test_mapped_address(void)
+{
+	struct rd	 r[MAX_PER_ADDR + 2];
+	int		 saved = port;
+
+	port = port_mapped;
+	T_EQ_INT(hold_conns(r, MAX_PER_ADDR, "127.0.0.3"), MAX_PER_ADDR,
+	    "v4-mapped: the first connections from one address are served");
+	T_EQ_INT(hold_conns(&r[MAX_PER_ADDR], 1, "127.0.0.3"), 0,
+	    "v4-mapped: one more from that address is refused");
+	T_EQ_INT(hold_conns(&r[MAX_PER_ADDR + 1], 1, "127.0.0.4"), 1,
+	    "v4-mapped: another IPv4 address is served");
+	port = saved;
+	drop_conns(r, MAX_PER_ADDR + 2);
+	still_serving("v4-mapped clients");
+}
+
 static void
 test_expect(void)
 {
@@ -1032,31 +1261,28 @@ test_disconnect(void)
 	free(rp.body);
 }
 
+/* Spread over addresses, so that only the server's own cap bites. */
 static void
 test_max_conns(void)
 {
 	struct resp	 rp = { 0 };
 	struct rd	 r[MAX_CONNS];
 	const char	*get = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
+	char		 src[32];
 	int		 i, ok = 0, closed;
 
 	usleep(200000);		/* earlier connections wind down */
-	for (i = 0; i < MAX_CONNS; i++) {
-		memset(&r[i], 0, sizeof(r[i]));
-		r[i].fd = tconnect();
-		send_str(r[i].fd, get);
-		ok += read_response(&r[i], &rp, 0) == 0 && rp.status == 200;
+	for (i = 0; i < MAX_CONNS; i += MAX_PER_ADDR) {
+		snprintf(src, sizeof(src), "127.0.0.%d", 10 + i);
+		ok += hold_conns(&r[i], MAX_CONNS - i < MAX_PER_ADDR ?
+		    MAX_CONNS - i : MAX_PER_ADDR, src);
 	}
 	T_EQ_INT(ok, MAX_CONNS, "max conns: all connections served");
 	T_OK(exchange(get, strlen(get), &rp, &closed) == 0 &&
 	    rp.status == 503 && closed, "max conns: one more gets 503");
 	T_OK(strstr(rp.body, "\"server_error\"") != NULL,
 	    "max conns: server_error envelope");
-	for (i = 0; i < MAX_CONNS; i++) {
-		close(r[i].fd);
-		rd_free(&r[i]);
-	}
-	usleep(100000);
+	drop_conns(r, MAX_CONNS);
 	still_serving("max conns");
 	free(rp.body);
 }
@@ -1123,14 +1349,27 @@ test_shutdown(pid_t pid)
 static int
 server_fds(void)
 {
-	struct resp	 rp = { 0 };
-	const char	*get = "GET /fds HTTP/1.1\r\nHost: t\r\n\r\n";
-	int		 n = -1;
+	return server_number("/fds");
+}
 
-	if (exchange(get, strlen(get), &rp, NULL) == 0 && rp.status == 200)
-		n = atoi(rp.body);
-	free(rp.body);
-	return n;
+/* A dual-stack IPv6 socket on ::ffff:127.0.0.1; sets port_mapped. */
+static int
+listen_mapped(void)
+{
+	struct sockaddr_in6	 sin6 = { .sin6_family = AF_INET6 };
+	socklen_t		 slen = sizeof(sin6);
+	int			 fd, off = 0;
+
+	if ((fd = socket(AF_INET6, SOCK_STREAM, 0)) == -1 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off,
+	    sizeof(off)) == -1 ||
+	    inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6.sin6_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) == -1 ||
+	    listen(fd, 128) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin6, &slen) == -1)
+		return -1;
+	port_mapped = ntohs(sin6.sin6_port);
+	return fd;
 }
 
 int
@@ -1139,7 +1378,7 @@ main(void)
 	struct sockaddr_in	 sin = { .sin_family = AF_INET };
 	socklen_t		 slen = sizeof(sin);
 	pid_t			 pid;
-	int			 lfd, status, fds0, logfd;
+	int			 lfd, lfd_mapped, status, fds0, logfd;
 	char			 logpath[] = "/tmp/test_http.log.XXXXXX";
 
 	signal(SIGPIPE, SIG_IGN);
@@ -1156,6 +1395,10 @@ main(void)
 		return 2;
 	}
 	port = ntohs(sin.sin_port);
+	if ((lfd_mapped = listen_mapped()) == -1) {
+		perror("listen ::ffff:127.0.0.1");
+		return 2;
+	}
 	if ((logfd = mkstemp(logpath)) == -1)
 		return 2;
 	unlink(logpath);
@@ -1165,9 +1408,10 @@ main(void)
 		dup2(logfd, STDERR_FILENO);
 		/* Never outlive a test that died. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		server_main(lfd);
+		server_main(lfd, lfd_mapped);
 	}
 	close(lfd);
+	close(lfd_mapped);
 
 	fds0 = server_fds();
 	test_basic();
@@ -1177,11 +1421,17 @@ main(void)
 	test_limits();
 	test_slowloris();
 	test_timeouts();
+	test_huge_length();
+	test_slow_drip();
+	test_steady_body();
+	test_held_body();
 	test_expect();
 	test_linger();
 	test_memory();
 	test_responses();
 	test_disconnect();
+	test_per_address();
+	test_mapped_address();
 	test_max_conns();
 
 	usleep(100000);

@@ -1,6 +1,7 @@
 /*
  * test_imsg.c: imsg framing, descriptor passing, malformed streams,
- * partial writes and the imsgev driver, over real socketpairs.
+ * partial writes and the imsgev driver, over real socketpairs; the
+ * channel tables (proto.c) and their one check before dispatch.
  */
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -16,6 +17,7 @@
 #include <event2/event.h>
 
 #include "imsg.h"
+#include "proto.h"
 #include "t.h"
 
 static int
@@ -539,6 +541,228 @@ test_malformed_ev(void)
 	event_base_free(base);
 }
 
+/* A message as a dispatcher would see it, for imsg_check alone. */
+static struct imsg
+fake(uint32_t type, size_t len, int fd)
+{
+	static char	 buf[IMSG_MAXSIZE];
+	struct imsg	 m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = type;
+	m.hdr.len = IMSG_HDRSIZE + len;
+	m.data = len > 0 ? buf : NULL;
+	m.datalen = len;
+	m.fd = fd;
+	return m;
+}
+
+static int
+allowed(enum proc_role receiver, enum proc_role sender, uint32_t type,
+    size_t len, int fd)
+{
+	const struct imsg_channel	*chan;
+	struct imsg			 m = fake(type, len, fd);
+	char				 why[128];
+
+	if ((chan = proto_channel(receiver, sender)) == NULL)
+		return -1;
+	return imsg_check(chan, &m, why, sizeof(why)) == 0;
+}
+
+static void
+test_channel_tables(void)
+{
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_GET,
+	    sizeof(struct file_key), -1), 1, "storage <- frontend: FILE_GET");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_CTL_CMD,
+	    sizeof(struct ctl_cmd), -1), 0,
+	    "storage <- frontend: a control command is not allowed");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_GET,
+	    sizeof(struct file_key) - 1, -1), 0,
+	    "storage <- frontend: FILE_GET one byte short is refused");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_GET,
+	    sizeof(struct file_key) + 1, -1), 0,
+	    "storage <- frontend: FILE_GET one byte long is refused");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_GET,
+	    sizeof(struct file_key), 0), 0,
+	    "storage <- frontend: an fd where none may ride is refused");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_FILE_OPEN,
+	    sizeof(struct file_open), -1), 0,
+	    "storage <- broker: FILE_OPEN is not the broker's to send");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_AUTH_LOOKUP,
+	    sizeof(struct auth_lookup), -1), 0,
+	    "storage <- broker: AUTH_LOOKUP is not the broker's to send");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_FILE_CREATE,
+	    sizeof(struct file_create), -1), 0,
+	    "storage <- broker: not even FILE_CREATE until sessions delegate");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_CREATE,
+	    sizeof(struct file_create), -1), 1,
+	    "storage <- frontend: FILE_CREATE names its handle");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_AUTH_RELEASE,
+	    sizeof(struct auth_release), -1), 1,
+	    "storage <- frontend: AUTH_RELEASE");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_PROGRESS,
+	    sizeof(struct file_key), -1), 1,
+	    "storage <- frontend: FILE_PROGRESS");
+	T_EQ_INT(allowed(ROLE_BROKER, ROLE_FRONTEND, IMSG_HEALTH_REQ, 0, -1),
+	    0, "broker <- frontend: nothing at all yet");
+	T_EQ_INT(allowed(ROLE_FRONTEND, ROLE_STORAGE, IMSG_FILE_CREATED,
+	    sizeof(struct file_rec), -1), 0,
+	    "frontend <- storage: FILE_CREATED without its fd is refused");
+	T_EQ_INT(allowed(ROLE_FRONTEND, ROLE_STORAGE, IMSG_FILE_CREATED,
+	    sizeof(struct file_rec), 0), 1,
+	    "frontend <- storage: FILE_CREATED with its fd");
+	T_EQ_INT(allowed(ROLE_FRONTEND, ROLE_STORAGE, IMSG_FILE_OPENED,
+	    sizeof(struct file_opened), -1), 1,
+	    "frontend <- storage: FILE_OPENED may come without an fd (416)");
+	T_EQ_INT(allowed(ROLE_FRONTEND, ROLE_MASTER, IMSG_CONF_STORE,
+	    sizeof(struct store_msg), -1), 0,
+	    "frontend <- master: the store's settings are not a frontend's");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_MASTER, IMSG_LISTEN_FD, 0, 0), 0,
+	    "storage <- master: no listening socket");
+	T_EQ_INT(allowed(ROLE_MASTER, ROLE_FRONTEND, IMSG_CTL_LINE, 5, -1), 0,
+	    "master <- frontend: control replies only from storage");
+	T_EQ_INT(allowed(ROLE_MASTER, ROLE_STORAGE, IMSG_CTL_LINE,
+	    CTL_LINE_MAX + 1, -1), 0,
+	    "master <- storage: a control line over its maximum");
+	T_EQ_INT(allowed(ROLE_MASTER, ROLE_STORAGE, IMSG_CTL_LINE, 1, -1), 1,
+	    "master <- storage: a one-byte control line");
+	T_OK(proto_channel(ROLE_FRONTEND, ROLE_FRONTEND) == NULL,
+	    "frontends have no channel to each other");
+}
+
+/* Sends one message with an fd the header does not announce. */
+static void
+send_stray_fd(int sock)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct imsg_hdr	 hdr;
+	struct msghdr	 msg;
+	struct iovec	 iov;
+	int		 fd = STDIN_FILENO;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.type = IMSG_HEALTH_REQ;
+	hdr.len = IMSG_HDRSIZE;
+	memset(&msg, 0, sizeof(msg));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = &hdr;
+	iov.iov_len = sizeof(hdr);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	CMSG_FIRSTHDR(&msg)->cmsg_len = CMSG_LEN(sizeof(int));
+	CMSG_FIRSTHDR(&msg)->cmsg_level = SOL_SOCKET;
+	CMSG_FIRSTHDR(&msg)->cmsg_type = SCM_RIGHTS;
+	memcpy(CMSG_DATA(CMSG_FIRSTHDR(&msg)), &fd, sizeof(fd));
+	if (sendmsg(sock, &msg, 0) == -1)
+		T_OK(0, "sendmsg");
+}
+
+/*
+ * One good message, then a bad one (how: 0 a type not allowed, 1 a
+ * wrong size, 2 an fd on a channel without fds, 3 an fd no header
+ * claims), on the storage <- frontend table made non-fatal: the good
+ * one is dispatched, the bad one never, and the channel is closed.
+ * (With a stray fd, the message that arrived with it is the one
+ * refused: once it is taken, the fd is left over.)
+ */
+static void
+channel_refuses(int how)
+{
+	static const char	*what[] = { "a type not allowed",
+				    "a wrong size", "an fd on a channel without fds",
+				    "an fd no message claims" };
+	struct imsg_channel	 chan = *proto_channel(ROLE_STORAGE,
+				    ROLE_FRONTEND);
+	struct event_base	*base = event_base_new();
+	struct imsgbuf		 peer;
+	struct imsgev		 iev;
+	struct side		 s;
+	struct timeval		 limit = { 5, 0 };
+	struct file_key		 fk;
+	int			 sv[2];
+
+	memset(&s, 0, sizeof(s));
+	memset(&fk, 0, sizeof(fk));
+	chan.fatal = 0;
+	T_OK(pair(sv, 0) == 0, "socketpair");
+	imsgbuf_init(&peer, sv[0]);
+	imsg_compose(&peer, IMSG_FILE_GET, 0, 0, -1, &fk, sizeof(fk));
+	if (how == 0)
+		imsg_compose(&peer, IMSG_CTL_CMD, 0, 0, -1, NULL, 0);
+	else if (how == 1)
+		imsg_compose(&peer, IMSG_FILE_GET, 0, 0, -1, &fk, 3);
+	else if (how == 2)
+		imsg_compose(&peer, IMSG_HEALTH_REQ, 0, 0, dup(STDIN_FILENO),
+		    NULL, 0);
+	imsgbuf_flush(&peer);
+	if (how == 3)
+		send_stray_fd(sv[0]);
+	imsgev_init(&iev, base, sv[1], side_dispatch, side_closed, &s);
+	imsgev_set_channel(&iev, &chan);
+	event_base_loopexit(base, &limit);
+	event_base_dispatch(base);
+	T_OK(s.dispatched == 1,
+	    "%s: only the good messages dispatched (%d)", what[how],
+	    s.dispatched);
+	T_OK(s.closed == 1 && strncmp(s.why, "refused message", 15) == 0,
+	    "%s: the channel is closed (%s)", what[how], s.why);
+	imsgev_clear(&iev);
+	imsgbuf_clear(&peer);
+	close(sv[0]);
+	event_base_free(base);
+}
+
+/* Between depotd's processes a refused message ends the receiver. */
+static void
+test_channel_fatal(void)
+{
+	struct event_base	*base;
+	struct imsgbuf		 peer;
+	struct imsgev		 iev;
+	struct side		 s;
+	int			 sv[2], status = 0;
+	pid_t			 pid;
+
+	T_OK(pair(sv, 0) == 0, "socketpair");
+	imsgbuf_init(&peer, sv[0]);
+	imsg_compose(&peer, IMSG_AUTH_LOOKUP, 0, 0, -1, NULL, 0);
+	imsgbuf_flush(&peer);
+	if ((pid = fork()) == 0) {
+		memset(&s, 0, sizeof(s));
+		base = event_base_new();
+		imsgev_init(&iev, base, sv[1], side_dispatch, side_closed, &s);
+		imsgev_set_channel(&iev, proto_channel(ROLE_STORAGE,
+		    ROLE_FRONTEND));
+		event_base_dispatch(base);
+		_exit(s.dispatched > 0 ? 3 : 0);
+	}
+	waitpid(pid, &status, 0);
+	T_OK(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+	    "a short AUTH_LOOKUP from a frontend is fatal (status %d)",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	imsgbuf_clear(&peer);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+static void
+test_channels(void)
+{
+	int	 how;
+
+	test_channel_tables();
+	for (how = 0; how < 4; how++)
+		channel_refuses(how);
+	test_channel_fatal();
+}
+
 int
 main(void)
 {
@@ -550,5 +774,6 @@ main(void)
 	test_imsgev();
 	test_clear_in_dispatch();
 	test_malformed_ev();
+	test_channels();
 	return t_done();
 }

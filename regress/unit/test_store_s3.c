@@ -266,7 +266,8 @@ store_open(const char *secret, const char *bkt, int64_t part_size)
 	conf.access_key = access_key;
 	conf.secret_key = secret;
 	conf.path_style = 1;
-	conf.part_size = part_size;
+	/* 0: the configuration's default part size, as conf_new sets it. */
+	conf.part_size = part_size > 0 ? part_size : 16 * MIB;
 	conf.max_transfers = 4;
 	st->ops = &store_s3_ops;
 	st->base = base;

@@ -1,0 +1,87 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * session.h: what session.c (sessions, their calls, the reaper) and
+ * runner.c (a session's jailed interpreter process) share; private to
+ * depot-sandboxd's session code.
+ */
+#ifndef DEPOT_SANDBOXD_SESSION_H
+#define DEPOT_SANDBOXD_SESSION_H
+
+#include <sys/queue.h>
+
+#include <event2/bufferevent.h>
+
+#include "util.h"
+#include "sandboxd.h"
+
+struct exec_call {
+	TAILQ_ENTRY(exec_call)	 entry;
+	struct session		*s;
+	struct json_object	*request;
+	int			 timeout;
+	exec_done_cb		 done;
+	void			*arg;
+	int			 cancelled;
+	int			 listed;
+	int64_t			 seq;
+	struct ws_listing	 before;
+	int64_t			 start;
+};
+TAILQ_HEAD(exec_queue, exec_call);
+
+struct session {
+	TAILQ_ENTRY(session)	 entry;
+	char			 id[ID_BUFSIZE];
+	char			 path[1200];
+	int			 rootfd;
+	int64_t			 created;
+	int64_t			 last_activity;
+	int			 idle;
+	int			 life;
+	pid_t			 pid;		/* bwrap, our child */
+	struct bufferevent	*bev;
+	int			 info_fd;	/* bwrap's --info-fd */
+	struct event		*info_ev;
+	int			 jail_pidfd;	/* the jail's pid 1 */
+	struct event		*burial;	/* waits on jail_pidfd */
+	int64_t			 seq;
+	struct exec_queue	 calls;
+	struct exec_call	*running;
+	struct event		*timer;
+	struct event		*quota_timer;
+};
+TAILQ_HEAD(session_list, session);
+
+extern struct event_base	*session_base;
+
+/* session.c: the callbacks of the runner's protocol channel. */
+void	runner_read(struct bufferevent *, void *);
+void	runner_event(struct bufferevent *, short, void *);
+
+/* runner.c */
+int	runner_spawn(struct session *);
+/* bwrap's --info-fd: the jail's pid 1, for a pidfd. */
+void	runner_info(int, short, void *);
+void	runner_info_close(struct session *);
+/* Forgets the jail's pid 1, which may still be dying. */
+void	runner_forget(struct session *);
+/* Kills bwrap and its process group, and waits for bwrap. */
+void	runner_kill(struct session *);
+void	runner_restart(struct session *, const char *why);
+
+#endif

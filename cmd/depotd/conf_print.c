@@ -1,0 +1,301 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * conf_print.c: `depotd -nv': the configuration in the depotd.conf(5)
+ * grammar, every default spelled out, every secret masked, so that
+ * what it prints parses again to the same configuration.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "config.h"
+#include "conf_int.h"
+
+#define SECRET_PLACEHOLDER	"********"
+
+static void
+print_size(FILE *fp, int64_t v)
+{
+	char	 buf[32];
+
+	format_units(buf, sizeof(buf), v, unit_size);
+	fputs(buf, fp);
+}
+
+static void
+print_duration(FILE *fp, int64_t v)
+{
+	char	 buf[32];
+
+	format_units(buf, sizeof(buf), v, unit_duration);
+	fputs(buf, fp);
+}
+
+static void
+print_quoted(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+struct mask_state {
+	const char	*src;
+	size_t		 copied;
+	FILE		*out;
+};
+
+static void
+mask_span(void *arg, size_t start, size_t end)
+{
+	struct mask_state	*ms = arg;
+
+	fwrite(ms->src + ms->copied, 1, start - ms->copied, ms->out);
+	fputs(SECRET_PLACEHOLDER, ms->out);
+	ms->copied = end;
+}
+
+/* The conninfo with each password replaced by the placeholder. */
+static char *
+conninfo_masked(const char *conninfo)
+{
+	struct mask_state	 ms;
+	char			*buf = NULL;
+	size_t			 len = 0;
+
+	if ((ms.out = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	ms.src = conninfo;
+	ms.copied = 0;
+	conninfo_passwords(conninfo, mask_span, &ms);
+	fputs(conninfo + ms.copied, ms.out);
+	if (fclose(ms.out) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void
+print_listens(FILE *fp, const struct depotd_conf *c)
+{
+	const struct listen_conf	*l;
+
+	TAILQ_FOREACH(l, &c->listens, entry)
+		fprintf(fp, "listen on %s port %u\n", l->host, l->port);
+}
+
+static void
+print_database(FILE *fp, const struct depotd_conf *c)
+{
+	char	*masked;
+
+	if (c->database == NULL)
+		return;
+	fputs("database ", fp);
+	if ((masked = conninfo_masked(c->database)) != NULL) {
+		print_quoted(fp, masked);
+		free(masked);
+	} else
+		print_quoted(fp, SECRET_PLACEHOLDER);
+	fprintf(fp, " pool %d\n", c->db_pool);
+}
+
+static void
+print_secret(FILE *fp, const char *keyword, const char *secret)
+{
+	if (secret != NULL)
+		fprintf(fp, "\t%s \"%s\"\n", keyword, SECRET_PLACEHOLDER);
+}
+
+static void
+print_storage(FILE *fp, const struct depotd_conf *c)
+{
+	if (c->storage_url[0] == '\0')
+		return;
+	fputs("storage ", fp);
+	print_quoted(fp, c->storage_url);
+	if (strncmp(c->storage_url, "s3://", 5) == 0) {
+		fputs(" {\n", fp);
+		if (c->storage.endpoint[0] != '\0') {
+			fputs("\tendpoint ", fp);
+			print_quoted(fp, c->storage.endpoint);
+			fputc('\n', fp);
+		}
+		fputs("\tregion ", fp);
+		print_quoted(fp, c->storage.region);
+		fputc('\n', fp);
+		if (c->storage.access_key != NULL) {
+			fputs("\taccess-key ", fp);
+			print_quoted(fp, c->storage.access_key);
+			fputc('\n', fp);
+		}
+		print_secret(fp, "secret-key", c->storage.secret_key);
+		print_secret(fp, "session-token", c->storage.session_token);
+		if (c->storage.path_style)
+			fputs("\tpath-style\n", fp);
+		fputs("\tpart-size ", fp);
+		print_size(fp, c->storage.part_size);
+		fprintf(fp, "\n\tmax-transfers %d\n}\n",
+		    c->storage.max_transfers);
+	} else if (strncmp(c->storage_url, "sftp://", 7) == 0) {
+		fputs(" {\n\tidentity ", fp);
+		print_quoted(fp, c->storage.identity);
+		fputc('\n', fp);
+		print_secret(fp, "passphrase", c->storage.passphrase);
+		fputs("\tknown-hosts ", fp);
+		print_quoted(fp, c->storage.known_hosts);
+		fputs("\n\tkeepalive ", fp);
+		print_duration(fp, c->storage.keepalive);
+		fputs("\n}\n", fp);
+	} else
+		fputc('\n', fp);
+}
+
+static void
+print_files_http(FILE *fp, const struct depotd_conf *c)
+{
+	fputs("files {\n\tmax-size ", fp);
+	print_size(fp, c->max_size);
+	fputs("\n\tretention ", fp);
+	print_duration(fp, c->retention);
+	fputs("\n\tsweep-interval ", fp);
+	print_duration(fp, c->sweep_interval);
+	fprintf(fp, "\n\tmax-filename %d\n\tmax-uploads-per-key %d\n",
+	    c->max_filename, c->max_uploads_per_key);
+	fputs("\twriting-grace ", fp);
+	print_duration(fp, c->writing_grace);
+	fputs("\n}\n", fp);
+
+	fputs("http {\n\tmax-header-size ", fp);
+	print_size(fp, c->http.max_header_bytes);
+	fprintf(fp, "\n\tmax-headers %d\n\theader-timeout ",
+	    c->http.max_headers);
+	print_duration(fp, c->http.header_timeout);
+	fputs("\n\tidle-timeout ", fp);
+	print_duration(fp, c->http.idle_timeout);
+	fputs("\n\tbody-timeout ", fp);
+	print_duration(fp, c->http.body_timeout);
+	fputs("\n\tmin-body-rate ", fp);
+	print_size(fp, c->http.min_body_rate);
+	fprintf(fp, "\n\tmax-connections %d\n"
+	    "\tmax-connections-per-address %d\n}\n", c->http.max_conns,
+	    c->http.max_conns_per_addr);
+}
+
+static void
+print_sandbox(FILE *fp, const struct depotd_conf *c)
+{
+	switch (c->sandbox) {
+	case SANDBOX_NONE:
+		fputs("no sandbox\n", fp);
+		break;
+	case SANDBOX_LOCAL:
+		fputs("sandbox local", fp);
+		if (c->sandbox_dir[0] != '\0')
+			fprintf(fp, " { directory \"%s\" }", c->sandbox_dir);
+		fputc('\n', fp);
+		break;
+	case SANDBOX_URL:
+		fputs("sandbox ", fp);
+		print_quoted(fp, c->sandbox_url);
+		if (c->sandbox_token != NULL)
+			fprintf(fp, " {\n\ttoken \"%s\"\n}",
+			    SECRET_PLACEHOLDER);
+		fputc('\n', fp);
+		break;
+	}
+	fprintf(fp, "max-tool-iterations %d\n", c->max_tool_iterations);
+}
+
+static void
+print_upstreams_models(FILE *fp, const struct depotd_conf *c)
+{
+	const struct upstream_conf	*u;
+	const struct model_conf		*m;
+
+	TAILQ_FOREACH(u, &c->upstreams, entry) {
+		fputs("upstream ", fp);
+		print_quoted(fp, u->name);
+		fputs(" {\n\turl ", fp);
+		print_quoted(fp, u->url);
+		fprintf(fp, "\n\tapi %s\n",
+		    u->api == API_ANTHROPIC ? "anthropic" : "openai");
+		print_secret(fp, "api-key", u->api_key);
+		fputs("\ttimeout ", fp);
+		print_duration(fp, u->timeout);
+		fputs("\n}\n", fp);
+	}
+	TAILQ_FOREACH(m, &c->models, entry) {
+		fputs("model ", fp);
+		print_quoted(fp, m->name);
+		fputs(" upstream ", fp);
+		print_quoted(fp, m->upstream);
+		if (m->remote_name[0] == '\0' && !m->text_only &&
+		    !m->native_code_execution) {
+			fputc('\n', fp);
+			continue;
+		}
+		fputs(" {\n", fp);
+		if (m->remote_name[0] != '\0') {
+			fputs("\tremote-name ", fp);
+			print_quoted(fp, m->remote_name);
+			fputc('\n', fp);
+		}
+		if (m->text_only)
+			fputs("\ttext-only\n", fp);
+		if (m->native_code_execution)
+			fputs("\tnative-code-execution\n", fp);
+		fputs("}\n", fp);
+	}
+}
+
+void
+conf_print(FILE *fp, const struct depotd_conf *c)
+{
+	print_listens(fp, c);
+	fprintf(fp, "prefork %d\nuser ", c->prefork);
+	print_quoted(fp, c->user);
+	fputs("\nstorage user ", fp);
+	print_quoted(fp, c->storage_user);
+	if (c->chroot[0] != '\0') {
+		fputs("\nchroot ", fp);
+		print_quoted(fp, c->chroot);
+	}
+	fputs("\ncontrol socket ", fp);
+	print_quoted(fp, c->control_socket);
+	fputc('\n', fp);
+	print_database(fp, c);
+	print_storage(fp, c);
+	print_files_http(fp, c);
+	print_sandbox(fp, c);
+	if (c->admin_key != NULL)
+		fprintf(fp, "admin-key \"%s\"\n", SECRET_PLACEHOLDER);
+	print_upstreams_models(fp, c);
+}
+

@@ -1,0 +1,176 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * proto.c: for each channel, the messages its sender may send, with
+ * their payload sizes and whether a descriptor rides along.  imsgev
+ * applies these before any dispatcher runs (imsgev_set_channel), so a
+ * dispatcher sees only messages of the right type and size.  A message
+ * outside its channel's table is fatal between depotd's own processes;
+ * a control client that sends one is only disconnected.
+ */
+#include <sys/types.h>
+
+#include <stddef.h>
+
+#include "http.h"
+#include "proto.h"
+
+#define NRULES(a)	(sizeof(a) / sizeof((a)[0]))
+#define FIXED(t, s, f)	{ (t), sizeof(s), sizeof(s), (f) }
+#define EMPTY(t)	{ (t), 0, 0, IMSG_FD_NO }
+
+/* Every child hears these from the master. */
+#define FROM_MASTER							\
+	FIXED(IMSG_CONF_BEGIN, uint32_t, IMSG_FD_NO),			\
+	FIXED(IMSG_CONF_PROC, struct proc_conf_msg, IMSG_FD_NO),	\
+	FIXED(IMSG_CONF_SECRET, struct secret_msg, IMSG_FD_NO),		\
+	EMPTY(IMSG_CONF_END),						\
+	FIXED(IMSG_PEER_FD, struct peer_msg, IMSG_FD_MUST),		\
+	EMPTY(IMSG_START),						\
+	FIXED(IMSG_LOG_VERBOSE, int32_t, IMSG_FD_NO)
+
+static const struct imsg_rule frontend_from_master[] = {
+	FROM_MASTER,
+	FIXED(IMSG_CONF_FILES, struct files_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_HTTP, struct http_limits, IMSG_FD_NO),
+	FIXED(IMSG_CONF_UPSTREAM, struct upstream_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_MODEL, struct model_msg, IMSG_FD_NO),
+	{ IMSG_LISTEN_FD, 0, 0, IMSG_FD_MUST },
+};
+
+static const struct imsg_rule storage_from_master[] = {
+	FROM_MASTER,
+	FIXED(IMSG_CONF_STORE, struct store_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_FILES, struct files_msg, IMSG_FD_NO),
+	FIXED(IMSG_CTL_CMD, struct ctl_cmd, IMSG_FD_NO),
+};
+
+static const struct imsg_rule broker_from_master[] = {
+	FROM_MASTER,
+	FIXED(IMSG_CONF_SANDBOX, struct sandbox_msg, IMSG_FD_NO),
+};
+
+/* What any child may tell the master. */
+#define TO_MASTER							\
+	EMPTY(IMSG_READY),						\
+	FIXED(IMSG_CONF_ACK, uint32_t, IMSG_FD_NO)
+
+static const struct imsg_rule master_from_child[] = {
+	TO_MASTER,
+};
+
+/* The storage helper also answers the control commands relayed to it. */
+static const struct imsg_rule master_from_storage[] = {
+	TO_MASTER,
+	{ IMSG_CTL_LINE, 1, CTL_LINE_MAX, IMSG_FD_NO },
+	FIXED(IMSG_CTL_END, int32_t, IMSG_FD_NO),
+};
+
+static const struct imsg_rule storage_from_frontend[] = {
+	FIXED(IMSG_AUTH_LOOKUP, struct auth_lookup, IMSG_FD_NO),
+	FIXED(IMSG_AUTH_RELEASE, struct auth_release, IMSG_FD_NO),
+	FIXED(IMSG_FILE_CREATE, struct file_create, IMSG_FD_NO),
+	FIXED(IMSG_FILE_PROGRESS, struct file_key, IMSG_FD_NO),
+	FIXED(IMSG_FILE_COMMIT, struct file_commit, IMSG_FD_NO),
+	FIXED(IMSG_FILE_ABORT, struct file_key, IMSG_FD_NO),
+	FIXED(IMSG_FILE_GET, struct file_key, IMSG_FD_NO),
+	FIXED(IMSG_FILE_OPEN, struct file_open, IMSG_FD_NO),
+	FIXED(IMSG_FILE_LIST, struct file_list_req, IMSG_FD_NO),
+	FIXED(IMSG_FILE_DELETE, struct file_key, IMSG_FD_NO),
+	EMPTY(IMSG_HEALTH_REQ),
+};
+
+/* Replies to the calls above; a create or an open hands over an fd. */
+static const struct imsg_rule frontend_from_storage[] = {
+	FIXED(IMSG_FILE_CREATED, struct file_rec, IMSG_FD_MUST),
+	FIXED(IMSG_FILE_INFO, struct file_rec, IMSG_FD_NO),
+	FIXED(IMSG_ERROR, struct error_msg, IMSG_FD_NO),
+	FIXED(IMSG_AUTH_RESULT, struct auth_result, IMSG_FD_NO),
+	/* No descriptor for a 416: there is nothing to read. */
+	FIXED(IMSG_FILE_OPENED, struct file_opened, IMSG_FD_MAY),
+	FIXED(IMSG_FILE_LIST_ITEM, struct file_rec, IMSG_FD_NO),
+	FIXED(IMSG_FILE_LIST_END, struct file_list_end, IMSG_FD_NO),
+	FIXED(IMSG_FILE_DELETED, struct file_key, IMSG_FD_NO),
+	FIXED(IMSG_HEALTH, struct health_msg, IMSG_FD_NO),
+};
+
+#define CHANNEL(recv, send, rules, name)				\
+	{ (recv), (send), { (name), (rules), NRULES(rules), 1 } }
+/*
+ * The code-execution pipeline will use these channels; until it lands
+ * nothing may be sent on them.  The broker then will create files only
+ * under a handle a frontend delegates to it for one session; today the
+ * storage helper takes no file operation from it at all.
+ */
+#define SILENT(recv, send, name)					\
+	{ (recv), (send), { (name), NULL, 0, 1 } }
+
+static const struct {
+	enum proc_role		 receiver;
+	enum proc_role		 sender;
+	struct imsg_channel	 chan;
+} channels[] = {
+	CHANNEL(ROLE_FRONTEND, ROLE_MASTER, frontend_from_master,
+	    "frontend <- master"),
+	CHANNEL(ROLE_STORAGE, ROLE_MASTER, storage_from_master,
+	    "storage <- master"),
+	CHANNEL(ROLE_BROKER, ROLE_MASTER, broker_from_master,
+	    "broker <- master"),
+	CHANNEL(ROLE_MASTER, ROLE_FRONTEND, master_from_child,
+	    "master <- frontend"),
+	CHANNEL(ROLE_MASTER, ROLE_STORAGE, master_from_storage,
+	    "master <- storage"),
+	CHANNEL(ROLE_MASTER, ROLE_BROKER, master_from_child,
+	    "master <- broker"),
+	CHANNEL(ROLE_STORAGE, ROLE_FRONTEND, storage_from_frontend,
+	    "storage <- frontend"),
+	SILENT(ROLE_STORAGE, ROLE_BROKER, "storage <- broker"),
+	CHANNEL(ROLE_FRONTEND, ROLE_STORAGE, frontend_from_storage,
+	    "frontend <- storage"),
+	SILENT(ROLE_BROKER, ROLE_STORAGE, "broker <- storage"),
+	SILENT(ROLE_FRONTEND, ROLE_BROKER, "frontend <- broker"),
+	SILENT(ROLE_BROKER, ROLE_FRONTEND, "broker <- frontend"),
+};
+
+const struct imsg_channel *
+proto_channel(enum proc_role receiver, enum proc_role sender)
+{
+	size_t	 i;
+
+	for (i = 0; i < NRULES(channels); i++)
+		if (channels[i].receiver == receiver &&
+		    channels[i].sender == sender)
+			return &channels[i].chan;
+	return NULL;
+}
+
+static const struct imsg_rule ctl_request[] = {
+	FIXED(IMSG_CTL_CMD, struct ctl_cmd, IMSG_FD_NO),
+};
+
+static const struct imsg_rule ctl_reply[] = {
+	{ IMSG_CTL_LINE, 1, CTL_LINE_MAX, IMSG_FD_NO },
+	FIXED(IMSG_CTL_END, int32_t, IMSG_FD_NO),
+};
+
+const struct imsg_channel proto_ctl_request = {
+	"master <- control client", ctl_request, NRULES(ctl_request), 0
+};
+
+const struct imsg_channel proto_ctl_reply = {
+	"depotctl <- master", ctl_reply, NRULES(ctl_reply), 0
+};

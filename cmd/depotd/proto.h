@@ -1,0 +1,343 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * proto.h: the messages between depotd's processes: their types, their
+ * payloads, and the channel tables (proto.c) that say which peer may
+ * send which of them.  Shared by every process and by depotctl.
+ */
+#ifndef DEPOTD_PROTO_H
+#define DEPOTD_PROTO_H
+
+#include <sys/types.h>
+#include <stdint.h>
+
+#include "imsg.h"
+
+enum proc_role {
+	ROLE_MASTER,
+	ROLE_FRONTEND,
+	ROLE_STORAGE,
+	ROLE_BROKER,
+	ROLE_SANDBOXD,		/* sandbox local: no channel, only a pid */
+	ROLE_MAX,
+};
+#define ROLE_BIT(r)		(1U << (r))
+
+#define PARENT_SOCK_FILENO	3	/* a child's channel to the master */
+#define DEPOTD_SOCKET		"/run/depotd.sock"	/* control, default */
+#define FRONTEND_MAX		64
+#define IDLEN			40	/* "file-" + 32 hex, and NUL */
+
+enum imsg_type {
+	IMSG_NONE,
+
+	/* master -> child: configuration, each role only its own parts */
+	IMSG_CONF_BEGIN,		/* uint32_t generation */
+	IMSG_CONF_PROC,			/* struct proc_conf_msg */
+	IMSG_CONF_SECRET,		/* struct secret_msg */
+	IMSG_CONF_STORE,		/* struct store_msg */
+	IMSG_CONF_FILES,		/* struct files_msg */
+	IMSG_CONF_HTTP,			/* struct http_limits */
+	IMSG_CONF_UPSTREAM,		/* struct upstream_msg */
+	IMSG_CONF_MODEL,		/* struct model_msg */
+	IMSG_CONF_SANDBOX,		/* struct sandbox_msg */
+	IMSG_CONF_END,			/* apply what was sent */
+
+	/* master -> child, set-up */
+	IMSG_LISTEN_FD,			/* fd: a listening socket */
+	IMSG_PEER_FD,			/* struct peer_msg, fd: a channel */
+	IMSG_START,			/* set-up complete: drop privileges */
+	IMSG_LOG_VERBOSE,		/* int32_t */
+
+	/* child -> master */
+	IMSG_READY,			/* privileges dropped, serving */
+	IMSG_CONF_ACK,			/* uint32_t generation applied */
+
+	/* control, relayed by the master (peerid: control client) */
+	IMSG_CTL_CMD,			/* struct ctl_cmd */
+	IMSG_CTL_LINE,			/* text: one line, NUL included */
+	IMSG_CTL_END,			/* int32_t: exit status */
+
+	/*
+	 * frontend <-> storage (peerid: request number).  Every file
+	 * message names the auth handle the storage helper issued on the
+	 * same channel; the owner is never the sender's to say.
+	 */
+	IMSG_AUTH_LOOKUP,		/* struct auth_lookup */
+	IMSG_AUTH_RESULT,		/* struct auth_result */
+	IMSG_AUTH_RELEASE,		/* struct auth_release: request over */
+	IMSG_FILE_CREATE,		/* struct file_create (intent) */
+	IMSG_FILE_CREATED,		/* struct file_rec, fd: write end */
+	IMSG_FILE_PROGRESS,		/* struct file_key: bytes flowed */
+	IMSG_FILE_COMMIT,		/* struct file_commit */
+	IMSG_FILE_ABORT,		/* struct file_key */
+	IMSG_FILE_GET,			/* struct file_key */
+	IMSG_FILE_INFO,			/* struct file_rec */
+	IMSG_FILE_OPEN,			/* struct file_open */
+	IMSG_FILE_OPENED,		/* struct file_opened, fd */
+	IMSG_FILE_LIST,			/* struct file_list_req */
+	IMSG_FILE_LIST_ITEM,		/* struct file_rec */
+	IMSG_FILE_LIST_END,		/* struct file_list_end */
+	IMSG_FILE_DELETE,		/* struct file_key */
+	IMSG_FILE_DELETED,		/* struct file_key */
+	IMSG_HEALTH_REQ,
+	IMSG_HEALTH,			/* struct health_msg */
+	IMSG_ERROR,			/* struct error_msg */
+};
+
+struct peer_msg {
+	int32_t		 role;
+	int32_t		 instance;
+};
+
+/* Configuration messages (conf_msg.c builds and reads them). */
+
+/* Who the child runs as and where it is jailed; the master looked up. */
+struct proc_conf_msg {
+	char		 user[64];
+	uint32_t	 uid;
+	uint32_t	 gid;
+	char		 chroot[1024];	/* "" = none */
+};
+
+enum conf_secret {
+	SECRET_DATABASE,
+	SECRET_S3_ACCESS_KEY,
+	SECRET_S3_SECRET_KEY,
+	SECRET_S3_SESSION_TOKEN,
+	SECRET_SFTP_PASSPHRASE,
+	SECRET_SANDBOX_TOKEN,
+	SECRET_ADMIN_KEY,
+	SECRET_MAX,
+};
+
+#define SECRET_MSG_MAX	4096
+
+struct secret_msg {
+	int32_t		 which;		/* enum conf_secret */
+	char		 value[SECRET_MSG_MAX];
+};
+
+struct store_msg {
+	char		 url[1024];
+	char		 endpoint[1024];
+	char		 region[64];
+	int32_t		 path_style;
+	int64_t		 part_size;
+	int32_t		 max_transfers;
+	char		 identity[1024];
+	char		 known_hosts[1024];
+	int32_t		 keepalive;
+	int32_t		 db_pool;
+};
+
+struct files_msg {
+	int64_t		 max_size;
+	int64_t		 retention;
+	int64_t		 sweep_interval;
+	int32_t		 max_filename;
+	int32_t		 max_uploads_per_key;
+	int64_t		 writing_grace;
+};
+
+struct upstream_msg {
+	char		 name[64];
+	char		 url[1024];
+	int32_t		 api;
+	int32_t		 timeout;
+	char		 api_key[1024];	/* "" = none */
+};
+
+struct model_msg {
+	char		 name[128];
+	char		 upstream[64];
+	char		 remote_name[128];
+	int32_t		 text_only;
+	int32_t		 native_code_execution;
+};
+
+struct sandbox_msg {
+	int32_t		 mode;		/* enum sandbox_mode */
+	char		 url[1024];
+	char		 dir[1024];
+	int32_t		 max_tool_iterations;
+};
+
+/* Control commands, depotctl -> master (-> storage). */
+enum ctl_cmd_type {
+	CTL_STATUS,
+	CTL_RELOAD,
+	CTL_LOG_VERBOSE,
+	CTL_LOG_BRIEF,
+	CTL_USER_ADD,
+	CTL_USER_LIST,
+	CTL_WORKSPACE_ADD,
+	CTL_WORKSPACE_LIST,
+	CTL_KEY_CREATE,		/* arg0 user, arg1 workspace, arg2 expiry */
+	CTL_KEY_LIST,
+	CTL_KEY_REVOKE,		/* arg0 key id or prefix */
+	CTL_SWEEP,
+};
+
+#define CTL_ARGS	4
+#define CTL_ARGLEN	256
+#define CTL_LINE_MAX	1024	/* a reply line, NUL included */
+
+struct ctl_cmd {
+	int32_t		 type;
+	char		 args[CTL_ARGS][CTL_ARGLEN];
+};
+
+/*
+ * What a key lookup asks and learns.  The frontend sends the SHA-256
+ * of whatever token the caller presented; the storage helper alone
+ * decides whether it is an API key or the admin key.  Only the admin
+ * key may name a user (and workspace) to act for; for any other key
+ * the names are ignored.
+ */
+struct auth_lookup {
+	char		 token_sha256[65];
+	char		 user_name[128];	/* admin: the user to act for */
+	char		 workspace_name[128];	/* "" = "default" */
+};
+
+enum auth_status {
+	AUTH_OK,
+	AUTH_UNKNOWN,
+	AUTH_EXPIRED,
+	AUTH_REVOKED,
+	AUTH_UNAVAILABLE,	/* database down */
+};
+
+#define HANDLE_LEN	40	/* "hdl-" + 32 hex, and NUL */
+
+/*
+ * handle: opaque, good only on the channel it was issued on, until
+ * IMSG_AUTH_RELEASE, the channel's end or an idle bound.  Empty when
+ * the lookup failed, or for the admin key that named no user yet
+ * (admin set: the frontend may ask again naming one).
+ */
+struct auth_result {
+	int32_t		 status;
+	int32_t		 admin;
+	char		 handle[HANDLE_LEN];
+	char		 user_name[128];	/* for replies and logs */
+};
+
+struct auth_release {
+	char		 handle[HANDLE_LEN];
+};
+
+#define FILENAME_MAX_BYTES	1024
+#define PURPOSE_MAX		128
+#define MIME_MAX		256
+
+enum file_source {
+	SOURCE_UPLOAD,
+	SOURCE_CODE_EXECUTION,
+};
+
+struct file_rec {
+	char		 id[IDLEN];
+	char		 filename[FILENAME_MAX_BYTES];
+	char		 mime_type[MIME_MAX];
+	char		 purpose[PURPOSE_MAX];
+	int32_t		 source;
+	int64_t		 bytes;
+	int64_t		 created_us;	/* microseconds since the epoch */
+	int64_t		 expires_us;	/* 0: never */
+	int64_t		 expires_after;	/* create: caller's seconds, 0 none */
+};
+
+/* The intent of an upload; the owner comes from the handle. */
+struct file_create {
+	char		 handle[HANDLE_LEN];
+	struct file_rec	 rec;
+};
+
+struct file_key {
+	char		 handle[HANDLE_LEN];
+	char		 id[IDLEN];
+};
+
+/* Purpose and expiry travel with the commit: form fields may follow
+ * the file part. */
+struct file_commit {
+	struct file_key	 key;
+	int64_t		 bytes;
+	char		 sha256[65];
+	char		 purpose[PURPOSE_MAX];
+	int64_t		 expires_after;	/* seconds, 0 = none asked */
+};
+
+struct file_open {
+	struct file_key	 key;
+	int64_t		 range_first;	/* -1: no Range */
+	int64_t		 range_last;	/* -1: to the end */
+	int32_t		 range_suffix;	/* bytes=-N */
+};
+
+struct file_opened {
+	struct file_rec	 rec;
+	int32_t		 status;	/* 200, 206 or 416 */
+	int64_t		 size;		/* the blob's real size */
+	int64_t		 offset;	/* first byte sent */
+	int64_t		 length;	/* bytes sent */
+	int32_t		 seekable;	/* fd is the whole blob */
+};
+
+enum list_order {
+	ORDER_DESC,
+	ORDER_ASC,
+};
+
+struct file_list_req {
+	char		 handle[HANDLE_LEN];
+	int32_t		 limit;
+	int32_t		 order;
+	char		 after_id[IDLEN];	/* "" when absent */
+	char		 before_id[IDLEN];
+	char		 purpose[PURPOSE_MAX];	/* "" = any */
+	int32_t		 nids;			/* 0 = no filter */
+	char		 ids[100][IDLEN];
+};
+
+struct file_list_end {
+	int32_t		 count;
+	int32_t		 has_more;
+};
+
+struct health_msg {
+	int32_t		 db_up;
+	int32_t		 store_up;
+};
+
+struct error_msg {
+	int32_t		 status;	/* HTTP status to answer */
+	char		 message[512];
+};
+
+/*
+ * proto.c: the channel tables.  What the sender may send the receiver;
+ * NULL for a pair that has no channel.
+ */
+const struct imsg_channel *proto_channel(enum proc_role receiver,
+		    enum proc_role sender);
+extern const struct imsg_channel proto_ctl_request;	/* master <- depotctl */
+extern const struct imsg_channel proto_ctl_reply;	/* depotctl <- master */
+
+#endif
