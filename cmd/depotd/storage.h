@@ -85,7 +85,7 @@ enum file_col { FILE_COLUMNS(FILE_COL_ENUM) COL_REF };
  */
 struct sreq {
 	TAILQ_ENTRY(sreq)	 sreq_entry;
-	struct storage_peer		*peer;
+	struct storage_peer	*peer;
 	uint32_t		 peerid;
 };
 #define SREQ_FIRST(type)						\

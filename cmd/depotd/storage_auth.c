@@ -76,7 +76,7 @@ struct sauth_table {
 struct sauth_handle {
 	RB_ENTRY(sauth_handle)	 node;
 	char			 id[HANDLE_LEN];
-	struct fe_peer		*peer;
+	struct storage_peer	*peer;
 	struct principal_ref	 ref;
 	int64_t			 last_used;	/* mono_seconds() */
 };
@@ -214,7 +214,7 @@ sauth_lapse(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-sauth_handle_new(struct fe_peer *p, const struct principal_ref *ref,
+sauth_handle_new(struct storage_peer *p, const struct principal_ref *ref,
     char *out)
 {
 	struct sauth_handle	*h;
@@ -236,7 +236,7 @@ sauth_handle_new(struct fe_peer *p, const struct principal_ref *ref,
 }
 
 static struct sauth_handle *
-sauth_handle_find(struct fe_peer *p, const char *id)
+sauth_handle_find(struct storage_peer *p, const char *id)
 {
 	struct sauth_handle	 key, *h;
 
@@ -254,7 +254,7 @@ sauth_handle_find(struct fe_peer *p, const char *id)
  * another channel, released, lapsed or made up is no handle at all.
  */
 const struct principal_ref *
-sauth_handle(struct fe_peer *p, uint32_t peerid, const char *id)
+sauth_handle(struct storage_peer *p, uint32_t peerid, const char *id)
 {
 	struct sauth_handle	*h;
 
@@ -268,13 +268,13 @@ sauth_handle(struct fe_peer *p, uint32_t peerid, const char *id)
 }
 
 int
-sauth_handle_live(struct fe_peer *p, const char *id)
+sauth_handle_live(struct storage_peer *p, const char *id)
 {
 	return sauth_handle_find(p, id) != NULL;
 }
 
 void
-sauth_handle_touch(struct fe_peer *p, const char *id)
+sauth_handle_touch(struct storage_peer *p, const char *id)
 {
 	struct sauth_handle	*h;
 
@@ -283,7 +283,7 @@ sauth_handle_touch(struct fe_peer *p, const char *id)
 }
 
 void
-sauth_release(struct fe_peer *p, struct imsg *imsg)
+sauth_release(struct storage_peer *p, struct imsg *imsg)
 {
 	struct auth_release	 rel;
 	struct sauth_handle	*h;
@@ -310,7 +310,7 @@ sauth_key_revoked(const char *key_id)
 }
 
 void
-sauth_peer_lost(struct fe_peer *p)
+sauth_peer_lost(struct storage_peer *p)
 {
 	struct sauth_handle	*h, *tmp;
 
@@ -402,7 +402,7 @@ sauth_query(struct sauth_req *r, const char *sql, int n,
 }
 
 static void
-sauth_ask(struct fe_peer *p, uint32_t peerid, struct auth_lookup *al,
+sauth_ask(struct storage_peer *p, uint32_t peerid, struct auth_lookup *al,
     int admin, const char *name)
 {
 	struct sauth_req	*r;
@@ -432,7 +432,7 @@ sauth_ask(struct fe_peer *p, uint32_t peerid, struct auth_lookup *al,
 }
 
 void
-sauth_lookup(struct fe_peer *p, struct imsg *imsg)
+sauth_lookup(struct storage_peer *p, struct imsg *imsg)
 {
 	struct auth_lookup	 al;
 	struct auth_result	 ar;

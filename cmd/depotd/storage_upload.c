@@ -71,7 +71,7 @@ SREQ_FIRST(supload_commit_req);
 /* An upload between FILE_CREATED and commit or abort. */
 struct supload {
 	TAILQ_ENTRY(supload)	 entry;
-	struct fe_peer		*peer;
+	struct storage_peer	*peer;
 	char			 handle[HANDLE_LEN];
 	char			 id[IDLEN];
 	char			 key_id[IDLEN];
@@ -86,7 +86,7 @@ static struct event		*ev_heartbeat;
 static void	supload_heartbeat_arm(void);
 
 static struct supload *
-supload_find(struct fe_peer *p, const struct file_key *fk)
+supload_find(struct storage_peer *p, const struct file_key *fk)
 {
 	struct supload	*u;
 
@@ -254,7 +254,7 @@ supload_insert(struct supload_create_req *r)
 }
 
 void
-supload_create(struct fe_peer *p, struct imsg *imsg)
+supload_create(struct storage_peer *p, struct imsg *imsg)
 {
 	struct file_create		 fc;
 	const struct principal_ref	*who;
@@ -288,7 +288,7 @@ supload_create(struct fe_peer *p, struct imsg *imsg)
 
 /* The upload a message's file_key names on this channel, if any. */
 static struct supload *
-supload_of_msg(struct fe_peer *p, struct imsg *imsg)
+supload_of_msg(struct storage_peer *p, struct imsg *imsg)
 {
 	struct file_key	 fk;
 
@@ -299,7 +299,7 @@ supload_of_msg(struct fe_peer *p, struct imsg *imsg)
 
 /* The frontend saw bytes flow into the upload's descriptor. */
 void
-supload_progress(struct fe_peer *p, struct imsg *imsg)
+supload_progress(struct storage_peer *p, struct imsg *imsg)
 {
 	struct supload	*u;
 
@@ -371,7 +371,7 @@ supload_committed_bytes(void *arg, int error)
 }
 
 void
-supload_commit(struct fe_peer *p, struct imsg *imsg)
+supload_commit(struct storage_peer *p, struct imsg *imsg)
 {
 	struct file_commit		 fc;
 	struct store_xfer		*xfer;
@@ -408,7 +408,7 @@ supload_commit(struct fe_peer *p, struct imsg *imsg)
 }
 
 void
-supload_abort(struct fe_peer *p, struct imsg *imsg)
+supload_abort(struct storage_peer *p, struct imsg *imsg)
 {
 	struct supload	*u;
 
@@ -418,7 +418,7 @@ supload_abort(struct fe_peer *p, struct imsg *imsg)
 
 /* The handle was released or expired: its uploads go with it. */
 void
-supload_handle_gone(struct fe_peer *p, const char *handle)
+supload_handle_gone(struct storage_peer *p, const char *handle)
 {
 	struct supload	*u, *tmp;
 
@@ -428,7 +428,7 @@ supload_handle_gone(struct fe_peer *p, const char *handle)
 }
 
 void
-supload_peer_lost(struct fe_peer *p)
+supload_peer_lost(struct storage_peer *p)
 {
 	struct supload	*u, *tmp;
 
