@@ -21,7 +21,8 @@ YACC =		bison -y
 B =		build
 SANITIZE ?=	0
 
-PKGS =		libbsd-overlay libevent libpq json-c libssh2 libcurl openssl
+PKGS =		libbsd-overlay libevent libpq json-c libssh2 libcurl openssl \
+		libseccomp
 PKG_CFLAGS :=	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS :=	$(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser
 
@@ -105,7 +106,7 @@ $(B)/depotctl: $(CTL_OBJS) $(B)/cmd/depotd/proto.o $(LIBDEPOT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/depot-sandboxd: $(SBX_OBJS) $(LIBDEPOT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lseccomp
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Unit tests link against archives, so that each pulls in only the
 # objects it uses.  depotd's own objects (less main) form libdepotd.a.
@@ -119,7 +120,13 @@ $(B)/regress/test_%: regress/unit/test_%.c $(LIBDEPOTD) $(LIBDEPOT)
 	$(CC) $(CFLAGS) -Icmd/depotd -Iregress/unit $(LDFLAGS) -o $@ $^ \
 	    $(LDLIBS)
 
-units: $(UNIT_BINS)
+# Tries, under each role's real lockdown, what that role must not do.
+CONFINE_TRY =	$(B)/regress/confine_try
+$(CONFINE_TRY): regress/confine/confine_try.c $(LIBDEPOT)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+units: $(UNIT_BINS) $(CONFINE_TRY)
 
 run: deps all
 	@sh regress/harness/run-local.sh

@@ -16,17 +16,10 @@ struct privuser {
 int	 priv_lookup(const char *name, struct privuser *);
 /*
  * chroot (when dir is not NULL or empty), chdir("/"), setgroups,
- * setresgid, setresuid, then checks that root cannot be regained.
- * Any failure is fatal.
+ * setresgid, setresuid, then checks that root cannot be regained and
+ * sets again the parent-death signal the uid change cleared.  Any
+ * failure is fatal.
  */
 void	 priv_drop(const struct privuser *, const char *chroot_dir);
-
-/*
- * Landlock: from here on the process may only read the paths in ro and
- * read and write beneath the paths in rw (NULL-terminated lists, either
- * may be NULL for none).  Returns 0 when the kernel enforces it, -1
- * when the kernel lacks Landlock (logged, not fatal).
- */
-int	 lockdown_paths(const char *const *ro, const char *const *rw);
 
 #endif

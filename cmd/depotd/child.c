@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "privdrop.h"
+#include "lockdown.h"
 #include "roster.h"
 #include "child.h"
 
@@ -144,26 +144,29 @@ child_conf_end(void)
 }
 
 /*
- * Drops to the user the master looked up, in the roster's chroot.
- * setresuid clears the parent-death signal, so it is set again after
- * it, and the master checked again: it may have died in between.
+ * Confines this child for good (lockdown.c): the user the master looked
+ * up, the roster's root (an empty one for a role without files), its
+ * paths, network and system calls.  The drop sets the parent-death
+ * signal again after setresuid cleared it.
  */
 static void
 child_start(void)
 {
-	struct privuser	 pu;
+	const struct lockdown_rules	*rules;
+	struct privuser			 pu;
 
 	if (child.conf == NULL || child.proc.user[0] == '\0')
 		fatalx("start without a configuration");
+	if ((rules = lockdown_rules_of(role_name(child.role))) == NULL)
+		fatalx("no lockdown rules for %s", role_name(child.role));
 	memset(&pu, 0, sizeof(pu));
 	strlcpy(pu.name, child.proc.user, sizeof(pu.name));
 	pu.uid = child.proc.uid;
 	pu.gid = child.proc.gid;
 	if (child.ops->prepare != NULL)
 		child.ops->prepare();
-	priv_drop(&pu, child.proc.chroot);
-	child_watch_master();
-	lockdown_paths(child.ops->ro_paths ? child.ops->ro_paths() : NULL,
+	lockdown_role(rules, &pu, child.proc.chroot,
+	    child.ops->ro_paths ? child.ops->ro_paths() : NULL,
 	    child.ops->rw_paths ? child.ops->rw_paths() : NULL);
 	child.running = 1;
 	if (child.ops->start != NULL)

@@ -24,6 +24,7 @@
 #include "util.h"
 #include "depotd.h"
 #include "master.h"
+#include "confine.h"
 
 struct ctl_conn {
 	TAILQ_ENTRY(ctl_conn)	 entry;
@@ -113,6 +114,7 @@ control_status(struct ctl_conn *c, const struct ctl_cmd *cmd)
 		    cp->instance, (int)cp->pid,
 		    (long long)(now - cp->started),
 		    cp->ready ? "" : " (starting)");
+	control_line(c, "confinement %s", confine_status());
 	control_forward(c, cmd);
 }
 

@@ -28,6 +28,7 @@
 #include "roster.h"
 #include "proc.h"
 #include "master.h"
+#include "confine.h"
 
 static void __attribute__((noreturn))
 usage(void)
@@ -284,8 +285,10 @@ main(int argc, char *argv[], char *envp[])
 	if ((master.conf = parse_config(conffile, master.verbose)) == NULL)
 		exit(1);
 	if (noaction) {
-		if (master.verbose)
+		if (master.verbose) {
 			conf_print(stdout, master.conf);
+			confine_print_plan(stderr, master.conf);
+		}
 		fprintf(stderr, "configuration OK\n");
 		exit(0);
 	}
@@ -313,6 +316,7 @@ main(int argc, char *argv[], char *envp[])
 	TAILQ_INIT(&master.children);
 	master_signals();
 	control_init(master.conf->control_socket);
+	confine_log_kernel();
 	spawn_children();
 	log_info("started, %d frontends", master.conf->prefork);
 	event_base_dispatch(master.base);

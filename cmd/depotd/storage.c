@@ -21,6 +21,7 @@
 
 #include "log.h"
 #include "child.h"
+#include "confine.h"
 #include "storage.h"
 
 struct storage_peer {
@@ -32,8 +33,9 @@ struct storage_peer {
 
 struct storage storage;
 static TAILQ_HEAD(, storage_peer)	 peers = TAILQ_HEAD_INITIALIZER(peers);
-static const char		*ro_list[8];
-static const char		*rw_list[4];
+/* The Landlock paths: the system's, then the store's. */
+static const char	*ro_list[CONFINE_COMMON_MAX + STORE_PATHS_MAX + 1];
+static const char	*rw_list[STORE_PATHS_MAX + 1];
 
 int
 storage_reply(struct storage_peer *p, uint32_t type, uint32_t peerid, int fd,
@@ -139,6 +141,7 @@ storage_prepare(void)
 {
 	struct store_conf	 sc;
 	const char		*why;
+	size_t			 n;
 
 	/* The store and the database stay as started until a restart. */
 	strlcpy(storage.store_url, storage.conf->storage_url,
@@ -146,11 +149,9 @@ storage_prepare(void)
 	conf_store(storage.conf, &sc);
 	if ((storage.store = store_new(storage.base, &sc, &why)) == NULL)
 		fatalx("storage %s: %s", storage.conf->storage_url, why);
-	ro_list[0] = "/etc";
-	ro_list[1] = "/usr/share/ca-certificates";
-	ro_list[2] = "/var/run/postgresql";
+	n = confine_storage_common(ro_list);
 	/* Room for STORE_PATHS_MAX each and the NULL that ends the lists. */
-	storage.store->ops->paths(storage.store, ro_list + 3, rw_list);
+	storage.store->ops->paths(storage.store, ro_list + n, rw_list);
 }
 
 static const char *const *

@@ -24,15 +24,7 @@ body_timeout=3
 per_address=4
 http_extra="http { header-timeout $header_timeout body-timeout $body_timeout"
 http_extra="$http_extra max-connections-per-address $per_address }"
-failed=0
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=$((failed + 1)); }
-check() {	# description, then a command that must succeed
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else notok "$what"; fi
-}
+. "$top/regress/harness/tap.sh"
 
 cleanup() {
 	trap - EXIT INT TERM
@@ -69,17 +61,6 @@ export DEPOT_PREFORK=3 DEPOT_MAX_SIZE=1M
 depot_conf "$d" "$port" "$http_extra"
 
 # --- helpers ----------------------------------------------------------
-
-# The pid of the master's child whose title is "depotd: $1".
-child_pid() {
-	local p
-	for p in $(pgrep -P "$DEPOT_PID"); do
-		case $(ps -o args= -p "$p") in
-		"depotd: $1"|"depotd: $1 "*) echo "$p"; return 0 ;;
-		esac
-	done
-	return 1
-}
 
 # Alive and not a zombie waiting for a late reaper.
 alive() {
@@ -190,7 +171,7 @@ locked_down() {	# pid user
 	    END { exit !(uid && gid && grp && nnp) }' "/proc/$1/status"
 }
 for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
-	p=$(child_pid "$role")
+	p=$(depot_child "$role")
 	if [ -z "$p" ]; then
 		notok "a child titled 'depotd: $role' runs"
 		continue
@@ -201,8 +182,8 @@ for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
 	    locked_down "$p" "$user"
 done
 check "the storage helper's uid is not a frontend's" test \
-    "$(stat -c %u "/proc/$(child_pid storage)")" != \
-    "$(stat -c %u "/proc/$(child_pid "frontend 0")")"
+    "$(stat -c %u "/proc/$(depot_child storage)")" != \
+    "$(stat -c %u "/proc/$(depot_child "frontend 0")")"
 
 # Children start from a fixed, minimal environment: nothing of the
 # master's reaches them (DEPOT_ENV_CANARY is set for the master only;
@@ -211,7 +192,7 @@ child_env() {	# pid
 	tr '\0' '\n' <"/proc/$1/environ"
 }
 for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
-	p=$(child_pid "$role")
+	p=$(depot_child "$role")
 	check "'depotd: $role' has only PATH in its environment, no canary" \
 	    test "$(child_env "$p")" = "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
 done
@@ -240,7 +221,7 @@ fe_files() {	# pid
 		esac
 	done
 }
-p=$(child_pid "frontend 0")
+p=$(depot_child "frontend 0")
 check "frontend 0 holds no file or directory open ($(fe_files "$p" | head -3 |
     tr '\n' ' '))" test -z "$(fe_files "$p")"
 check "the master has no other children" \
@@ -305,7 +286,7 @@ check "depotctl show status exits 0" test $? -eq 0
 check "show status lists the master with its pid" \
     grep -Eq "^master +0 +$DEPOT_PID " "$work/status"
 for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
-	p=$(child_pid "$role")
+	p=$(depot_child "$role")
 	inst=0
 	case $role in *" "*) inst=${role#* } ;; esac
 	check "show status lists $role with pid $p" \
@@ -517,7 +498,7 @@ lose_child() {	# role title
 	local role=$1 victim pids master rc i left
 	[ -n "${DEPOT_PID:-}" ] || start_daemon
 	master=$DEPOT_PID
-	victim=$(child_pid "$role")
+	victim=$(depot_child "$role")
 	pids="$master $(pgrep -P "$master" | tr '\n' ' ')"
 	# Only ever one real pid: kill -9 -1 as root ends every process.
 	case $victim in

@@ -1,9 +1,9 @@
 # regress/harness/depotd.sh: run the real depotd for tests and `make run'.
 # Sourced, after pg.sh:
 #
-#	depot_user			create the _depotd (frontends, broker),
-#					_depotstore (storage helper) and
-#					_depotsbx users if missing
+#	depot_user			create the users if missing: _depotd
+#					(frontends, broker), DEPOT_STORE_USER
+#					(the storage helper), _depotsbx
 #	depot_conf DIR PORT [extra]	write DIR/depotd.conf (mode 600) for a
 #					local store in DIR/files (with
 #					DEPOT_SANDBOX_LOCAL=1, sandbox local
@@ -17,17 +17,21 @@
 #	depot_key DIR USER WORKSPACE	create user, workspace and key;
 #					prints the token
 #	depotctl_ ARGS			depotctl on DEPOT_SOCK
+#	depot_child TITLE		the pid of the master's child titled
+#					"depotd: TITLE"
 
 top=${top:-$(cd "$(dirname "$0")/../.." && pwd)}
 DEPOTD=${DEPOTD:-$top/build/depotd}
 DEPOTCTL=${DEPOTCTL:-$top/build/depotctl}
+# The storage helper's own user: the store and its keys are its alone.
+DEPOT_STORE_USER=${DEPOT_STORE_USER:-_depotstore}
 
 depot_user() {
 	id _depotd >/dev/null 2>&1 ||
 	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotd
-	# The storage helper alone owns the store and the database role.
-	id _depotstore >/dev/null 2>&1 ||
-	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotstore
+	id "$DEPOT_STORE_USER" >/dev/null 2>&1 ||
+	    useradd -r -M -d /var/empty -s /usr/sbin/nologin \
+	    "$DEPOT_STORE_USER"
 	# Jailed code runs as _depotsbx; the broker (_depotd) reaches the
 	# sandbox socket through the group.
 	id _depotsbx >/dev/null 2>&1 ||
@@ -38,7 +42,8 @@ depot_user() {
 depot_conf() {	# dir port [extra lines]
 	local d=$1 port=$2 extra=${3:-}
 	mkdir -p "$d/files" "$d/run"
-	chown _depotstore "$d/files"
+	# -R: a store left by an older run may still be _depotd's.
+	chown -R "$DEPOT_STORE_USER" "$d/files"
 	chmod 750 "$d/files"
 	cat >"$d/depotd.conf" <<CONF
 listen on 127.0.0.1 port $port
@@ -92,4 +97,14 @@ depot_key() {	# user workspace
 	depotctl_ user add "$1" >/dev/null 2>&1
 	depotctl_ workspace add "$2" >/dev/null 2>&1
 	depotctl_ key create -u "$1" -w "$2" | sed -n 's/^token	//p'
+}
+
+depot_child() {	# title
+	local p
+	for p in $(pgrep -P "$DEPOT_PID"); do
+		case $(ps -o args= -p "$p") in
+		"depotd: $1"|"depotd: $1 "*) echo "$p"; return 0 ;;
+		esac
+	done
+	return 1
 }

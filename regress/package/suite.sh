@@ -152,6 +152,8 @@ check "postinst created the user _depotstore" \
     sh -c "getent passwd _depotstore >/dev/null"
 check "/var/depot/files is _depotstore's, mode 750" test \
     "$(stat -c '%U %a' /var/depot/files 2>/dev/null)" = "_depotstore 750"
+check "/var/empty is root's, mode 755" test \
+    "$(stat -c '%U %a' /var/empty 2>/dev/null)" = "root 755"
 check "/etc/depotd.conf is root's, mode 600" test \
     "$(stat -c '%U %a' /etc/depotd.conf 2>/dev/null)" = "root 600"
 check "the shipped configuration passes depotd -n" \

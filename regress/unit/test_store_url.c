@@ -146,6 +146,9 @@ test_paths(void)
 	sc.url = "s3://bucket/prefix";
 	sc.access_key = "AK";
 	sc.secret_key = "SK";
+	/* What conf_new() gives every configuration. */
+	sc.part_size = 16 * 1024 * 1024;
+	sc.max_transfers = 8;
 	T_OK((st = store_new(base, &sc, &why)) != NULL, "s3 store");
 	if (st != NULL) {
 		st->ops->paths(st, ro, rw);

@@ -1,0 +1,176 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * lockdown_seccomp.c: a role's promises as a seccomp allow-list, built
+ * with libseccomp.
+ *
+ * A system call outside the list fails with EPERM, so that a library
+ * probing for an optional call degrades instead of dying.  The calls
+ * no child has any use for and an intruder needs most (execve,
+ * ptrace, reading or writing another process's memory) kill the
+ * process instead: trying them means the child is compromised.
+ */
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "lockdown.h"
+
+static const char *const calls_fatal[] = {
+	"execve", "execveat", "ptrace", "process_vm_readv",
+	"process_vm_writev", NULL
+};
+
+/* The ioctls of stdio: non-blocking mode, bytes waiting, isatty. */
+static const unsigned long ioctls[] = {
+	FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, TCGETS,
+};
+
+static int
+add_call(scmp_filter_ctx ctx, uint32_t action, const char *name,
+    unsigned int nargs, const struct scmp_arg_cmp *args)
+{
+	int	 nr, rc;
+
+	/* A call this architecture lacks needs no rule. */
+	if ((nr = seccomp_syscall_resolve_name(name)) == __NR_SCMP_ERROR)
+		return 0;
+	rc = seccomp_rule_add_array(ctx, action, nr, nargs, args);
+	if (rc == -EEXIST)
+		rc = 0;
+	if (rc < 0)
+		log_warnx("seccomp: rule for %s: %s", name, strerror(-rc));
+	return rc;
+}
+
+static int
+add_calls(scmp_filter_ctx ctx, uint32_t action, const char *const *names)
+{
+	for (; names != NULL && *names != NULL; names++)
+		if (add_call(ctx, action, *names, 0, NULL) < 0)
+			return -1;
+	return 0;
+}
+
+/* One rule per value: the call is allowed when argument arg is one. */
+static int
+add_call_if(scmp_filter_ctx ctx, const char *name, unsigned int arg,
+    const unsigned long *values, size_t n)
+{
+	struct scmp_arg_cmp	 cmp;
+	size_t			 i;
+
+	for (i = 0; i < n; i++) {
+		cmp = SCMP_CMP(arg, SCMP_CMP_EQ, values[i]);
+		if (add_call(ctx, SCMP_ACT_ALLOW, name, 1, &cmp) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * What stdio holds beyond plain calls: signals to this process only,
+ * threads but no new processes, a few ioctls.  clone3 hides its flags
+ * in memory seccomp cannot read: ENOSYS makes the C library use clone.
+ */
+static int
+add_stdio_args(scmp_filter_ctx ctx)
+{
+	unsigned long		 self = (unsigned long)getpid();
+	struct scmp_arg_cmp	 thread;
+
+	thread = SCMP_CMP(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD);
+	if (add_call_if(ctx, "kill", 0, &self, 1) < 0 ||
+	    add_call_if(ctx, "tgkill", 0, &self, 1) < 0 ||
+	    add_call_if(ctx, "ioctl", 1, ioctls,
+	    sizeof(ioctls) / sizeof(ioctls[0])) < 0 ||
+	    add_call(ctx, SCMP_ACT_ALLOW, "clone", 1, &thread) < 0 ||
+	    add_call(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+add_promise(scmp_filter_ctx ctx, const char *promise)
+{
+	static const unsigned long	 unix_family[] = { AF_UNIX };
+	static const unsigned long	 inet_family[] = { AF_INET, AF_INET6 };
+	const char *const		*calls;
+
+	if ((calls = lockdown_promise_calls(promise)) == NULL) {
+		log_warnx("seccomp: unknown promise %s", promise);
+		return -1;
+	}
+	if (add_calls(ctx, SCMP_ACT_ALLOW, calls) < 0)
+		return -1;
+	if (strcmp(promise, "stdio") == 0)
+		return add_stdio_args(ctx);
+	if (strcmp(promise, "unix") == 0)
+		return add_call_if(ctx, "socket", 0, unix_family, 1);
+	if (strcmp(promise, "inet") == 0 || strcmp(promise, "dns") == 0)
+		return add_call_if(ctx, "socket", 0, inet_family, 2);
+	return 0;
+}
+
+static int
+add_promises(scmp_filter_ctx ctx, const char *promises)
+{
+	char	*copy, *p, *word;
+	int	 rc = 0;
+
+	if ((copy = strdup(promises)) == NULL)
+		return -1;
+	for (p = copy; rc == 0 && (word = strsep(&p, " ")) != NULL;)
+		if (*word != '\0')
+			rc = add_promise(ctx, word);
+	free(copy);
+	return rc;
+}
+
+/* 0: the filter is in force; -1: this kernel has no seccomp filters. */
+int
+lockdown_seccomp(const struct lockdown_rules *pol)
+{
+	scmp_filter_ctx	 ctx;
+	int		 rc;
+
+	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
+		fatalx("seccomp_init");
+	/* Every thread, also any a library started before now. */
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0 ||
+	    add_promises(ctx, pol->promises) == -1 ||
+	    add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_fatal) == -1)
+		fatalx("seccomp: cannot build the %s filter", pol->role);
+	rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc == -EINVAL || rc == -ENOSYS) {
+		log_warnx("seccomp is not available in this kernel; "
+		    "system calls are not filtered");
+		return -1;
+	}
+	if (rc != 0)
+		fatalx("seccomp_load: %s", strerror(-rc));
+	return 0;
+}

@@ -1,0 +1,263 @@
+#!/bin/sh
+# Copyright (c) 2026 The depotd authors
+#
+# Permission to use, copy, modify, and distribute this software for any
+# purpose with or without fee is hereby granted, provided that the above
+# copyright notice and this permission notice appear in all copies.
+#
+# THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+# WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+# MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+# ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+# WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+# ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+# OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+#
+# regress/confine/suite.sh: what each role of depotd must not do, tried
+# under that role's real lockdown (confine_try runs lockdown_role, the
+# code every child's start-up runs), next to what the role still needs.
+# Each refusal is matched by the same attempt, as the same user without
+# the lockdown, succeeding: the refusal is the lockdown's doing.  Then
+# the real daemon: every child filtered by seccomp with NoNewPrivs, the
+# storage helper under its own uid, frontends and broker in an empty
+# root, the plan of -n -v and the line of depotctl show status.
+# Runs in about 15 seconds; port 18461.
+
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/regress/harness/pg.sh"
+. "$top/regress/harness/depotd.sh"
+
+work=${CONFINE_WORK:-$top/build/regress-confine}
+port=${CONFINE_PORT:-18461}
+try=$top/build/regress/confine_try
+sibling=
+. "$top/regress/harness/tap.sh"
+
+cleanup() {
+	trap - EXIT INT TERM
+	[ -n "$sibling" ] && kill "$sibling" 2>/dev/null
+	depot_stop
+	pg_stop "$work/pg"
+}
+
+for f in "$try" "$DEPOTD" "$DEPOTCTL"; do
+	[ -x "$f" ] || { notok "$f is missing: run make all units"; exit 1; }
+done
+[ "$(id -u)" -eq 0 ] ||
+    { notok "the suite needs root: it changes users"; exit 1; }
+# A fresh cluster each run.
+[ -d "$work/pg" ] && pg_stop "$work/pg"
+rm -rf "$work"
+mkdir -p "$work/store" "$work/other" "$work/bin"
+chmod 755 "$work"
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+cp "$DEPOTD" "$DEPOTCTL" "$work/bin/" || { notok "copy the binaries"; exit 1; }
+DEPOTD=$work/bin/depotd
+DEPOTCTL=$work/bin/depotctl
+pg_start "$work/pg" || { notok "PostgreSQL starts"; exit 1; }
+depot_user
+chown "$DEPOT_STORE_USER" "$work/store" "$work/other"
+# Readable by anyone: only a lockdown keeps a role from it.
+echo secret >"$work/outside"
+chmod 644 "$work/outside"
+pgsock=$PGHOST/.s.PGSQL.$PGPORT
+storage_paths="-R /etc -R /usr/share/ca-certificates -R /var/run/postgresql
+    -W $work/store"
+
+# What confine_try printed, or the signal that ended it.
+outcome() {	# confine_try arguments
+	local out rc
+	out=$("$try" "$@" 2>"$work/try.err")
+	rc=$?
+	if [ $rc -gt 128 ]; then
+		echo "SIG$(kill -l $((rc - 128)))"
+	elif [ $rc -ne 0 ]; then
+		echo "exit $rc: $(head -1 "$work/try.err")"
+	else
+		echo "$out"
+	fi
+}
+
+# A sleeping process of user $1: the sibling a role tries to signal.
+start_sibling() {
+	[ -n "$sibling" ] && kill "$sibling" 2>/dev/null && wait "$sibling"
+	setpriv --reuid="$1" --regid="$1" --clear-groups sleep 300 &
+	sibling=$!
+	sleep 0.1
+}
+
+# refused ROLE USER WANT ACTION [ARG]: locked down, ACTION ends in
+# WANT; as the same user without the lockdown, it succeeds.
+refused() {
+	local role=$1 user=$2 want=$3 got bare
+	shift 3
+	# shellcheck disable=SC2086
+	got=$(outcome -u "$user" $extra "$role" "$@")
+	bare=$(outcome -x -u "$user" "$role" "$@")
+	check "$role: $* is refused ($want; got $got; unconfined: $bare)" \
+	    test "$got" = "$want" -a "$bare" = ok
+}
+
+allowed() {	# ROLE USER ACTION [ARG]
+	local role=$1 user=$2 got
+	shift 2
+	# shellcheck disable=SC2086
+	got=$(outcome -u "$user" $extra "$role" "$@")
+	check "$role: $* still works (got $got)" test "$got" = ok
+}
+
+# --- the frontend: HTTP in, descriptors from the storage helper ---------
+
+start_sibling _depotd
+extra=
+for role in frontend broker; do
+	refused $role _depotd EPERM open "$work/outside"
+	refused $role _depotd EPERM open /etc/passwd
+	refused $role _depotd EPERM socket
+	refused $role _depotd EPERM kill "$sibling"
+	refused $role _depotd SIGSYS exec /bin/echo
+	refused $role _depotd SIGSYS ptrace "$sibling"
+	allowed $role _depotd pair
+done
+refused frontend _depotd EPERM unix "$pgsock"
+refused frontend _depotd EPERM tcp "$PGPORT"
+refused frontend _depotd EPERM bind
+refused frontend _depotd EPERM abstract
+# The broker may connect unix sockets (its backend's): the empty root
+# hides PostgreSQL's, Landlock keeps it from TCP and abstract sockets.
+refused broker _depotd ENOENT unix "$pgsock"
+refused broker _depotd EACCES tcp "$PGPORT"
+refused broker _depotd EACCES bind
+refused broker _depotd EPERM abstract
+
+# A root another user may write is no jail.
+mkdir -m 755 "$work/badroot"
+chown _depotd "$work/badroot"
+got=$(outcome -r "$work/badroot" frontend pair)
+check "a frontend refuses a root _depotd may write ($got)" \
+    grep -q "only root may write" "$work/try.err"
+
+# --- the storage helper: database, store, credentials -------------------
+
+start_sibling "$DEPOT_STORE_USER"
+u=$DEPOT_STORE_USER
+extra=$storage_paths
+allowed storage "$u" create "$work/store"
+allowed storage "$u" open /etc/passwd
+allowed storage "$u" unix "$pgsock"
+allowed storage "$u" tcp "$PGPORT"
+allowed storage "$u" pair
+refused storage "$u" EACCES open "$work/outside"
+refused storage "$u" EACCES create "$work/other"
+refused storage "$u" EACCES bind
+refused storage "$u" EPERM abstract
+refused storage "$u" EPERM kill "$sibling"
+refused storage "$u" SIGSYS exec /bin/echo
+refused storage "$u" SIGSYS ptrace "$sibling"
+extra=
+
+# --- the daemon ---------------------------------------------------------
+
+depot_conf "$work/d" "$port"
+chown "$DEPOT_STORE_USER" "$work/d/files"
+"$DEPOTD" -n -v -f "$work/d/depotd.conf" >/dev/null 2>"$work/plan"
+check "depotd -n -v prints the frontend's plan: _depotd in /var/empty" \
+    grep -qx "frontend: user _depotd, root /var/empty" "$work/plan"
+check "and the storage helper's: $DEPOT_STORE_USER, plus its store's paths" \
+    sh -c "grep -qx 'storage: user $DEPOT_STORE_USER, root /' '$work/plan' &&
+    grep -q 'plus the paths its store names: file://$work/d/files ' \
+    '$work/plan'"
+check "and the broker's" \
+    grep -qx "broker: user _depotd, root /var/empty" "$work/plan"
+
+if ! depot_start "$work/d"; then
+	notok "depotd starts"
+	cat "$work/d/depotd.log" >&2
+	exit 1
+fi
+ok "depotd starts under the lockdown and /healthz answers"
+
+status_field() {	# pid field
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}
+
+fe_uid=
+st_uid=
+for role in "frontend 0" "frontend 1" storage broker; do
+	p=$(depot_child "$role")
+	if [ -z "$p" ]; then
+		notok "a child titled 'depotd: $role' runs"
+		continue
+	fi
+	check "'$role' is under a seccomp filter (Seccomp: 2) with NoNewPrivs" \
+	    test "$(status_field "$p" Seccomp)" = 2 -a \
+	    "$(status_field "$p" NoNewPrivs)" = 1
+	root=$(readlink "/proc/$p/root")
+	case $role in
+	storage)
+		st_uid=$(status_field "$p" Uid)
+		check "'$role' runs as $DEPOT_STORE_USER" \
+		    test "$st_uid" = "$(id -u "$DEPOT_STORE_USER")"
+		;;
+	*)
+		fe_uid=$(status_field "$p" Uid)
+		check "'$role' runs as _depotd in /var/empty (root $root)" \
+		    test "$fe_uid" = "$(id -u _depotd)" -a "$root" = /var/empty
+		;;
+	esac
+done
+check "the storage helper's uid ($st_uid) is not the frontends' ($fe_uid)" \
+    test -n "$st_uid" -a -n "$fe_uid" -a "$st_uid" != "$fe_uid"
+check "the store directory is the storage helper's alone" \
+    test "$(stat -c '%U %a' "$work/d/files")" = "$DEPOT_STORE_USER 750"
+depotctl_ show status >"$work/status" 2>&1
+check "depotctl show status: confinement complete on this kernel" \
+    grep -q "^confinement complete (seccomp, Landlock ABI" "$work/status"
+key=$(depot_key "$work/d" alice wsp)
+echo hello >"$work/hello.txt"
+code=$(curl -s -o "$work/up" -w '%{http_code}' -H "Authorization: Bearer $key" \
+    -F purpose=user_data -F "file=@$work/hello.txt" "$DEPOT_URL/v1/files")
+check "an upload goes through the confined processes ($code)" \
+    test "$code" = 200
+check "no child was denied a system call it needed (log clean)" \
+    sh -c "! grep -Eqi 'not permitted|permission denied|lost child' \
+    '$work/d/depotd.log'"
+depot_stop
+
+# --- a kernel without Landlock: said, not hidden --------------------------
+
+# confine_try -L makes the Landlock calls fail with ENOSYS for depotd
+# and every child it starts.
+printf '#!/bin/sh\nexec "%s" -L "%s" "$@"\n' "$try" "$DEPOTD" \
+    >"$work/bin/depotd-nolandlock"
+chmod 755 "$work/bin/depotd-nolandlock"
+DEPOTD=$work/bin/depotd-nolandlock
+log=$work/d/depotd.log
+: >"$log"
+"$DEPOTD" -n -v -f "$work/d/depotd.conf" >/dev/null 2>"$work/plan2"
+check "depotd -n -v says what this kernel would not enforce" \
+    grep -q "not enforced here: landlock file rules" "$work/plan2"
+if depot_start "$work/d"; then
+	ok "depotd starts without Landlock"
+	check "the master logs the missing layers at start" \
+	    grep -q "master.*confinement partial: this kernel lacks landlock \
+file rules, landlock network rules (ABI 4), landlock signal" "$log"
+	check "each of the 4 children says it went without Landlock" \
+	    test "$(grep -c "landlock is not available" "$log")" -eq 4
+	depotctl_ show status >"$work/status2" 2>&1
+	check "depotctl show status says the confinement is partial" \
+	    grep -q "^confinement partial: this kernel lacks landlock" \
+	    "$work/status2"
+	p=$(depot_child "frontend 0")
+	check "the frontend still has its seccomp filter and empty root" \
+	    test "$(status_field "${p:-0}" Seccomp)" = 2 -a \
+	    "$(readlink "/proc/${p:-0}/root")" = /var/empty
+else
+	notok "depotd starts without Landlock"
+fi
+
+[ $failed -eq 0 ]

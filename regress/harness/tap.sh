@@ -1,0 +1,30 @@
+# Copyright (c) 2026 The depotd authors
+#
+# Permission to use, copy, modify, and distribute this software for any
+# purpose with or without fee is hereby granted, provided that the above
+# copyright notice and this permission notice appear in all copies.
+#
+# THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+# WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+# MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+# ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+# WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+# ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+# OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+#
+# regress/harness/tap.sh: the lines every suite prints, one a check:
+# "ok - what" or "not ok - what"; failed counts the second kind.
+# Sourced, not run:
+#
+#	ok WHAT, notok WHAT		print the line
+#	check WHAT COMMAND...		ok when COMMAND succeeds
+
+failed=0
+
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; failed=$((failed + 1)); }
+check() {	# description, then a command that must succeed
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else notok "$what"; fi
+}
