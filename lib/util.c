@@ -219,6 +219,16 @@ now_usec(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+int64_t
+mono_seconds(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("%s: clock_gettime", __func__);
+	return ts.tv_sec;
+}
+
 void
 time_rfc3339_usec(int64_t usec, char *buf, size_t len)
 {

@@ -136,8 +136,8 @@ static void
 fe_file_key_of(struct api_req *ar, struct file_key *fk)
 {
 	memset(fk, 0, sizeof(*fk));
+	strlcpy(fk->handle, ar->who.handle, sizeof(fk->handle));
 	strlcpy(fk->id, fe_target_of(ar)->id, sizeof(fk->id));
-	fk->owner = ar->who.owner;
 }
 
 static void

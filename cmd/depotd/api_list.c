@@ -138,7 +138,7 @@ list_parse(struct api_req *ar, struct file_list_req *l)
 	const char	*errstr;
 	int		 a = ar->dialect == DIALECT_ANTHROPIC, r;
 
-	l->owner = ar->who.owner;
+	strlcpy(l->handle, ar->who.handle, sizeof(l->handle));
 	l->limit = a ? 20 : 100;
 	if ((r = list_param(ar, "limit", buf, sizeof(buf))) == -1)
 		return -1;

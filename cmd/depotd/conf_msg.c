@@ -81,7 +81,8 @@ static const struct {
 	    offsetof(struct depotd_conf, storage.passphrase) },
 	{ SECRET_SANDBOX_TOKEN, CONF_SECRETS_BROKER,
 	    offsetof(struct depotd_conf, sandbox_token) },
-	{ SECRET_ADMIN_KEY, CONF_SECRETS_FRONTEND,
+	/* The storage helper decides who is admin; frontends never know. */
+	{ SECRET_ADMIN_KEY, CONF_SECRETS_STORAGE,
 	    offsetof(struct depotd_conf, admin_key) },
 };
 #define NSLOTS	(sizeof(secret_slots) / sizeof(secret_slots[0]))

@@ -106,8 +106,8 @@ struct depotd_conf {
 
 /* Which secrets a role is sent (the roster's secrets column). */
 #define CONF_SECRETS_NONE	0x00
-#define CONF_SECRETS_STORAGE	0x01	/* database, storage credentials */
-#define CONF_SECRETS_FRONTEND	0x02	/* admin key, upstream keys */
+#define CONF_SECRETS_STORAGE	0x01	/* database, store, the admin key */
+#define CONF_SECRETS_FRONTEND	0x02	/* upstream keys */
 #define CONF_SECRETS_BROKER	0x04	/* sandbox token */
 #define CONF_SECRETS_ALL	0x07
 

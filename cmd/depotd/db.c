@@ -89,10 +89,10 @@ struct db {
 };
 
 static void	db_fail_queue(evutil_socket_t, short, void *);
-static void	conn_connect(struct db_conn *);
-static void	conn_broken(struct db_conn *, const char *);
-static void	conn_io(evutil_socket_t, short, void *);
-static void	conn_send(struct db_conn *);
+static void	dbconn_connect(struct db_conn *);
+static void	dbconn_broken(struct db_conn *, const char *);
+static void	dbconn_io(evutil_socket_t, short, void *);
+static void	dbconn_send(struct db_conn *);
 static void	db_dispatch(struct db *);
 static void	db_update_up(struct db *);
 static void	mig_begin(struct db_conn *);
@@ -178,7 +178,7 @@ db_new(struct event_base *base, const char *conninfo, int poolsize)
 }
 
 static void
-query_free(struct db_query *q)
+dbq_free(struct db_query *q)
 {
 	int	i;
 
@@ -193,10 +193,10 @@ query_free(struct db_query *q)
 
 /* A query that cannot run: the callback hears of it with res NULL. */
 static void
-query_fail(struct db_query *q)
+dbq_fail(struct db_query *q)
 {
 	q->cb(q->arg, NULL);
-	query_free(q);
+	dbq_free(q);
 }
 
 static void
@@ -207,7 +207,7 @@ db_fail_queue(evutil_socket_t fd, short what, void *arg)
 
 	while (!db->up && (q = TAILQ_FIRST(&db->queue)) != NULL) {
 		TAILQ_REMOVE(&db->queue, q, entry);
-		query_fail(q);
+		dbq_fail(q);
 	}
 }
 
@@ -219,7 +219,7 @@ db_start(struct db *db, void (*updown)(void *, int), void *arg)
 	db->updown = updown;
 	db->updown_arg = arg;
 	for (i = 0; i < db->npool; i++)
-		conn_connect(&db->conns[i]);
+		dbconn_connect(&db->conns[i]);
 }
 
 int
@@ -230,7 +230,7 @@ db_up(const struct db *db)
 
 /* Point the connection's event at libpq's current socket and needs. */
 static void
-conn_watch(struct db_conn *c, short what)
+dbconn_watch(struct db_conn *c, short what)
 {
 	int	fd = PQsocket(c->pg);
 
@@ -244,13 +244,13 @@ conn_watch(struct db_conn *c, short what)
 	c->ev_what = what;
 	if (fd == -1)
 		return;
-	c->ev = event_new(c->db->base, fd, what | EV_PERSIST, conn_io, c);
+	c->ev = event_new(c->db->base, fd, what | EV_PERSIST, dbconn_io, c);
 	if (c->ev == NULL || event_add(c->ev, NULL) == -1)
 		fatal("%s: event", __func__);
 }
 
 static void
-conn_close(struct db_conn *c)
+dbconn_close(struct db_conn *c)
 {
 	if (c->ev != NULL) {
 		event_free(c->ev);
@@ -267,14 +267,14 @@ conn_close(struct db_conn *c)
 }
 
 static void
-conn_retry(evutil_socket_t fd, short what, void *arg)
+dbconn_retry(evutil_socket_t fd, short what, void *arg)
 {
-	conn_connect(arg);
+	dbconn_connect(arg);
 }
 
 /* Next attempt after the backoff, give or take a quarter, then double. */
 static void
-conn_schedule(struct db_conn *c)
+dbconn_schedule(struct db_conn *c)
 {
 	struct timeval	 tv;
 	int		 ms;
@@ -286,25 +286,25 @@ conn_schedule(struct db_conn *c)
 	    BACKOFF_MAX_MS : c->backoff_ms * 2;
 	c->state = CONN_WAITING;
 	if (c->timer == NULL &&
-	    (c->timer = evtimer_new(c->db->base, conn_retry, c)) == NULL)
+	    (c->timer = evtimer_new(c->db->base, dbconn_retry, c)) == NULL)
 		fatal("%s: evtimer_new", __func__);
 	evtimer_add(c->timer, &tv);
 }
 
 static void
-conn_connect(struct db_conn *c)
+dbconn_connect(struct db_conn *c)
 {
 	if ((c->pg = PQconnectStart(c->db->conninfo)) == NULL) {
 		log_warnx("database: out of memory connecting");
-		conn_schedule(c);
+		dbconn_schedule(c);
 		return;
 	}
 	if (PQstatus(c->pg) == CONNECTION_BAD) {
-		conn_broken(c, PQerrorMessage(c->pg));
+		dbconn_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	c->state = CONN_CONNECTING;
-	conn_watch(c, EV_WRITE);
+	dbconn_watch(c, EV_WRITE);
 }
 
 /*
@@ -314,7 +314,7 @@ conn_connect(struct db_conn *c)
  * is a warning; the retries that follow it are debug noise.
  */
 static void
-conn_broken(struct db_conn *c, const char *why)
+dbconn_broken(struct db_conn *c, const char *why)
 {
 	struct db	*db = c->db;
 	struct db_query	*q = c->query;
@@ -327,22 +327,22 @@ conn_broken(struct db_conn *c, const char *why)
 	if (c->state == CONN_MIGRATING)
 		db->migrating = 0;
 	c->query = NULL;
-	conn_close(c);
-	conn_schedule(c);
+	dbconn_close(c);
+	dbconn_schedule(c);
 	db_update_up(db);
 	if (q != NULL)
-		query_fail(q);
+		dbq_fail(q);
 	/* Another connection may have to take over the migration. */
 	db_dispatch(db);
 }
 
 static void
-conn_ready(struct db_conn *c)
+dbconn_ready(struct db_conn *c)
 {
 	struct db	*db = c->db;
 
 	if (PQsetnonblocking(c->pg, 1) == -1) {
-		conn_broken(c, PQerrorMessage(c->pg));
+		dbconn_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	PQsetNoticeProcessor(c->pg, db_notice, NULL);
@@ -354,7 +354,7 @@ conn_ready(struct db_conn *c)
 		c->backoff_ms = BACKOFF_MIN_MS;
 	c->failures = 0;
 	c->state = CONN_IDLE;
-	conn_watch(c, EV_READ);
+	dbconn_watch(c, EV_READ);
 	log_debug("database: connection up");
 	db_dispatch(db);
 }
@@ -365,7 +365,7 @@ conn_ready(struct db_conn *c)
  * each time so that epoll never keeps watching a closed descriptor.
  */
 static void
-conn_poll_connect(struct db_conn *c)
+dbconn_poll_connect(struct db_conn *c)
 {
 	if (c->ev != NULL) {
 		event_free(c->ev);
@@ -373,32 +373,32 @@ conn_poll_connect(struct db_conn *c)
 	}
 	switch (PQconnectPoll(c->pg)) {
 	case PGRES_POLLING_READING:
-		conn_watch(c, EV_READ);
+		dbconn_watch(c, EV_READ);
 		break;
 	case PGRES_POLLING_WRITING:
-		conn_watch(c, EV_WRITE);
+		dbconn_watch(c, EV_WRITE);
 		break;
 	case PGRES_POLLING_OK:
-		conn_ready(c);
+		dbconn_ready(c);
 		break;
 	default:
-		conn_broken(c, PQerrorMessage(c->pg));
+		dbconn_broken(c, PQerrorMessage(c->pg));
 		break;
 	}
 }
 
 /* Sends what libpq still holds; EV_WRITE only while it holds some. */
 static int
-conn_flush(struct db_conn *c)
+dbconn_flush(struct db_conn *c)
 {
 	switch (PQflush(c->pg)) {
 	case 0:
 		c->flushing = 0;
-		conn_watch(c, EV_READ);
+		dbconn_watch(c, EV_READ);
 		return 0;
 	case 1:
 		c->flushing = 1;
-		conn_watch(c, EV_READ | EV_WRITE);
+		dbconn_watch(c, EV_READ | EV_WRITE);
 		return 0;
 	default:
 		return -1;
@@ -406,7 +406,7 @@ conn_flush(struct db_conn *c)
 }
 
 static void
-conn_result_done(struct db_conn *c)
+dbconn_result_done(struct db_conn *c)
 {
 	struct db_query	*q = c->query;
 	PGresult	*res = c->res;
@@ -416,23 +416,23 @@ conn_result_done(struct db_conn *c)
 	c->state = CONN_IDLE;
 	q->cb(q->arg, res);
 	PQclear(res);
-	query_free(q);
+	dbq_free(q);
 }
 
 static void mig_result(struct db_conn *);
 
 /* Collects results until the exchange ends (PQgetResult gives NULL). */
 static void
-conn_read(struct db_conn *c)
+dbconn_read(struct db_conn *c)
 {
 	PGresult	*res;
 
 	if (PQconsumeInput(c->pg) == 0) {
-		conn_broken(c, PQerrorMessage(c->pg));
+		dbconn_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
-	if (c->flushing && conn_flush(c) == -1) {
-		conn_broken(c, PQerrorMessage(c->pg));
+	if (c->flushing && dbconn_flush(c) == -1) {
+		dbconn_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	if (c->state == CONN_IDLE) {
@@ -440,7 +440,7 @@ conn_read(struct db_conn *c)
 		while (!PQisBusy(c->pg) && (res = PQgetResult(c->pg)) != NULL)
 			PQclear(res);
 		if (PQstatus(c->pg) == CONNECTION_BAD)
-			conn_broken(c, PQerrorMessage(c->pg));
+			dbconn_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	while (!PQisBusy(c->pg)) {
@@ -459,37 +459,37 @@ conn_read(struct db_conn *c)
 	 * hangs up: that is a lost connection, not a query error.
 	 */
 	if (PQstatus(c->pg) == CONNECTION_BAD) {
-		conn_broken(c, PQerrorMessage(c->pg));
+		dbconn_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	if (c->state == CONN_MIGRATING)
 		mig_result(c);
 	else {
-		conn_result_done(c);
+		dbconn_result_done(c);
 		db_dispatch(c->db);
 	}
 }
 
 static void
-conn_io(evutil_socket_t fd, short what, void *arg)
+dbconn_io(evutil_socket_t fd, short what, void *arg)
 {
 	struct db_conn	*c = arg;
 
 	if (c->state == CONN_CONNECTING) {
-		conn_poll_connect(c);
+		dbconn_poll_connect(c);
 		return;
 	}
-	if ((what & EV_WRITE) && c->flushing && conn_flush(c) == -1) {
-		conn_broken(c, PQerrorMessage(c->pg));
+	if ((what & EV_WRITE) && c->flushing && dbconn_flush(c) == -1) {
+		dbconn_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	if (what & EV_READ)
-		conn_read(c);
+		dbconn_read(c);
 }
 
 /* Sends c->query, or puts it back at the head when libpq refuses it. */
 static void
-conn_send(struct db_conn *c)
+dbconn_send(struct db_conn *c)
 {
 	struct db_query	*q = c->query;
 
@@ -497,10 +497,10 @@ conn_send(struct db_conn *c)
 	c->res_failed = 0;
 	if (PQsendQueryParams(c->pg, q->sql, q->nparams, NULL,
 	    (const char *const *)q->params, NULL, NULL, 0) == 0 ||
-	    conn_flush(c) == -1) {
+	    dbconn_flush(c) == -1) {
 		c->query = NULL;
 		TAILQ_INSERT_HEAD(&c->db->queue, q, entry);
-		conn_broken(c, PQerrorMessage(c->pg));
+		dbconn_broken(c, PQerrorMessage(c->pg));
 	}
 }
 
@@ -512,8 +512,8 @@ mig_send(struct db_conn *c, enum mig_step step, const char *sql)
 	c->res_failed = 0;
 	PQclear(c->res);
 	c->res = NULL;
-	if (PQsendQuery(c->pg, sql) == 0 || conn_flush(c) == -1)
-		conn_broken(c, PQerrorMessage(c->pg));
+	if (PQsendQuery(c->pg, sql) == 0 || dbconn_flush(c) == -1)
+		dbconn_broken(c, PQerrorMessage(c->pg));
 }
 
 static void
@@ -602,7 +602,7 @@ mig_result(struct db_conn *c)
 		break;
 	case MIG_ROLLBACK:
 		/* Retried after the backoff, in case someone fixes it. */
-		conn_broken(c, "schema not applied");
+		dbconn_broken(c, "schema not applied");
 		break;
 	}
 }
@@ -648,13 +648,13 @@ db_dispatch(struct db *db)
 			break;
 		TAILQ_REMOVE(&db->queue, q, entry);
 		c->query = q;
-		conn_send(c);
+		dbconn_send(c);
 	}
 	db_update_up(db);
 }
 
 static struct db_query *
-query_new(const char *sql, int nparams, const char *const *params,
+dbq_new(const char *sql, int nparams, const char *const *params,
     db_cb cb, void *arg)
 {
 	struct db_query	*q;
@@ -677,7 +677,7 @@ query_new(const char *sql, int nparams, const char *const *params,
 	}
 	return q;
  fail:
-	query_free(q);
+	dbq_free(q);
 	return NULL;
 }
 
@@ -689,7 +689,7 @@ db_query(struct db *db, const char *sql, int nparams,
 
 	if (!db->up)
 		return -1;
-	if ((q = query_new(sql, nparams, params, cb, arg)) == NULL) {
+	if ((q = dbq_new(sql, nparams, params, cb, arg)) == NULL) {
 		log_warn("%s", __func__);
 		return -1;
 	}
@@ -707,14 +707,14 @@ db_free(struct db *db)
 	if (db == NULL)
 		return;
 	for (i = 0; db->conns != NULL && i < db->npool; i++) {
-		conn_close(&db->conns[i]);
-		query_free(db->conns[i].query);
+		dbconn_close(&db->conns[i]);
+		dbq_free(db->conns[i].query);
 		if (db->conns[i].timer != NULL)
 			event_free(db->conns[i].timer);
 	}
 	while ((q = TAILQ_FIRST(&db->queue)) != NULL) {
 		TAILQ_REMOVE(&db->queue, q, entry);
-		query_free(q);
+		dbq_free(q);
 	}
 	if (db->fail_ev != NULL)
 		event_free(db->fail_ev);
@@ -727,7 +727,7 @@ db_free(struct db *db)
 }
 
 static PGresult *
-exec_ok(PGconn *pg, const char *sql, char *err, size_t errlen)
+db_exec_ok(PGconn *pg, const char *sql, char *err, size_t errlen)
 {
 	PGresult	*res;
 
@@ -744,18 +744,18 @@ exec_ok(PGconn *pg, const char *sql, char *err, size_t errlen)
 
 /* The schema version inside the locked transaction, or -1. */
 static int
-sync_current_version(PGconn *pg, char *err, size_t errlen)
+db_sync_version(PGconn *pg, char *err, size_t errlen)
 {
 	PGresult	*res;
 	int		 exists, version;
 
-	if ((res = exec_ok(pg, SCHEMA_BEGIN_SQL, err, errlen)) == NULL)
+	if ((res = db_exec_ok(pg, SCHEMA_BEGIN_SQL, err, errlen)) == NULL)
 		return -1;
 	exists = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);
 	if (!exists)
 		return 0;
-	if ((res = exec_ok(pg, SCHEMA_VERSION_SQL, err, errlen)) == NULL)
+	if ((res = db_exec_ok(pg, SCHEMA_VERSION_SQL, err, errlen)) == NULL)
 		return -1;
 	version = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
@@ -770,7 +770,7 @@ db_migrate_sync(PGconn *pg, char *err, size_t errlen)
 	int		 current;
 
 	for (;;) {
-		if ((current = sync_current_version(pg, err, errlen)) == -1)
+		if ((current = db_sync_version(pg, err, errlen)) == -1)
 			return -1;
 		if (current > db_schema_version()) {
 			snprintf(err, errlen, "schema version %d is newer than "
@@ -780,7 +780,8 @@ db_migrate_sync(PGconn *pg, char *err, size_t errlen)
 			return -1;
 		}
 		if (current == db_schema_version()) {
-			if ((res = exec_ok(pg, "commit", err, errlen)) == NULL)
+			if ((res = db_exec_ok(pg, "commit", err, errlen)) ==
+			    NULL)
 				return -1;
 			PQclear(res);
 			return 0;
@@ -790,7 +791,7 @@ db_migrate_sync(PGconn *pg, char *err, size_t errlen)
 			PQclear(PQexec(pg, "rollback"));
 			return -1;
 		}
-		res = exec_ok(pg, sql, err, errlen);
+		res = db_exec_ok(pg, sql, err, errlen);
 		free(sql);
 		if (res == NULL)
 			return -1;

@@ -1,11 +1,32 @@
 /*
- * fe_auth.c: who is calling.
+ * Copyright (c) 2026 The depotd authors
  *
- * A key is looked up by its SHA-256 through the storage helper; the
- * answer is cached for a few seconds so that a busy client does not
- * cost a query per request (a revoked key is refused within
- * AUTH_CACHE_TTL seconds).  The admin key comes from the configuration
- * and may act for any user it names.
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * fe_auth.c: who is calling, as the storage helper answers it.
+ *
+ * The frontend holds no key and no admin key: it sends the SHA-256 of
+ * the presented token (and, for the admin key, the user named) and
+ * gets back an opaque handle, valid on this frontend's channel for
+ * this request only; every file call names it, and the request's end
+ * releases it.  The storage helper caches its answers, so revocation
+ * is its business too (see storage_auth.c).
+ *
+ * Failed attempts are counted per client address: past AUTH_FAIL_MAX
+ * within AUTH_FAIL_WINDOW seconds an address is answered 429 without
+ * asking the storage helper, so guessing keys costs no database work.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -13,87 +34,101 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "log.h"
 #include "util.h"
 #include "frontend.h"
 
-#define AUTH_CACHE_TTL		5
-#define AUTH_CACHE_MAX		256
+#define AUTH_FAIL_MAX		20
+#define AUTH_FAIL_WINDOW	60	/* seconds */
+#define AUTH_FAIL_ADDRS		1024	/* addresses remembered */
 
-struct auth_entry {
-	TAILQ_ENTRY(auth_entry)	 entry;
-	char			 key[SHA256_HEXLEN + 256];
-	struct auth_result	 res;
-	time_t			 expires;
+/* Failed attempts of one client address in the current window. */
+struct fe_auth_fails {
+	TAILQ_ENTRY(fe_auth_fails) entry;
+	char			 addr[64];
+	int			 count;
+	int64_t			 since;		/* mono_seconds() */
 };
 
-static TAILQ_HEAD(auth_cache, auth_entry) cache =
-    TAILQ_HEAD_INITIALIZER(cache);
-static int			 cache_len;
+TAILQ_HEAD(fe_auth_fail_list, fe_auth_fails);
+static struct fe_auth_fail_list	 fails = TAILQ_HEAD_INITIALIZER(fails);
+static int			 nfails;
 
-struct auth_wait {
+struct fe_auth_wait {
 	void		(*next)(struct api_req *);
-	char		 key[SHA256_HEXLEN + 256];
-	int		 admin;
+	int		 named;		/* the lookup named a user */
 };
 
-void
-fe_auth_flush(void)
+/* "addr:port" or "[v6]:port" less the port. */
+static void
+fe_auth_addr(const struct http_request *req, char *buf, size_t len)
 {
-	struct auth_entry	*e;
+	char	*colon;
 
-	while ((e = TAILQ_FIRST(&cache)) != NULL) {
-		TAILQ_REMOVE(&cache, e, entry);
-		explicit_bzero(e, sizeof(*e));
-		free(e);
-	}
-	cache_len = 0;
+	strlcpy(buf, req->peer, len);
+	if ((colon = strrchr(buf, ':')) != NULL)
+		*colon = '\0';
 }
 
-static struct auth_entry *
-cache_find(const char *key)
+static struct fe_auth_fails *
+fe_auth_fails_of(const char *addr)
 {
-	struct auth_entry	*e, *tmp;
-	time_t			 now = time(NULL);
+	struct fe_auth_fails	*f, *tmp;
+	int64_t			 now = mono_seconds();
 
-	TAILQ_FOREACH_SAFE(e, &cache, entry, tmp) {
-		if (e->expires <= now) {
-			TAILQ_REMOVE(&cache, e, entry);
-			free(e);
-			cache_len--;
-		} else if (strcmp(e->key, key) == 0)
-			return e;
+	TAILQ_FOREACH_SAFE(f, &fails, entry, tmp) {
+		if (now - f->since >= AUTH_FAIL_WINDOW) {
+			TAILQ_REMOVE(&fails, f, entry);
+			free(f);
+			nfails--;
+		} else if (strcmp(f->addr, addr) == 0)
+			return f;
 	}
 	return NULL;
 }
 
-static void
-cache_put(const char *key, const struct auth_result *res)
+static int
+fe_auth_throttled(const struct http_request *req)
 {
-	struct auth_entry	*e;
+	struct fe_auth_fails	*f;
+	char			 addr[64];
 
-	if (res->status == AUTH_UNAVAILABLE)
-		return;
-	if (cache_len >= AUTH_CACHE_MAX) {
-		e = TAILQ_LAST(&cache, auth_cache);
-		TAILQ_REMOVE(&cache, e, entry);
-		free(e);
-		cache_len--;
-	}
-	if ((e = calloc(1, sizeof(*e))) == NULL)
-		return;
-	strlcpy(e->key, key, sizeof(e->key));
-	e->res = *res;
-	e->expires = time(NULL) + AUTH_CACHE_TTL;
-	TAILQ_INSERT_HEAD(&cache, e, entry);
-	cache_len++;
+	if (nfails == 0)
+		return 0;
+	fe_auth_addr(req, addr, sizeof(addr));
+	return (f = fe_auth_fails_of(addr)) != NULL &&
+	    f->count >= AUTH_FAIL_MAX;
+}
+
+static void
+fe_auth_failed(const struct http_request *req)
+{
+	struct fe_auth_fails	*f;
+	char			 addr[64];
+
+	fe_auth_addr(req, addr, sizeof(addr));
+	if ((f = fe_auth_fails_of(addr)) == NULL) {
+		if (nfails >= AUTH_FAIL_ADDRS) {
+			f = TAILQ_LAST(&fails, fe_auth_fail_list);
+			TAILQ_REMOVE(&fails, f, entry);
+			free(f);
+			nfails--;
+		}
+		if ((f = calloc(1, sizeof(*f))) == NULL)
+			return;
+		strlcpy(f->addr, addr, sizeof(f->addr));
+		f->since = mono_seconds();
+		nfails++;
+	} else
+		TAILQ_REMOVE(&fails, f, entry);
+	TAILQ_INSERT_HEAD(&fails, f, entry);
+	f->count++;
 }
 
 /* The bearer token or x-api-key, whichever comes first. */
 static const char *
-credential(const struct http_request *req)
+fe_auth_credential(const struct http_request *req)
 {
 	const char	*v;
 
@@ -110,132 +145,16 @@ credential(const struct http_request *req)
 }
 
 static int
-has_credential_header(const struct http_request *req)
+fe_auth_has_header(const struct http_request *req)
 {
 	return http_header_get(req, "authorization") != NULL ||
 	    http_header_get(req, "x-api-key") != NULL;
 }
 
+/* The admin key that named nobody yet. */
 static void
-auth_apply(struct api_req *ar, const struct auth_result *res,
-    struct auth_wait *w)
+fe_auth_admin_unnamed(struct api_req *ar, void (*next)(struct api_req *))
 {
-	char	 named[128];
-	void	(*next)(struct api_req *) = w->next;
-
-	switch (res->status) {
-	case AUTH_OK:
-		break;
-	case AUTH_UNKNOWN:
-		if (w->admin)
-			api_error(ar, 400, "user", "no such user or "
-			    "workspace");
-		else
-			api_error(ar, 401, NULL, "invalid API key");
-		return;
-	case AUTH_EXPIRED:
-		api_error(ar, 401, NULL, "API key expired");
-		return;
-	case AUTH_REVOKED:
-		api_error(ar, 401, NULL, "API key revoked");
-		return;
-	default:
-		api_error(ar, 503, NULL, "authentication is unavailable: "
-		    "the database is down");
-		return;
-	}
-	strlcpy(ar->who.owner.user_id, res->user_id,
-	    sizeof(ar->who.owner.user_id));
-	strlcpy(ar->who.owner.workspace_id, res->workspace_id,
-	    sizeof(ar->who.owner.workspace_id));
-	strlcpy(ar->who.key_id, res->key_id, sizeof(ar->who.key_id));
-	strlcpy(ar->who.user_name, res->user_name, sizeof(ar->who.user_name));
-	strlcpy(ar->req->log_user, res->user_name,
-	    sizeof(ar->req->log_user));
-	if (!w->admin && http_query_param(ar->req->query, "user", named,
-	    sizeof(named), NULL) >= 0 && strcmp(named, res->user_name) != 0) {
-		api_error(ar, 403, "user", "this key cannot act for another "
-		    "user");
-		return;
-	}
-	next(ar);
-}
-
-static void
-lookup_done(void *arg, struct imsg *imsg)
-{
-	struct api_req		*ar = arg;
-	struct auth_wait	*w = ar->auth;
-	struct auth_result	 res;
-
-	ar->call = 0;
-	ar->auth = NULL;
-	if (imsg->hdr.type != IMSG_AUTH_RESULT ||
-	    imsg->datalen != sizeof(res))
-		fatalx("bad auth reply");
-	memcpy(&res, imsg->data, sizeof(res));
-	cache_put(w->key, &res);
-	auth_apply(ar, &res, w);
-	explicit_bzero(w, sizeof(*w));
-	free(w);
-}
-
-static void
-auth_lookup(struct api_req *ar, struct auth_lookup *al, struct auth_wait *w)
-{
-	struct auth_entry	*e;
-
-	if ((e = cache_find(w->key)) != NULL) {
-		auth_apply(ar, &e->res, w);
-		explicit_bzero(w, sizeof(*w));
-		free(w);
-		return;
-	}
-	ar->auth = w;
-	ar->call = fe_storage_call(IMSG_AUTH_LOOKUP, -1, al, sizeof(*al),
-	    lookup_done, ar);
-}
-
-/*
- * The admin key acts for the user it names.  The lookup of that user
- * (and workspace, "default" unless named) goes through the same cache
- * as keys.
- */
-void
-fe_auth_admin_user(struct api_req *ar, const char *user,
-    const char *workspace, void (*next)(struct api_req *))
-{
-	struct auth_lookup	 al;
-	struct auth_wait	*w;
-
-	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
-		return;
-	}
-	w->next = next;
-	w->admin = ar->who.admin = 1;
-	memset(&al, 0, sizeof(al));
-	strlcpy(al.user_name, user, sizeof(al.user_name));
-	strlcpy(al.workspace_name, workspace ? workspace : "",
-	    sizeof(al.workspace_name));
-	snprintf(w->key, sizeof(w->key), "admin:%s:%s", al.user_name,
-	    al.workspace_name);
-	auth_lookup(ar, &al, w);
-}
-
-static void
-admin_request(struct api_req *ar, void (*next)(struct api_req *))
-{
-	char	 user[128], ws[128];
-
-	ws[0] = '\0';
-	http_query_param(ar->req->query, "workspace", ws, sizeof(ws), NULL);
-	if (http_query_param(ar->req->query, "user", user, sizeof(user),
-	    NULL) >= 1) {
-		fe_auth_admin_user(ar, user, ws, next);
-		return;
-	}
-	ar->who.admin = 1;
 	/* An upload may name the user in its form instead. */
 	if (ar->req->method == HTTP_M_POST &&
 	    strcmp(ar->req->path, "/v1/files") == 0) {
@@ -245,33 +164,153 @@ admin_request(struct api_req *ar, void (*next)(struct api_req *))
 	api_error(ar, 400, "user", "the admin key must name a user");
 }
 
-void
-fe_authenticate(struct api_req *ar, void (*next)(struct api_req *))
+static int
+fe_auth_refused(struct api_req *ar, const struct auth_result *res)
+{
+	switch (res->status) {
+	case AUTH_OK:
+		return 0;
+	case AUTH_UNKNOWN:
+		if (res->admin)
+			api_error(ar, 400, "user", "no such user or "
+			    "workspace");
+		else
+			api_error(ar, 401, NULL, "invalid API key");
+		break;
+	case AUTH_EXPIRED:
+		api_error(ar, 401, NULL, "API key expired");
+		break;
+	case AUTH_REVOKED:
+		api_error(ar, 401, NULL, "API key revoked");
+		break;
+	default:
+		api_error(ar, 503, NULL, "authentication is unavailable: "
+		    "the database is down");
+		return 1;
+	}
+	if (!res->admin)
+		fe_auth_failed(ar->req);
+	return 1;
+}
+
+static void
+fe_auth_apply(struct api_req *ar, const struct auth_result *res,
+    const struct fe_auth_wait *w)
+{
+	char	 named[128];
+
+	if (fe_auth_refused(ar, res))
+		return;
+	ar->who.admin = res->admin;
+	if (res->handle[0] == '\0') {
+		if (!res->admin || w->named)
+			fatalx("storage: an accepted lookup without a handle");
+		fe_auth_admin_unnamed(ar, w->next);
+		return;
+	}
+	strlcpy(ar->who.handle, res->handle, sizeof(ar->who.handle));
+	strlcpy(ar->who.user_name, res->user_name, sizeof(ar->who.user_name));
+	strlcpy(ar->req->log_user, res->user_name,
+	    sizeof(ar->req->log_user));
+	if (!res->admin && http_query_param(ar->req->query, "user", named,
+	    sizeof(named), NULL) >= 0 && strcmp(named, res->user_name) != 0) {
+		api_error(ar, 403, "user", "this key cannot act for another "
+		    "user");
+		return;
+	}
+	w->next(ar);
+}
+
+static void
+fe_auth_looked_up(void *arg, struct imsg *imsg)
+{
+	struct api_req		*ar = arg;
+	struct fe_auth_wait	 w;
+	struct auth_result	 res;
+
+	ar->call = 0;
+	w = *(struct fe_auth_wait *)ar->auth;
+	free(ar->auth);
+	ar->auth = NULL;
+	if (imsg->hdr.type != IMSG_AUTH_RESULT ||
+	    imsg->datalen != sizeof(res))
+		fatalx("bad auth reply");
+	memcpy(&res, imsg->data, sizeof(res));
+	res.handle[sizeof(res.handle) - 1] = '\0';
+	res.user_name[sizeof(res.user_name) - 1] = '\0';
+	fe_auth_apply(ar, &res, &w);
+}
+
+static void
+fe_auth_ask(struct api_req *ar, const char *user, const char *workspace,
+    void (*next)(struct api_req *))
 {
 	struct auth_lookup	 al;
-	struct auth_wait	*w;
-	const char		*token = credential(ar->req);
+	struct fe_auth_wait	*w;
 
-	if (token == NULL) {
-		api_error(ar, 401, NULL, has_credential_header(ar->req) ?
-		    "malformed credential: use Authorization: Bearer <key>" :
-		    "missing API key: send Authorization: Bearer <key> or "
-		    "x-api-key");
-		return;
-	}
-	if (fe.conf->admin_key != NULL &&
-	    timingsafe_streq(token, fe.conf->admin_key)) {
-		admin_request(ar, next);
-		return;
-	}
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		api_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	w->next = next;
+	w->named = user != NULL && user[0] != '\0';
 	memset(&al, 0, sizeof(al));
-	sha256_hex(token, strlen(token), al.token_sha256);
-	strlcpy(w->key, al.token_sha256, sizeof(w->key));
-	auth_lookup(ar, &al, w);
+	strlcpy(al.token_sha256, ar->who.token_sha256,
+	    sizeof(al.token_sha256));
+	strlcpy(al.user_name, user ? user : "", sizeof(al.user_name));
+	strlcpy(al.workspace_name, workspace ? workspace : "",
+	    sizeof(al.workspace_name));
+	ar->auth = w;
+	ar->call = fe_storage_call(IMSG_AUTH_LOOKUP, -1, &al, sizeof(al),
+	    fe_auth_looked_up, ar);
 	explicit_bzero(&al, sizeof(al));
+}
+
+/* The admin key acts for the user (and workspace, "default") it names. */
+void
+fe_auth_admin_user(struct api_req *ar, const char *user,
+    const char *workspace, void (*next)(struct api_req *))
+{
+	fe_auth_ask(ar, user, workspace, next);
+}
+
+void
+fe_authenticate(struct api_req *ar, void (*next)(struct api_req *))
+{
+	const char	*token = fe_auth_credential(ar->req);
+	char		 user[128], ws[128];
+
+	if (token == NULL) {
+		api_error(ar, 401, NULL, fe_auth_has_header(ar->req) ?
+		    "malformed credential: use Authorization: Bearer <key>" :
+		    "missing API key: send Authorization: Bearer <key> or "
+		    "x-api-key");
+		return;
+	}
+	if (fe_auth_throttled(ar->req)) {
+		api_error(ar, 429, NULL, "too many failed authentication "
+		    "attempts from this address; retry in a minute");
+		return;
+	}
+	sha256_hex(token, strlen(token), ar->who.token_sha256);
+	user[0] = ws[0] = '\0';
+	http_query_param(ar->req->query, "workspace", ws, sizeof(ws), NULL);
+	if (http_query_param(ar->req->query, "user", user, sizeof(user),
+	    NULL) < 1)
+		user[0] = '\0';
+	fe_auth_ask(ar, user, ws, next);
+}
+
+/* The request is over: its handle goes, and any upload left under it. */
+void
+fe_auth_release(struct api_req *ar)
+{
+	struct auth_release	 rel;
+
+	if (ar->who.handle[0] == '\0' || !fe_storage_up())
+		return;
+	memset(&rel, 0, sizeof(rel));
+	strlcpy(rel.handle, ar->who.handle, sizeof(rel.handle));
+	fe_storage_send(IMSG_AUTH_RELEASE, &rel, sizeof(rel));
+	ar->who.handle[0] = '\0';
 }

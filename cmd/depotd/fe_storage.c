@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "util.h"
 #include "child.h"
 #include "frontend.h"
 
@@ -109,6 +110,29 @@ fe_storage_send(uint32_t type, const void *data, size_t len)
 {
 	if (imsgev_compose(&storage_iev, type, 0, 0, -1, data, len) == -1)
 		fatal("imsg_compose");
+}
+
+/*
+ * Tells the storage helper that bytes of an upload flowed, at most
+ * once per FE_PROGRESS_EVERY seconds: it keeps the upload (and its
+ * row, against the sweep) alive only while they do.
+ */
+#define FE_PROGRESS_EVERY	5
+
+void
+fe_storage_progress(int64_t *last, const char *handle, const char *id)
+{
+	struct file_key	 fk;
+	int64_t		 now = mono_seconds();
+
+	if (now - *last < FE_PROGRESS_EVERY || handle[0] == '\0' ||
+	    id[0] == '\0')
+		return;
+	*last = now;
+	memset(&fk, 0, sizeof(fk));
+	strlcpy(fk.handle, handle, sizeof(fk.handle));
+	strlcpy(fk.id, id, sizeof(fk.id));
+	fe_storage_send(IMSG_FILE_PROGRESS, &fk, sizeof(fk));
 }
 
 void

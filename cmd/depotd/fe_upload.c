@@ -64,6 +64,8 @@ struct fe_upload {
 	struct sha256_ctx	 sha;
 	int64_t			 size;
 	struct file_rec		 rec;		/* the intent, then the row */
+	char			 handle[HANDLE_LEN];	/* it was created under */
+	int64_t			 progress_at;	/* last told to storage */
 	char			 field[32];	/* the form field being read */
 	char			 value[FIELD_MAX];
 	size_t			 valuelen;
@@ -102,8 +104,8 @@ upload_abort_intent(struct fe_upload *up)
 	if (up->rec.id[0] == '\0')
 		return;
 	memset(&fk, 0, sizeof(fk));
+	strlcpy(fk.handle, up->handle, sizeof(fk.handle));
 	strlcpy(fk.id, up->rec.id, sizeof(fk.id));
-	fk.owner = up->rec.owner;
 	fe_storage_send(IMSG_FILE_ABORT, &fk, sizeof(fk));
 	up->rec.id[0] = '\0';
 }
@@ -154,6 +156,7 @@ upload_flush(struct fe_upload *up)
 			    "the store stopped taking the file");
 			return;
 		}
+		fe_storage_progress(&up->progress_at, up->handle, up->rec.id);
 	}
 	if (up->fd == -1 || up->failed || up->ar == NULL)
 		return;
@@ -201,22 +204,24 @@ upload_created(void *arg, struct imsg *imsg)
 static void
 upload_create(struct fe_upload *up, const struct multipart_part *part)
 {
-	struct api_req	*ar = up->ar;
+	struct api_req		*ar = up->ar;
+	struct file_create	 fc;
 
 	memset(&up->rec, 0, sizeof(up->rec));
-	up->rec.owner = ar->who.owner;
 	strlcpy(up->rec.filename, part->filename, sizeof(up->rec.filename));
 	strlcpy(up->rec.mime_type, mime_for_upload(part->content_type,
 	    part->filename), sizeof(up->rec.mime_type));
 	strlcpy(up->rec.purpose, up->purpose, sizeof(up->rec.purpose));
 	up->rec.source = SOURCE_UPLOAD;
-	strlcpy(up->rec.key_id, ar->who.admin ? "admin" : ar->who.key_id,
-	    sizeof(up->rec.key_id));
+	strlcpy(up->handle, ar->who.handle, sizeof(up->handle));
 	up->creating = 1;
 	/* Bytes that arrive before the descriptor wait in memory. */
 	http_body_pause(ar->req);
-	ar->call = fe_storage_call(IMSG_FILE_CREATE, -1, &up->rec,
-	    sizeof(up->rec), upload_created, up);
+	memset(&fc, 0, sizeof(fc));
+	strlcpy(fc.handle, up->handle, sizeof(fc.handle));
+	fc.rec = up->rec;
+	ar->call = fe_storage_call(IMSG_FILE_CREATE, -1, &fc, sizeof(fc),
+	    upload_created, up);
 }
 
 static int
@@ -240,7 +245,7 @@ upload_part_begin(void *arg, const struct multipart_part *part)
 		return -1;
 	}
 	up->file_seen = up->in_file = 1;
-	if (up->ar->who.owner.user_id[0] == '\0') {
+	if (up->ar->who.handle[0] == '\0') {
 		/* The admin key: the user field must have come first. */
 		if (!up->user_pending) {
 			upload_fail(up, 400, "user", "the admin key must name "
@@ -336,7 +341,7 @@ upload_field_end(struct fe_upload *up)
 			return -1;
 		}
 	} else if (strcmp(up->field, "user") == 0 && ar != NULL) {
-		if (ar->who.admin && ar->who.owner.user_id[0] == '\0' &&
+		if (ar->who.admin && ar->who.handle[0] == '\0' &&
 		    !up->user_pending)
 			return upload_admin_field(up);
 		if (!ar->who.admin && strcmp(up->value,
@@ -395,8 +400,8 @@ upload_finish(struct fe_upload *up)
 	close(up->fd);
 	up->fd = -1;
 	memset(&fc, 0, sizeof(fc));
+	strlcpy(fc.key.handle, up->handle, sizeof(fc.key.handle));
 	strlcpy(fc.key.id, up->rec.id, sizeof(fc.key.id));
-	fc.key.owner = up->rec.owner;
 	fc.bytes = up->size;
 	sha256_final_hex(&up->sha, fc.sha256);
 	strlcpy(fc.purpose, up->purpose, sizeof(fc.purpose));

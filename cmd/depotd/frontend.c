@@ -82,12 +82,15 @@ on_free(struct http_request *req, void *arg)
 	/*
 	 * The route first: an upload whose create is in flight takes the
 	 * call over (ar->call becomes 0), so that the answer still finds
-	 * it and the storage helper is told to abort.
+	 * it and the storage helper is told to abort.  Then the handle
+	 * goes, and with it anything the storage helper still holds for
+	 * this request.
 	 */
 	if (ar->free_route != NULL)
 		ar->free_route(ar);
 	if (ar->call != 0)
 		fe_storage_cancel(ar->call);
+	fe_auth_release(ar);
 	if (ar->auth != NULL)
 		free(ar->auth);
 	explicit_bzero(ar, sizeof(*ar));
@@ -107,8 +110,6 @@ fe_conf(struct depotd_conf *conf, int reload)
 {
 	fe.conf = conf;
 	fe.base = child_base();
-	if (reload)
-		fe_auth_flush();
 	/* New limits hold for what happens next on every connection. */
 	if (reload && fe.http != NULL)
 		http_server_set_limits(fe.http, &conf->http);

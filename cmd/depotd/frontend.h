@@ -21,10 +21,16 @@ enum dialect {
 struct fe_call;
 typedef void	(*fe_call_cb)(void *arg, struct imsg *);
 
-/* The caller, once authenticated. */
+/*
+ * The caller, once authenticated: a handle the storage helper issued
+ * (empty until then, and for the admin key until it names a user) and
+ * what replies and logs show.  Who owns what is the storage helper's
+ * to know; the token's hash is kept only so that the admin key can
+ * name its user later in an upload's form.
+ */
 struct principal {
-	struct owner	 owner;
-	char		 key_id[IDLEN];
+	char		 handle[HANDLE_LEN];
+	char		 token_sha256[65];
 	char		 user_name[128];
 	int		 admin;
 };
@@ -62,12 +68,14 @@ uint32_t fe_storage_call(uint32_t type, int fd, const void *, size_t,
 	    fe_call_cb, void *);
 void	 fe_storage_send(uint32_t type, const void *, size_t);
 void	 fe_storage_cancel(uint32_t);
+void	 fe_storage_progress(int64_t *last, const char *handle,
+	    const char *id);
 
 /* fe_auth.c */
 void	 fe_authenticate(struct api_req *, void (*)(struct api_req *));
 void	 fe_auth_admin_user(struct api_req *, const char *user,
 	    const char *workspace, void (*)(struct api_req *));
-void	 fe_auth_flush(void);
+void	 fe_auth_release(struct api_req *);
 
 /* api_errors.c */
 enum dialect dialect_of(const struct http_request *);

@@ -82,7 +82,9 @@ static const struct imsg_rule master_from_storage[] = {
 
 static const struct imsg_rule storage_from_frontend[] = {
 	FIXED(IMSG_AUTH_LOOKUP, struct auth_lookup, IMSG_FD_NO),
-	FIXED(IMSG_FILE_CREATE, struct file_rec, IMSG_FD_NO),
+	FIXED(IMSG_AUTH_RELEASE, struct auth_release, IMSG_FD_NO),
+	FIXED(IMSG_FILE_CREATE, struct file_create, IMSG_FD_NO),
+	FIXED(IMSG_FILE_PROGRESS, struct file_key, IMSG_FD_NO),
 	FIXED(IMSG_FILE_COMMIT, struct file_commit, IMSG_FD_NO),
 	FIXED(IMSG_FILE_ABORT, struct file_key, IMSG_FD_NO),
 	FIXED(IMSG_FILE_GET, struct file_key, IMSG_FD_NO),
@@ -92,21 +94,11 @@ static const struct imsg_rule storage_from_frontend[] = {
 	EMPTY(IMSG_HEALTH_REQ),
 };
 
-/* Code execution stores the files a run made; nothing else. */
-static const struct imsg_rule storage_from_broker[] = {
-	FIXED(IMSG_FILE_CREATE, struct file_rec, IMSG_FD_NO),
-	FIXED(IMSG_FILE_COMMIT, struct file_commit, IMSG_FD_NO),
-	FIXED(IMSG_FILE_ABORT, struct file_key, IMSG_FD_NO),
-};
-
 /* Replies to the calls above; a create or an open hands over an fd. */
-#define FROM_STORAGE							\
-	FIXED(IMSG_FILE_CREATED, struct file_rec, IMSG_FD_MUST),	\
-	FIXED(IMSG_FILE_INFO, struct file_rec, IMSG_FD_NO),		\
-	FIXED(IMSG_ERROR, struct error_msg, IMSG_FD_NO)
-
 static const struct imsg_rule frontend_from_storage[] = {
-	FROM_STORAGE,
+	FIXED(IMSG_FILE_CREATED, struct file_rec, IMSG_FD_MUST),
+	FIXED(IMSG_FILE_INFO, struct file_rec, IMSG_FD_NO),
+	FIXED(IMSG_ERROR, struct error_msg, IMSG_FD_NO),
 	FIXED(IMSG_AUTH_RESULT, struct auth_result, IMSG_FD_NO),
 	/* No descriptor for a 416: there is nothing to read. */
 	FIXED(IMSG_FILE_OPENED, struct file_opened, IMSG_FD_MAY),
@@ -116,15 +108,13 @@ static const struct imsg_rule frontend_from_storage[] = {
 	FIXED(IMSG_HEALTH, struct health_msg, IMSG_FD_NO),
 };
 
-static const struct imsg_rule broker_from_storage[] = {
-	FROM_STORAGE,
-};
-
 #define CHANNEL(recv, send, rules, name)				\
 	{ (recv), (send), { (name), (rules), NRULES(rules), 1 } }
 /*
- * The frontend and the broker have a channel for the code-execution
- * pipeline; until it lands neither may send anything on it.
+ * The code-execution pipeline will use these channels; until it lands
+ * nothing may be sent on them.  The broker then will create files only
+ * under a handle a frontend delegates to it for one session; today the
+ * storage helper takes no file operation from it at all.
  */
 #define SILENT(recv, send, name)					\
 	{ (recv), (send), { (name), NULL, 0, 1 } }
@@ -148,12 +138,10 @@ static const struct {
 	    "master <- broker"),
 	CHANNEL(ROLE_STORAGE, ROLE_FRONTEND, storage_from_frontend,
 	    "storage <- frontend"),
-	CHANNEL(ROLE_STORAGE, ROLE_BROKER, storage_from_broker,
-	    "storage <- broker"),
+	SILENT(ROLE_STORAGE, ROLE_BROKER, "storage <- broker"),
 	CHANNEL(ROLE_FRONTEND, ROLE_STORAGE, frontend_from_storage,
 	    "frontend <- storage"),
-	CHANNEL(ROLE_BROKER, ROLE_STORAGE, broker_from_storage,
-	    "broker <- storage"),
+	SILENT(ROLE_BROKER, ROLE_STORAGE, "broker <- storage"),
 	SILENT(ROLE_FRONTEND, ROLE_BROKER, "frontend <- broker"),
 	SILENT(ROLE_BROKER, ROLE_FRONTEND, "broker <- frontend"),
 };

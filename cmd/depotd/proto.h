@@ -72,11 +72,17 @@ enum imsg_type {
 	IMSG_CTL_LINE,			/* text: one line, NUL included */
 	IMSG_CTL_END,			/* int32_t: exit status */
 
-	/* frontend <-> storage (peerid: request number) */
+	/*
+	 * frontend <-> storage (peerid: request number).  Every file
+	 * message names the auth handle the storage helper issued on the
+	 * same channel; the owner is never the sender's to say.
+	 */
 	IMSG_AUTH_LOOKUP,		/* struct auth_lookup */
 	IMSG_AUTH_RESULT,		/* struct auth_result */
-	IMSG_FILE_CREATE,		/* struct file_rec (intent) */
+	IMSG_AUTH_RELEASE,		/* struct auth_release: request over */
+	IMSG_FILE_CREATE,		/* struct file_create (intent) */
 	IMSG_FILE_CREATED,		/* struct file_rec, fd: write end */
+	IMSG_FILE_PROGRESS,		/* struct file_key: bytes flowed */
 	IMSG_FILE_COMMIT,		/* struct file_commit */
 	IMSG_FILE_ABORT,		/* struct file_key */
 	IMSG_FILE_GET,			/* struct file_key */
@@ -196,10 +202,16 @@ struct ctl_cmd {
 	char		 args[CTL_ARGS][CTL_ARGLEN];
 };
 
-/* What a key lookup asks and learns. */
+/*
+ * What a key lookup asks and learns.  The frontend sends the SHA-256
+ * of whatever token the caller presented; the storage helper alone
+ * decides whether it is an API key or the admin key.  Only the admin
+ * key may name a user (and workspace) to act for; for any other key
+ * the names are ignored.
+ */
 struct auth_lookup {
-	char		 token_sha256[65];	/* a key's token, or */
-	char		 user_name[128];	/* the admin key's user */
+	char		 token_sha256[65];
+	char		 user_name[128];	/* admin: the user to act for */
 	char		 workspace_name[128];	/* "" = "default" */
 };
 
@@ -211,19 +223,23 @@ enum auth_status {
 	AUTH_UNAVAILABLE,	/* database down */
 };
 
+#define HANDLE_LEN	40	/* "hdl-" + 32 hex, and NUL */
+
+/*
+ * handle: opaque, good only on the channel it was issued on, until
+ * IMSG_AUTH_RELEASE, the channel's end or an idle bound.  Empty when
+ * the lookup failed, or for the admin key that named no user yet
+ * (admin set: the frontend may ask again naming one).
+ */
 struct auth_result {
 	int32_t		 status;
-	char		 token_sha256[65];
-	char		 key_id[IDLEN];
-	char		 user_id[IDLEN];
-	char		 user_name[128];
-	char		 workspace_id[IDLEN];
+	int32_t		 admin;
+	char		 handle[HANDLE_LEN];
+	char		 user_name[128];	/* for replies and logs */
 };
 
-/* Owner of a file: every file operation is scoped to one. */
-struct owner {
-	char		 user_id[IDLEN];
-	char		 workspace_id[IDLEN];
+struct auth_release {
+	char		 handle[HANDLE_LEN];
 };
 
 #define FILENAME_MAX_BYTES	1024
@@ -237,7 +253,6 @@ enum file_source {
 
 struct file_rec {
 	char		 id[IDLEN];
-	struct owner	 owner;
 	char		 filename[FILENAME_MAX_BYTES];
 	char		 mime_type[MIME_MAX];
 	char		 purpose[PURPOSE_MAX];
@@ -246,12 +261,17 @@ struct file_rec {
 	int64_t		 created_us;	/* microseconds since the epoch */
 	int64_t		 expires_us;	/* 0: never */
 	int64_t		 expires_after;	/* create: caller's seconds, 0 none */
-	char		 key_id[IDLEN];	/* create: the uploading key */
+};
+
+/* The intent of an upload; the owner comes from the handle. */
+struct file_create {
+	char		 handle[HANDLE_LEN];
+	struct file_rec	 rec;
 };
 
 struct file_key {
+	char		 handle[HANDLE_LEN];
 	char		 id[IDLEN];
-	struct owner	 owner;
 };
 
 /* Purpose and expiry travel with the commit: form fields may follow
@@ -286,7 +306,7 @@ enum list_order {
 };
 
 struct file_list_req {
-	struct owner	 owner;
+	char		 handle[HANDLE_LEN];
 	int32_t		 limit;
 	int32_t		 order;
 	char		 after_id[IDLEN];	/* "" when absent */

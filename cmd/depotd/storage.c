@@ -63,7 +63,7 @@ storage_error(struct storage_peer *p, uint32_t peerid, int status,
 static void
 storage_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
-	files_dispatch(arg, imsg);
+	sfiles_dispatch(arg, imsg);
 }
 
 static void
@@ -72,7 +72,7 @@ storage_peer_closed(struct imsgev *iev, const char *why, void *arg)
 	struct storage_peer	*p = arg;
 
 	/* A lost frontend takes its half-written uploads with it. */
-	files_peer_lost(p);
+	sfiles_peer_lost(p);
 	log_warnx("%s %d channel closed: %s", role_name(p->role), p->instance,
 	    why);
 	TAILQ_REMOVE(&peers, p, entry);
@@ -197,7 +197,7 @@ storage_shutdown(void)
 	struct storage_peer	*p;
 
 	TAILQ_FOREACH(p, &peers, entry)
-		files_peer_lost(p);
+		sfiles_peer_lost(p);
 }
 
 static const struct child_ops storage_ops = {

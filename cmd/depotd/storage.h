@@ -1,16 +1,33 @@
 /*
- * storage.h: the storage helper's parts: its process (storage.c), the
- * file operations the frontends ask for (storage_files.c), the control
- * commands (storage_ctl.c) and the retention sweep (sweep.c).
+ * storage.h: the storage helper's parts: its process (storage.c), who
+ * is calling (storage_auth.c: key lookups and the handles that stand
+ * for them), uploads (storage_upload.c), the other file operations
+ * (storage_files.c), the control commands (storage_ctl.c) and the
+ * retention sweep (sweep.c).
  */
 #ifndef DEPOTD_STORAGE_H
 #define DEPOTD_STORAGE_H
+
+#include <stddef.h>
 
 #include "depotd.h"
 #include "db.h"
 #include "store.h"
 
+/* A channel to a frontend or the broker (storage.c). */
 struct storage_peer;
+
+/* Owner of a file: every file operation is scoped to one. */
+struct owner {
+	char		 user_id[IDLEN];
+	char		 workspace_id[IDLEN];
+};
+
+/* What a handle stands for, derived here from a key or the admin key. */
+struct principal_ref {
+	struct owner	 owner;
+	char		 key_id[IDLEN];		/* "admin" for the admin key */
+};
 
 struct storage {
 	struct event_base	*base;
@@ -30,9 +47,80 @@ int	 storage_reply(struct storage_peer *, uint32_t type, uint32_t peerid,
 	    int fd, const void *, size_t);
 void	 storage_error(struct storage_peer *, uint32_t peerid, int status,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Copies a fixed-size message out of an imsg, refusing a wrong size. */
+#define IMSG_TAKE(imsg, var) do {					\
+	if ((imsg)->datalen != sizeof(var))				\
+		fatalx("storage: message %u of %zu bytes",		\
+		    (imsg)->hdr.type, (imsg)->datalen);			\
+	memcpy(&(var), (imsg)->data, sizeof(var));			\
+} while (0)
+
+/*
+ * The columns a file record is read from, in the order of the COL_*
+ * indexes: one list makes both, so they cannot drift apart.  The blob's
+ * storage_ref comes last, as COL_REF.
+ */
+#define FILE_COLUMNS(X)							\
+	X(COL_ID, "id")							\
+	X(COL_USER, "user_id")						\
+	X(COL_WS, "workspace_id")					\
+	X(COL_NAME, "filename")						\
+	X(COL_MIME, "mime_type")					\
+	X(COL_PURPOSE, "purpose")					\
+	X(COL_SOURCE, "source")						\
+	X(COL_BYTES, "coalesce(bytes, 0)")				\
+	X(COL_CREATED, "(extract(epoch from created_at) * 1000000)::bigint") \
+	X(COL_EXPIRES, "coalesce((extract(epoch from expires_at) * "	\
+	    "1000000)::bigint, 0)")
+#define FILE_COL_ENUM(name, sql)	name,
+#define FILE_COL_SQL(name, sql)		sql ", "
+enum file_col { FILE_COLUMNS(FILE_COL_ENUM) COL_REF };
+#define FILE_COLS	FILE_COLUMNS(FILE_COL_SQL) "storage_ref"
+
+/*
+ * The head of every request a peer makes that outlives its message
+ * (a query or a store operation runs): the peer is cleared when its
+ * channel closes, and replies then go nowhere.  It is the first member
+ * of each operation's request struct, which sreq_free() frees whole.
+ */
+struct sreq {
+	TAILQ_ENTRY(sreq)	 sreq_entry;
+	struct storage_peer	*peer;
+	uint32_t		 peerid;
+};
+#define SREQ_FIRST(type)						\
+	_Static_assert(offsetof(struct type, req) == 0,			\
+	    #type ": its struct sreq must come first")
+
 /* storage_files.c */
-void	 files_dispatch(struct storage_peer *, struct imsg *);
-void	 files_peer_lost(struct storage_peer *);
+void	 sfiles_dispatch(struct storage_peer *, struct imsg *);
+void	 sfiles_peer_lost(struct storage_peer *);
+void	 sreq_begin(struct sreq *, struct storage_peer *, uint32_t peerid);
+void	 sreq_end(struct sreq *);
+void	 sreq_free(struct sreq *);
+void	 sreq_reply(struct sreq *, uint32_t type, int fd, const void *,
+	    size_t);
+void	 sreq_error(struct sreq *, int status, const char *msg);
+int	 sreq_db_failed(struct sreq *, const PGresult *, ExecStatusType);
+int	 sreq_query(struct sreq *, const char *sql, int n,
+	    const char *const *params, db_cb);
+void	 sfiles_rec_from_row(struct file_rec *, const PGresult *, int);
+/* storage_auth.c */
+void	 sauth_lookup(struct storage_peer *, struct imsg *);
+void	 sauth_release(struct storage_peer *, struct imsg *);
+const struct principal_ref *sauth_handle(struct storage_peer *, uint32_t peerid,
+	    const char *handle);
+int	 sauth_handle_live(struct storage_peer *, const char *handle);
+void	 sauth_handle_touch(struct storage_peer *, const char *handle);
+void	 sauth_key_revoked(const char *key_id);
+void	 sauth_peer_lost(struct storage_peer *);
+/* storage_upload.c */
+void	 supload_create(struct storage_peer *, struct imsg *);
+void	 supload_progress(struct storage_peer *, struct imsg *);
+void	 supload_commit(struct storage_peer *, struct imsg *);
+void	 supload_abort(struct storage_peer *, struct imsg *);
+void	 supload_handle_gone(struct storage_peer *, const char *handle);
+void	 supload_peer_lost(struct storage_peer *);
 /* storage_ctl.c */
 void	 ctl_dispatch_cmd(struct imsg *);
 /* sweep.c */

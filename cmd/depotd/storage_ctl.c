@@ -15,18 +15,18 @@
 #include "child.h"
 #include "storage.h"
 
-struct ctl_req {
+struct sctl_req {
 	uint32_t	 client;
 	int		 type;
 	char		 token[TOKEN_LEN];
 };
 
 static void
-ctl_line(uint32_t client, const char *fmt, ...)
+sctl_line(uint32_t client, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
-ctl_line(uint32_t client, const char *fmt, ...)
+sctl_line(uint32_t client, const char *fmt, ...)
 {
 	char	 line[1024];
 	va_list	 ap;
@@ -38,7 +38,7 @@ ctl_line(uint32_t client, const char *fmt, ...)
 }
 
 static void
-ctl_end(struct ctl_req *c, int status)
+sctl_end(struct sctl_req *c, int status)
 {
 	int32_t	 s = status;
 
@@ -48,17 +48,17 @@ ctl_end(struct ctl_req *c, int status)
 }
 
 static int
-ctl_failed(struct ctl_req *c, const PGresult *res, ExecStatusType want)
+sctl_failed(struct sctl_req *c, const PGresult *res, ExecStatusType want)
 {
 	if (res == NULL) {
-		ctl_line(c->client, "the database is unavailable");
-		ctl_end(c, 1);
+		sctl_line(c->client, "the database is unavailable");
+		sctl_end(c, 1);
 		return 1;
 	}
 	if (PQresultStatus(res) != want) {
-		ctl_line(c->client, "%s", PQresultErrorField(res,
+		sctl_line(c->client, "%s", PQresultErrorField(res,
 		    PG_DIAG_MESSAGE_PRIMARY));
-		ctl_end(c, 1);
+		sctl_end(c, 1);
 		return 1;
 	}
 	return 0;
@@ -66,13 +66,13 @@ ctl_failed(struct ctl_req *c, const PGresult *res, ExecStatusType want)
 
 /* Prints every row as tab-separated columns. */
 static void
-ctl_rows(void *arg, const PGresult *res)
+sctl_rows(void *arg, const PGresult *res)
 {
-	struct ctl_req	*c = arg;
+	struct sctl_req	*c = arg;
 	char		 line[1024];
 	int		 i, j;
 
-	if (ctl_failed(c, res, PGRES_TUPLES_OK))
+	if (sctl_failed(c, res, PGRES_TUPLES_OK))
 		return;
 	for (i = 0; i < PQntuples(res); i++) {
 		line[0] = '\0';
@@ -82,37 +82,39 @@ ctl_rows(void *arg, const PGresult *res)
 			strlcat(line, PQgetisnull(res, i, j) ? "-" :
 			    PQgetvalue(res, i, j), sizeof(line));
 		}
-		ctl_line(c->client, "%s", line);
-	}
-	if (PQntuples(res) == 0 && c->type == CTL_KEY_REVOKE) {
-		ctl_line(c->client, "no such key");
-		ctl_end(c, 1);
-		return;
+		sctl_line(c->client, "%s", line);
 	}
 	if (PQntuples(res) == 0 && c->type == CTL_KEY_CREATE) {
 		/* The insert selected no user or no workspace. */
-		ctl_line(c->client, "no such user or workspace");
-		ctl_end(c, 1);
+		sctl_line(c->client, "no such user or workspace");
+		sctl_end(c, 1);
 		return;
 	}
 	if (c->type == CTL_KEY_CREATE && PQntuples(res) == 1) {
 		/* The only time the token is ever shown. */
-		ctl_line(c->client, "token\t%s", c->token);
+		sctl_line(c->client, "token\t%s", c->token);
 	}
-	ctl_end(c, 0);
+	sctl_end(c, 0);
 }
 
 static void
-ctl_query(struct ctl_req *c, const char *sql, int n, const char **params)
+sctl_query_to(struct sctl_req *c, const char *sql, int n,
+    const char **params, db_cb cb)
 {
-	if (db_query(storage.db, sql, n, params, ctl_rows, c) == -1) {
-		ctl_line(c->client, "the database is unavailable");
-		ctl_end(c, 1);
+	if (db_query(storage.db, sql, n, params, cb, c) == -1) {
+		sctl_line(c->client, "the database is unavailable");
+		sctl_end(c, 1);
 	}
 }
 
 static void
-key_create(struct ctl_req *c, const struct ctl_cmd *cmd)
+sctl_query(struct sctl_req *c, const char *sql, int n, const char **params)
+{
+	sctl_query_to(c, sql, n, params, sctl_rows);
+}
+
+static void
+sctl_key_create(struct sctl_req *c, const struct ctl_cmd *cmd)
 {
 	const char	*params[6];
 	char		 id[ID_BUFSIZE], hash[SHA256_HEXLEN], prefix[16];
@@ -127,7 +129,7 @@ key_create(struct ctl_req *c, const struct ctl_cmd *cmd)
 	params[3] = cmd->args[0];
 	params[4] = cmd->args[1];
 	params[5] = cmd->args[2];
-	ctl_query(c, "insert into api_keys (id, prefix, token_sha256, "
+	sctl_query(c, "insert into api_keys (id, prefix, token_sha256, "
 	    "user_id, workspace_id, expires_at) select $1, $2, $3, u.id, "
 	    "w.id, case when $6 = '' then null else now() + $6::interval "
 	    "end from users u, workspaces w where u.name = $4 and "
@@ -137,21 +139,64 @@ key_create(struct ctl_req *c, const struct ctl_cmd *cmd)
 }
 
 static void
-sweep_reported(void *arg, const char *result)
+sctl_revoked(void *arg, const PGresult *res)
 {
-	struct ctl_req	*c = arg;
+	struct sctl_req	*c = arg;
+	long		 matched;
 
-	ctl_line(c->client, "%s", result);
-	ctl_end(c, 0);
+	if (sctl_failed(c, res, PGRES_TUPLES_OK))
+		return;
+	matched = strtol(PQgetvalue(res, 0, 0), NULL, 10);
+	if (matched == 0) {
+		sctl_line(c->client, "no such key");
+		sctl_end(c, 1);
+		return;
+	}
+	if (matched > 1) {
+		sctl_line(c->client, "%ld active keys have that prefix; "
+		    "none revoked: name the key by its id", matched);
+		sctl_end(c, 1);
+		return;
+	}
+	/* This host forgets the key at once; others within seconds. */
+	sauth_key_revoked(PQgetvalue(res, 0, 1));
+	sctl_line(c->client, "%s\trevoked", PQgetvalue(res, 0, 1));
+	sctl_end(c, 0);
+}
+
+/*
+ * A prefix names a key only when exactly one active key has it: the
+ * count and the update are one statement, so a key created meanwhile
+ * cannot slip in between.
+ */
+static void
+sctl_key_revoke(struct sctl_req *c, const char *id_or_prefix)
+{
+	const char	*params[1] = { id_or_prefix };
+
+	sctl_query_to(c, "with m as (select id from api_keys where "
+	    "(id = $1 or prefix = $1) and revoked_at is null), r as (update "
+	    "api_keys set revoked_at = now() where id in (select id from m) "
+	    "and (select count(*) from m) = 1 returning id) select (select "
+	    "count(*) from m), (select id from r)", 1, params, sctl_revoked);
 }
 
 static void
-status_rows(struct ctl_req *c)
+sctl_sweep_reported(void *arg, const char *result)
 {
-	ctl_line(c->client, "database %s, store %s",
+	struct sctl_req	*c = arg;
+
+	sctl_line(c->client, "%s", result);
+	sctl_end(c, 0);
+}
+
+static void
+sctl_status_rows(struct sctl_req *c)
+{
+	sctl_line(c->client, "database %s, store %s",
 	    db_up(storage.db) ? "up" : "down",
 	    storage.store_up ? "up" : "down");
-	ctl_query(c, "select 'files ' || state || case when deleted_at is "
+	sctl_query(c, "select 'files ' || state || case when deleted_at is "
 	    "not null then ' deleted' when expires_at <= now() then "
 	    "' expired' else '' end, count(*), coalesce(sum(bytes), 0) "
 	    "from files group by 1 union all (select 'last sweep ' || host "
@@ -164,7 +209,7 @@ void
 ctl_dispatch_cmd(struct imsg *imsg)
 {
 	struct ctl_cmd	 cmd;
-	struct ctl_req	*c;
+	struct sctl_req	*c;
 	const char	*p[2];
 	char		 id[ID_BUFSIZE];
 	int		 i;
@@ -182,31 +227,31 @@ ctl_dispatch_cmd(struct imsg *imsg)
 	p[1] = cmd.args[0];
 	switch (cmd.type) {
 	case CTL_STATUS:
-		status_rows(c);
+		sctl_status_rows(c);
 		break;
 	case CTL_USER_ADD:
 		id_new(id, sizeof(id), "usr-");
-		ctl_query(c, "insert into users (id, name) values ($1, $2) "
+		sctl_query(c, "insert into users (id, name) values ($1, $2) "
 		    "returning id, name", 2, p);
 		break;
 	case CTL_WORKSPACE_ADD:
 		id_new(id, sizeof(id), "wrk-");
-		ctl_query(c, "insert into workspaces (id, name) values "
+		sctl_query(c, "insert into workspaces (id, name) values "
 		    "($1, $2) returning id, name", 2, p);
 		break;
 	case CTL_USER_LIST:
-		ctl_query(c, "select id, name, created_at from users "
+		sctl_query(c, "select id, name, created_at from users "
 		    "order by name", 0, NULL);
 		break;
 	case CTL_WORKSPACE_LIST:
-		ctl_query(c, "select id, name, created_at from workspaces "
+		sctl_query(c, "select id, name, created_at from workspaces "
 		    "order by name", 0, NULL);
 		break;
 	case CTL_KEY_CREATE:
-		key_create(c, &cmd);
+		sctl_key_create(c, &cmd);
 		break;
 	case CTL_KEY_LIST:
-		ctl_query(c, "select k.id, k.prefix || '...', u.name, w.name, "
+		sctl_query(c, "select k.id, k.prefix || '...', u.name, w.name, "
 		    "k.created_at, coalesce(k.expires_at::text, 'never'), "
 		    "case when k.revoked_at is null then 'active' else "
 		    "'revoked' end from api_keys k join users u on "
@@ -214,17 +259,14 @@ ctl_dispatch_cmd(struct imsg *imsg)
 		    "w.id = k.workspace_id order by k.created_at", 0, NULL);
 		break;
 	case CTL_KEY_REVOKE:
-		p[0] = cmd.args[0];
-		ctl_query(c, "update api_keys set revoked_at = now() where "
-		    "(id = $1 or prefix = $1) and revoked_at is null "
-		    "returning id, 'revoked'", 1, p);
+		sctl_key_revoke(c, cmd.args[0]);
 		break;
 	case CTL_SWEEP:
-		sweep_run(sweep_reported, c);
+		sweep_run(sctl_sweep_reported, c);
 		break;
 	default:
-		ctl_line(c->client, "unknown command");
-		ctl_end(c, 1);
+		sctl_line(c->client, "unknown command");
+		sctl_end(c, 1);
 		break;
 	}
 	explicit_bzero(&cmd, sizeof(cmd));

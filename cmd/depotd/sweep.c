@@ -82,7 +82,7 @@ sweep_reschedule(void)
 }
 
 static void
-ignore_result(void *arg, const PGresult *res)
+sweep_ignore_result(void *arg, const PGresult *res)
 {
 	if (res != NULL && PQresultStatus(res) != PGRES_COMMAND_OK &&
 	    PQresultStatus(res) != PGRES_TUPLES_OK)
@@ -90,7 +90,7 @@ ignore_result(void *arg, const PGresult *res)
 }
 
 static void
-pass_finish(struct sweep_pass *sp, const char *why)
+sweep_pass_finish(struct sweep_pass *sp, const char *why)
 {
 	char		 result[256], removed[16], failed[16];
 	const char	*params[3];
@@ -109,7 +109,7 @@ pass_finish(struct sweep_pass *sp, const char *why)
 		params[2] = failed;
 		db_query(storage.db, "insert into sweep_runs (host, removed, "
 		    "failed, finished_at) values ($1, $2, $3, now())", 3,
-		    params, ignore_result, NULL);
+		    params, sweep_ignore_result, NULL);
 	}
 	sp->done(sp->arg, result);
 	free(sp->ok_ids);
@@ -119,7 +119,7 @@ pass_finish(struct sweep_pass *sp, const char *why)
 }
 
 static void
-ids_append(char **list, const char *id)
+sweep_ids_append(char **list, const char *id)
 {
 	size_t	 len = strlen(*list), need = len + strlen(id) + 2;
 	char	*n;
@@ -136,32 +136,32 @@ ids_append(char **list, const char *id)
 }
 
 static void
-batch_settled(void *arg, const PGresult *res)
+sweep_batch_settled(void *arg, const PGresult *res)
 {
 	struct sweep_pass	*sp = arg;
 
-	ignore_result(NULL, res);
+	sweep_ignore_result(NULL, res);
 	if (sp->batch_rows == SWEEP_BATCH && sp->batches < SWEEP_MAX_BATCHES)
 		sweep_batch(sp);
 	else
-		pass_finish(sp, NULL);
+		sweep_pass_finish(sp, NULL);
 }
 
 /* Every store removal of the batch has answered. */
 static void
-batch_removed(struct sweep_pass *sp)
+sweep_batch_removed(struct sweep_pass *sp)
 {
 	const char	*params[2];
 
 	params[0] = sp->ok_ids;
 	params[1] = storage.host;
 	db_query(storage.db, "delete from files where id = any($1::text[]) "
-	    "and sweep_claim = $2", 2, params, ignore_result, NULL);
+	    "and sweep_claim = $2", 2, params, sweep_ignore_result, NULL);
 	params[0] = sp->bad_ids;
 	if (db_query(storage.db, "update files set sweep_claim = null, "
 	    "sweep_claimed_at = null where id = any($1::text[]) and "
-	    "sweep_claim = $2", 2, params, batch_settled, sp) == -1)
-		pass_finish(sp, "the database went away");
+	    "sweep_claim = $2", 2, params, sweep_batch_settled, sp) == -1)
+		sweep_pass_finish(sp, "the database went away");
 }
 
 struct sweep_item {
@@ -170,40 +170,40 @@ struct sweep_item {
 };
 
 static void
-item_removed(void *arg, int error)
+sweep_item_removed(void *arg, int error)
 {
 	struct sweep_item	*it = arg;
 	struct sweep_pass	*sp = it->sp;
 
 	/* A blob the store no longer has is as good as removed. */
 	if (error == 0 || error == ENOENT) {
-		ids_append(&sp->ok_ids, it->id);
+		sweep_ids_append(&sp->ok_ids, it->id);
 		sp->removed++;
 	} else {
 		log_warnx("sweep: %s: %s", it->id, strerror(error));
-		ids_append(&sp->bad_ids, it->id);
+		sweep_ids_append(&sp->bad_ids, it->id);
 		sp->failed++;
 	}
 	free(it);
 	if (--sp->pending == 0)
-		batch_removed(sp);
+		sweep_batch_removed(sp);
 }
 
 static void
-batch_claimed(void *arg, const PGresult *res)
+sweep_batch_claimed(void *arg, const PGresult *res)
 {
 	struct sweep_pass	*sp = arg;
 	struct sweep_item	*it;
 	int			 i, n;
 
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
-		ignore_result(NULL, res);
-		pass_finish(sp, "the database failed");
+		sweep_ignore_result(NULL, res);
+		sweep_pass_finish(sp, "the database failed");
 		return;
 	}
 	n = sp->batch_rows = PQntuples(res);
 	if (n == 0) {
-		pass_finish(sp, NULL);
+		sweep_pass_finish(sp, NULL);
 		return;
 	}
 	free(sp->ok_ids);
@@ -219,7 +219,7 @@ batch_claimed(void *arg, const PGresult *res)
 		it->sp = sp;
 		strlcpy(it->id, PQgetvalue(res, i, 0), sizeof(it->id));
 		storage.store->ops->remove(storage.store,
-		    PQgetvalue(res, i, 1), item_removed, it);
+		    PQgetvalue(res, i, 1), sweep_item_removed, it);
 	}
 }
 
@@ -244,8 +244,8 @@ sweep_batch(struct sweep_pass *sp)
 	    "(sweep_claimed_at is null or sweep_claimed_at < now() - "
 	    "interval '" SWEEP_CLAIM_LAPSE "') limit $3::int "
 	    "for update skip locked) returning id, storage_ref", 3, params,
-	    batch_claimed, sp) == -1)
-		pass_finish(sp, "the database is unavailable");
+	    sweep_batch_claimed, sp) == -1)
+		sweep_pass_finish(sp, "the database is unavailable");
 }
 
 void

@@ -6,6 +6,8 @@
 #	rawhttp.py half PORT TOKEN SIZE	start an upload declaring SIZE bytes
 #					of file, send half, then close
 #	rawhttp.py halfchunk PORT TOKEN SIZE	the same, chunked
+#	rawhttp.py drip PORT TOKEN SECONDS	upload drip.bin at one byte
+#					a second; print the status code
 import socket
 import sys
 import time
@@ -99,15 +101,36 @@ def half(port, token, size, chunked):
     s.close()
 
 
+def drip(port, token, seconds):
+    head = part("file", b"", "drip.bin", "application/octet-stream")
+    head = head[:-2]
+    total = len(head) + seconds + 2 + len(end())
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(("POST /v1/files HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+               "Authorization: Bearer %s\r\n"
+               "Content-Type: multipart/form-data; boundary=%s\r\n"
+               "Content-Length: %d\r\n\r\n" % (token, BOUNDARY, total))
+              .encode() + head)
+    for _ in range(seconds):
+        s.sendall(b"d")
+        time.sleep(1)
+    s.sendall(b"\r\n" + end())
+    reply = s.recv(65536).decode("latin-1")
+    print(reply.split(" ")[1] if " " in reply else "none")
+    s.close()
+
+
 def main():
     a = sys.argv[1:]
     if a[0] == "body":
         with open(a[1], "wb") as f:
             f.write(body(a[2]))
+    elif a[0] == "drip":
+        drip(int(a[1]), a[2], int(a[3]))
     elif a[0] in ("half", "halfchunk"):
         half(int(a[1]), a[2], int(a[3]), a[0] == "halfchunk")
     else:
-        raise SystemExit("usage: rawhttp.py body|half|halfchunk ...")
+        raise SystemExit("usage: rawhttp.py body|half|halfchunk|drip ...")
 
 
 if __name__ == "__main__":

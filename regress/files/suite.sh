@@ -15,7 +15,7 @@ cd "$top" || exit 1
 here=$top/regress/files
 store=${DEPOT_STORE:-file}
 case $store in
-file)	DPORT=18311 ;;
+file)	DPORT=${DEPOT_FILES_PORT:-18311} ;;
 s3)	DPORT=18312 ;;
 sftp)	DPORT=18313 ;;
 *)	echo "not ok - unknown DEPOT_STORE $store"; exit 1 ;;
@@ -80,5 +80,6 @@ section download
 section list
 section lifecycle
 section transport
+section trust
 
 summary

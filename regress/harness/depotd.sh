@@ -7,7 +7,10 @@
 #	depot_conf DIR PORT [extra]	write DIR/depotd.conf (mode 600) for a
 #					local store in DIR/files (with
 #					DEPOT_SANDBOX_LOCAL=1, sandbox local
-#					in DIR/sandbox)
+#					in DIR/sandbox); the admin key is
+#					DEPOT_ADMIN_KEY, else the suites'
+#					public test key (make run sets a
+#					random one)
 #	depot_start DIR [flags]		start depotd -d in the background;
 #					DEPOT_PID, DEPOT_URL, DEPOT_SOCK set
 #	depot_stop			SIGTERM and wait

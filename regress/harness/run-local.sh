@@ -1,11 +1,13 @@
 #!/bin/sh
 # run-local.sh: `make run'.  depotd in the foreground on 127.0.0.1:8080
 # with everything under ./var: a private PostgreSQL cluster, local
-# storage, the control socket, and an API key made on the first run.
-# ^C or SIGTERM stops depotd and PostgreSQL.
+# storage, the control socket, and an API key and an admin key made on
+# the first run (random, kept in ./var, printed with the URL).
+# ^C or SIGTERM stops depotd and PostgreSQL.  DEPOT_RUN_VAR and
+# DEPOT_RUN_PORT move it elsewhere (the secrets suite runs it so).
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-var=$top/var
+var=${DEPOT_RUN_VAR:-$top/var}
 
 # PostgreSQL and depotd's unprivileged children must be able to enter
 # ./var.  A checkout that only root may enter (one under /root, which
@@ -42,6 +44,16 @@ mkdir -p "$var"
 pg_start "$var/pg" || exit 1
 trap cleanup INT TERM EXIT
 depot_user
+# Never the harness's public test key: a random one per ./var.
+if [ ! -s "$var/admin-key" ]; then
+	(umask 077; printf 'dpt-admin-%s\n' "$(od -An -N24 -tx1 /dev/urandom |
+	    tr -d ' \n')" >"$var/admin-key")
+fi
+# Read by depot_conf, and never exported: depotd's processes would
+# inherit it in their environment.
+unset DEPOT_ADMIN_KEY
+DEPOT_ADMIN_KEY=$(cat "$var/admin-key")
+[ -n "$DEPOT_ADMIN_KEY" ] || { echo "no admin key in $var" >&2; exit 1; }
 DEPOT_SANDBOX_LOCAL=1 DEPOT_MAX_SIZE=512M DEPOT_SWEEP=1h depot_conf "$var" "$port"
 : >"$var/depotd.log"
 depot_start "$var" || { cat "$var/depotd.log"; exit 1; }
@@ -55,6 +67,7 @@ key=$(cat "$var/api-key")
 cat <<MSG
 DEPOT_BASE_URL=http://127.0.0.1:$port
 DEPOT_API_KEY=$key
+DEPOT_ADMIN_KEY=$DEPOT_ADMIN_KEY
 
 Try:
   echo hello > hello.txt

@@ -7,8 +7,11 @@
 # SFTP store; a wrong key is refused; the daemon reloads (SIGHUP and
 # depotctl reload); depotctl show status and depotd -nv run.  Then no
 # log line and no output holds any secret, and no process of depotd
-# carries one in its command line or environment.
-# Runs in about 40 seconds; ports 18351-18352.
+# carries one in its command line or environment, and no frontend or
+# broker has the admin key anywhere in its memory.  First, `make run'
+# is started twice on one ./var and once on another: each ./var gets a
+# random admin key of its own, kept across runs.
+# Runs in about a minute; ports 18351-18353.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -29,11 +32,22 @@ check() {	# label command...
 }
 rnd() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
 
-[ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
+for pg in "$D/pg" "$D/run1/pg" "$D/run2/pg"; do
+	[ -f "$pg/pgdata/postmaster.pid" ] && pg_stop "$pg"
+done
 rm -rf "$D"
 mkdir -p "$D/sshd" "$D/out"
 
+RUN_PID=
+run_local_stop() {
+	[ -n "$RUN_PID" ] || return 0
+	kill "$RUN_PID" 2>/dev/null
+	wait "$RUN_PID" 2>/dev/null
+	RUN_PID=
+}
+
 cleanup() {
+	run_local_stop
 	depot_stop
 	sshd_stop "$D/sshd"
 	ceph_stop "$D/ceph"
@@ -49,6 +63,49 @@ BAD_KEY=dpt-wrong-$(rnd 16)
 
 make -s build/depotd build/depotctl >&2 || { nok "build"; exit 1; }
 depot_user
+
+# --- make run: a random admin key for each ./var ---
+# Starts make run's script on VAR; RUN_KEY is the admin key it prints.
+run_local() {	# var port
+	env -u PGHOST -u PGPORT -u PGUSER -u DEPOT_PG_CONNINFO \
+	    -u DEPOT_ADMIN_KEY DEPOT_RUN_VAR="$1" DEPOT_RUN_PORT="$2" \
+	    sh "$top/regress/harness/run-local.sh" >"$1.out" 2>&1 &
+	RUN_PID=$!
+	for _i in $(seq 300); do
+		grep -q '^DEPOT_ADMIN_KEY=' "$1.out" 2>/dev/null && break
+		kill -0 "$RUN_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	RUN_KEY=$(sed -n 's/^DEPOT_ADMIN_KEY=//p' "$1.out")
+}
+run_status() {	# key: the status of an admin listing for make run's user
+	curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" \
+	    "http://127.0.0.1:18353/v1/files?user=local"
+}
+run_local "$D/run1" 18353
+key1=$RUN_KEY
+check "make run prints an admin key" test -n "$key1"
+check "it is not the suites' public test key" \
+    test "$key1" != dpt-admin-test-key-0123456789abcdef
+check "it is random: 48 hex digits after dpt-admin-" \
+    sh -c "printf '%s' '$key1' | grep -Eqx 'dpt-admin-[0-9a-f]{48}'"
+check "it is kept in ./var, mode 600" \
+    test "$(stat -c %a "$D/run1/admin-key" 2>/dev/null)" = 600
+check "make run's admin key acts for its user (200)" \
+    test "$(run_status "$key1")" = 200
+check "the suites' public test key is refused there (401)" \
+    test "$(run_status dpt-admin-test-key-0123456789abcdef)" = 401
+run_local_stop
+run_local "$D/run1" 18353
+check "a second make run on the same ./var keeps its key" \
+    test -n "$RUN_KEY" -a "$RUN_KEY" = "$key1"
+run_local_stop
+run_local "$D/run2" 18353
+check "another ./var gets another key" \
+    test -n "$RUN_KEY" -a "$RUN_KEY" != "$key1"
+check "and the first ./var's key is refused there (401)" \
+    test "$(run_status "$key1")" = 401
+run_local_stop
 
 # --- PostgreSQL: a role that logs in with a password over TCP ---
 pg_start "$D/pg" || { nok "postgres starts"; exit 1; }
@@ -91,7 +148,11 @@ chown _depotstore "$D/id_enc"
 ok "postgres, radosgw and sshd start"
 
 head -c 3000000 /dev/urandom >"$D/blob"
-export DEPOT_ADMIN_KEY=$ADMIN_SECRET DEPOT_SWEEP=0
+# depot_conf reads the admin key from the shell; exported, it would sit
+# in the environment of every process of depotd.
+unset DEPOT_ADMIN_KEY
+DEPOT_ADMIN_KEY=$ADMIN_SECRET
+export DEPOT_SWEEP=0
 
 # Upload, list, download and delete as a user and as the admin; a bad
 # key; both reloads; status; -nv.  Every output goes to $D/out.
@@ -151,6 +212,30 @@ exercise() {	# store
 	depot_stop
 }
 
+# Before any request has shown it: the storage process decides who is
+# admin, so it alone of the children holds the admin key.  Finding it
+# there shows that the scan can find it at all.
+memory_check() {	# store
+	_n=0
+	for p in $(pgrep -P "$DEPOT_PID"); do
+		role=$(tr '\0' ' ' <"/proc/$p/cmdline" |
+		    grep -Eo 'frontend [0-9]+|storage|broker' | head -1)
+		r=$(python3 "$top/regress/secrets/memscan.py" "$p" \
+		    "$ADMIN_SECRET")
+		case $role in
+		storage)
+			check "$1: the storage process holds the admin key ($r)" \
+			    test "${r%% *}" = found ;;
+		frontend*|broker)
+			_n=$((_n + 1))
+			check "$1: $role never had the admin key in memory ($r)" \
+			    test "${r%% *}" = absent ;;
+		esac
+	done
+	check "$1: every frontend and the broker were scanned ($_n)" \
+	    test "$_n" -ge 3
+}
+
 API_SECRETS=
 DEPOT_PG_CONNINFO=$(conninfo depot_sec_s3) \
 DEPOT_STORAGE=s3://secrets/blobs DEPOT_STORAGE_OPTS=" { endpoint \
@@ -158,6 +243,7 @@ DEPOT_STORAGE=s3://secrets/blobs DEPOT_STORAGE_OPTS=" { endpoint \
 \"$S3_SECRET\" path-style part-size 5M }" depot_conf "$D/s3" 18351
 if depot_start "$D/s3" -v; then
 	ok "s3: depotd starts"
+	memory_check s3
 	exercise s3
 else
 	nok "s3: depotd starts"

@@ -255,8 +255,8 @@ test_masks(const struct depotd_conf *c)
 	T_OK(!wire_has(w, len, "SANDBOX-TOKEN") &&
 	    !wire_has(w, len, "sandbox.example"),
 	    "a frontend is sent nothing of the sandbox");
-	T_OK(wire_has(w, len, "ADMIN-KEY-0123456789"),
-	    "a frontend is sent the admin key");
+	T_OK(!wire_has(w, len, "ADMIN-KEY-0123456789"),
+	    "a frontend is not sent the admin key (storage decides)");
 	T_OK(back->database == NULL && back->storage.secret_key == NULL &&
 	    back->storage_url[0] == '\0',
 	    "the frontend's configuration has no storage settings");
@@ -268,8 +268,9 @@ test_masks(const struct depotd_conf *c)
 	T_OK(wire_has(w, len, "DB-PASSWORD") &&
 	    wire_has(w, len, "S3-SECRET-VALUE"),
 	    "storage is sent the database password and S3 secret");
-	T_OK(!wire_has(w, len, "ADMIN-KEY") &&
-	    !wire_has(w, len, "UPSTREAM-KEY") &&
+	T_OK(wire_has(w, len, "ADMIN-KEY-0123456789"),
+	    "storage is sent the admin key");
+	T_OK(!wire_has(w, len, "UPSTREAM-KEY") &&
 	    !wire_has(w, len, "SANDBOX-TOKEN"),
 	    "storage is sent no frontend or broker secret");
 	free(w);

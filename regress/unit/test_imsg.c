@@ -594,8 +594,17 @@ test_channel_tables(void)
 	    sizeof(struct auth_lookup), -1), 0,
 	    "storage <- broker: AUTH_LOOKUP is not the broker's to send");
 	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_FILE_CREATE,
-	    sizeof(struct file_rec), -1), 1,
-	    "storage <- broker: FILE_CREATE (code execution output)");
+	    sizeof(struct file_create), -1), 0,
+	    "storage <- broker: not even FILE_CREATE until sessions delegate");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_CREATE,
+	    sizeof(struct file_create), -1), 1,
+	    "storage <- frontend: FILE_CREATE names its handle");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_AUTH_RELEASE,
+	    sizeof(struct auth_release), -1), 1,
+	    "storage <- frontend: AUTH_RELEASE");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_PROGRESS,
+	    sizeof(struct file_key), -1), 1,
+	    "storage <- frontend: FILE_PROGRESS");
 	T_EQ_INT(allowed(ROLE_BROKER, ROLE_FRONTEND, IMSG_HEALTH_REQ, 0, -1),
 	    0, "broker <- frontend: nothing at all yet");
 	T_EQ_INT(allowed(ROLE_FRONTEND, ROLE_STORAGE, IMSG_FILE_CREATED,

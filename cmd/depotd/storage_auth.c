@@ -1,0 +1,475 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * storage_auth.c: who is calling, decided here and nowhere else.
+ *
+ * A frontend sends the SHA-256 of the token it was shown.  This helper
+ * compares it with the admin key's (in constant time) or looks the key
+ * up, and answers with an opaque handle bound to that frontend's
+ * channel.  Every later file message names the handle; the owner it
+ * stands for never crosses the channel, so a frontend cannot name
+ * another tenant's files, and a handle is worth nothing on another
+ * channel, after its release, or once idle past HANDLE_IDLE.
+ *
+ * Answers are cached for AUTH_CACHE_TTL seconds, unknown tokens too
+ * (in a table of their own, so a flood of them never pushes out the
+ * keys in use).  depotctl key revoke, run against this host, drops the
+ * key's cache entries and handles at once; another host sharing the
+ * database refuses the key within AUTH_CACHE_TTL.
+ */
+#include <sys/types.h>
+#include <sys/tree.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "util.h"
+#include "storage.h"
+
+#define AUTH_CACHE_TTL		5	/* seconds: revocation elsewhere */
+#define AUTH_CACHE_MAX		4096	/* per table */
+#define HANDLE_IDLE		300	/* seconds unused before it lapses */
+#define HANDLE_SWEEP		30	/* seconds between lapse checks */
+
+enum sauth_kind {
+	SAUTH_KEY,		/* by token hash */
+	SAUTH_USER,		/* the admin key's user and workspace */
+};
+
+/* One answer of the database, kept a few seconds. */
+struct sauth_entry {
+	RB_ENTRY(sauth_entry)	 node;
+	TAILQ_ENTRY(sauth_entry) lru;
+	char			 name[SHA256_HEXLEN + 260];
+	int			 status;
+	struct principal_ref	 ref;
+	char			 user_name[128];
+	time_t			 key_expires;	/* wall clock; 0 never */
+	int64_t			 until;		/* mono_seconds() */
+};
+
+RB_HEAD(sauth_tree, sauth_entry);
+TAILQ_HEAD(sauth_lru, sauth_entry);
+
+struct sauth_table {
+	struct sauth_tree	 tree;
+	struct sauth_lru	 lru;
+	int			 len;
+};
+
+struct sauth_handle {
+	RB_ENTRY(sauth_handle)	 node;
+	char			 id[HANDLE_LEN];
+	struct storage_peer	*peer;
+	struct principal_ref	 ref;
+	int64_t			 last_used;	/* mono_seconds() */
+};
+
+RB_HEAD(sauth_handles, sauth_handle);
+
+/* IMSG_AUTH_LOOKUP while the database answers. */
+struct sauth_req {
+	struct sreq		 req;
+	char			 name[SHA256_HEXLEN + 260];
+	int			 admin;
+};
+SREQ_FIRST(sauth_req);
+
+static int	sauth_entry_cmp(struct sauth_entry *, struct sauth_entry *);
+static int	sauth_handle_cmp(struct sauth_handle *, struct sauth_handle *);
+/* libbsd's tree.h marks its functions __unused, which glibc lacks. */
+#ifndef __unused
+#define __unused	__attribute__((__unused__))
+#define SAUTH_UNUSED_DEFINED
+#endif
+RB_GENERATE_STATIC(sauth_tree, sauth_entry, node, sauth_entry_cmp)
+RB_GENERATE_STATIC(sauth_handles, sauth_handle, node, sauth_handle_cmp)
+#ifdef SAUTH_UNUSED_DEFINED
+#undef __unused
+#endif
+
+static struct sauth_table found = {
+	RB_INITIALIZER(&found.tree), TAILQ_HEAD_INITIALIZER(found.lru), 0
+};
+static struct sauth_table unknown = {
+	RB_INITIALIZER(&unknown.tree), TAILQ_HEAD_INITIALIZER(unknown.lru), 0
+};
+static struct sauth_handles	 handles = RB_INITIALIZER(&handles);
+static struct event		*ev_lapse;
+
+static int
+sauth_entry_cmp(struct sauth_entry *a, struct sauth_entry *b)
+{
+	return strcmp(a->name, b->name);
+}
+
+static int
+sauth_handle_cmp(struct sauth_handle *a, struct sauth_handle *b)
+{
+	return strcmp(a->id, b->id);
+}
+
+/* --- the cache --- */
+
+static void
+sauth_entry_drop(struct sauth_table *t, struct sauth_entry *e)
+{
+	RB_REMOVE(sauth_tree, &t->tree, e);
+	TAILQ_REMOVE(&t->lru, e, lru);
+	t->len--;
+	explicit_bzero(e, sizeof(*e));
+	free(e);
+}
+
+static struct sauth_entry *
+sauth_cache_get(struct sauth_table *t, const char *name)
+{
+	struct sauth_entry	 key, *e;
+
+	strlcpy(key.name, name, sizeof(key.name));
+	if ((e = RB_FIND(sauth_tree, &t->tree, &key)) == NULL)
+		return NULL;
+	if (e->until <= mono_seconds()) {
+		sauth_entry_drop(t, e);
+		return NULL;
+	}
+	return e;
+}
+
+static void
+sauth_cache_put(struct sauth_table *t, const struct sauth_entry *n)
+{
+	struct sauth_entry	*e;
+
+	if ((e = RB_FIND(sauth_tree, &t->tree, (struct sauth_entry *)n)) !=
+	    NULL)
+		sauth_entry_drop(t, e);
+	if (t->len >= AUTH_CACHE_MAX)
+		sauth_entry_drop(t, TAILQ_LAST(&t->lru, sauth_lru));
+	if ((e = malloc(sizeof(*e))) == NULL)
+		return;
+	*e = *n;
+	e->until = mono_seconds() + AUTH_CACHE_TTL;
+	RB_INSERT(sauth_tree, &t->tree, e);
+	TAILQ_INSERT_HEAD(&t->lru, e, lru);
+	t->len++;
+}
+
+/* The admin key, if the token's hash is its hash. */
+static int
+sauth_is_admin(const char *token_sha256)
+{
+	char	 hash[SHA256_HEXLEN];
+	int	 admin;
+
+	if (storage.conf->admin_key == NULL || storage.conf->admin_key[0] ==
+	    '\0')
+		return 0;
+	sha256_hex(storage.conf->admin_key, strlen(storage.conf->admin_key),
+	    hash);
+	admin = timingsafe_streq(hash, token_sha256);
+	explicit_bzero(hash, sizeof(hash));
+	return admin;
+}
+
+/* --- handles --- */
+
+static void
+sauth_handle_free(struct sauth_handle *h)
+{
+	RB_REMOVE(sauth_handles, &handles, h);
+	supload_handle_gone(h->peer, h->id);
+	explicit_bzero(h, sizeof(*h));
+	free(h);
+}
+
+static void
+sauth_lapse(evutil_socket_t fd, short what, void *arg)
+{
+	struct sauth_handle	*h, *tmp;
+	struct timeval		 tv = { HANDLE_SWEEP, 0 };
+	int64_t			 now = mono_seconds();
+
+	RB_FOREACH_SAFE(h, sauth_handles, &handles, tmp)
+		if (now - h->last_used > HANDLE_IDLE)
+			sauth_handle_free(h);
+	if (!RB_EMPTY(&handles))
+		evtimer_add(ev_lapse, &tv);
+}
+
+static void
+sauth_handle_new(struct storage_peer *p, const struct principal_ref *ref,
+    char *out)
+{
+	struct sauth_handle	*h;
+	struct timeval		 tv = { HANDLE_SWEEP, 0 };
+
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		fatal("calloc");
+	do {
+		id_new(h->id, sizeof(h->id), "hdl-");
+	} while (RB_INSERT(sauth_handles, &handles, h) != NULL);
+	h->peer = p;
+	h->ref = *ref;
+	h->last_used = mono_seconds();
+	strlcpy(out, h->id, HANDLE_LEN);
+	if (ev_lapse == NULL)
+		ev_lapse = evtimer_new(storage.base, sauth_lapse, NULL);
+	if (!evtimer_pending(ev_lapse, NULL))
+		evtimer_add(ev_lapse, &tv);
+}
+
+static struct sauth_handle *
+sauth_handle_find(struct storage_peer *p, const char *id)
+{
+	struct sauth_handle	 key, *h;
+
+	if (strlcpy(key.id, id, sizeof(key.id)) >= sizeof(key.id))
+		return NULL;
+	h = RB_FIND(sauth_handles, &handles, &key);
+	if (h == NULL || h->peer != p ||
+	    mono_seconds() - h->last_used > HANDLE_IDLE)
+		return NULL;
+	return h;
+}
+
+/*
+ * What the handle stands for, or NULL after answering 401: a handle of
+ * another channel, released, lapsed or made up is no handle at all.
+ */
+const struct principal_ref *
+sauth_handle(struct storage_peer *p, uint32_t peerid, const char *id)
+{
+	struct sauth_handle	*h;
+
+	if ((h = sauth_handle_find(p, id)) == NULL) {
+		storage_error(p, peerid, 401, "the request's authentication "
+		    "is not valid any more");
+		return NULL;
+	}
+	h->last_used = mono_seconds();
+	return &h->ref;
+}
+
+int
+sauth_handle_live(struct storage_peer *p, const char *id)
+{
+	return sauth_handle_find(p, id) != NULL;
+}
+
+void
+sauth_handle_touch(struct storage_peer *p, const char *id)
+{
+	struct sauth_handle	*h;
+
+	if ((h = sauth_handle_find(p, id)) != NULL)
+		h->last_used = mono_seconds();
+}
+
+void
+sauth_release(struct storage_peer *p, struct imsg *imsg)
+{
+	struct auth_release	 rel;
+	struct sauth_handle	*h;
+
+	IMSG_TAKE(imsg, rel);
+	rel.handle[sizeof(rel.handle) - 1] = '\0';
+	if ((h = sauth_handle_find(p, rel.handle)) != NULL)
+		sauth_handle_free(h);
+}
+
+/* Every handle of a revoked key goes, with its uploads. */
+void
+sauth_key_revoked(const char *key_id)
+{
+	struct sauth_entry	*e, *etmp;
+	struct sauth_handle	*h, *htmp;
+
+	RB_FOREACH_SAFE(e, sauth_tree, &found.tree, etmp)
+		if (strcmp(e->ref.key_id, key_id) == 0)
+			sauth_entry_drop(&found, e);
+	RB_FOREACH_SAFE(h, sauth_handles, &handles, htmp)
+		if (strcmp(h->ref.key_id, key_id) == 0)
+			sauth_handle_free(h);
+}
+
+void
+sauth_peer_lost(struct storage_peer *p)
+{
+	struct sauth_handle	*h, *tmp;
+
+	RB_FOREACH_SAFE(h, sauth_handles, &handles, tmp)
+		if (h->peer == p)
+			sauth_handle_free(h);
+}
+
+/* --- lookups --- */
+
+/* Answers from a cached or fresh entry; OK makes a handle. */
+static void
+sauth_answer(struct sreq *r, const struct sauth_entry *e, int admin)
+{
+	struct auth_result	 ar;
+
+	memset(&ar, 0, sizeof(ar));
+	ar.admin = admin;
+	ar.status = e->status;
+	if (ar.status == AUTH_OK && e->key_expires != 0 &&
+	    e->key_expires <= time(NULL))
+		ar.status = AUTH_EXPIRED;
+	strlcpy(ar.user_name, e->user_name, sizeof(ar.user_name));
+	if (ar.status == AUTH_OK && r->peer != NULL)
+		sauth_handle_new(r->peer, &e->ref, ar.handle);
+	sreq_reply(r, IMSG_AUTH_RESULT, -1, &ar, sizeof(ar));
+	explicit_bzero(&ar, sizeof(ar));
+}
+
+/* Columns: key id, user id, user name, workspace id, state, expiry. */
+static void
+sauth_entry_from_row(struct sauth_entry *e, const PGresult *res)
+{
+	const char	*state = PQgetvalue(res, 0, 4), *errstr;
+
+	strlcpy(e->ref.key_id, PQgetvalue(res, 0, 0), sizeof(e->ref.key_id));
+	strlcpy(e->ref.owner.user_id, PQgetvalue(res, 0, 1),
+	    sizeof(e->ref.owner.user_id));
+	strlcpy(e->user_name, PQgetvalue(res, 0, 2), sizeof(e->user_name));
+	strlcpy(e->ref.owner.workspace_id, PQgetvalue(res, 0, 3),
+	    sizeof(e->ref.owner.workspace_id));
+	e->key_expires = strtonum(PQgetvalue(res, 0, 5), 0, INT64_MAX,
+	    &errstr);
+	if (strcmp(state, "revoked") == 0)
+		e->status = AUTH_REVOKED;
+	else if (strcmp(state, "noworkspace") == 0)
+		e->status = AUTH_UNKNOWN;
+	else
+		e->status = AUTH_OK;
+}
+
+static void
+sauth_looked_up(void *arg, const PGresult *res)
+{
+	struct sauth_req	*r = arg;
+	struct sauth_entry	 e;
+
+	memset(&e, 0, sizeof(e));
+	strlcpy(e.name, r->name, sizeof(e.name));
+	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
+		if (res != NULL)
+			log_warnx("database: %s", PQresultErrorMessage(res));
+		e.status = AUTH_UNAVAILABLE;
+	} else if (PQntuples(res) == 0) {
+		e.status = AUTH_UNKNOWN;
+		sauth_cache_put(&unknown, &e);
+	} else {
+		sauth_entry_from_row(&e, res);
+		sauth_cache_put(&found, &e);
+	}
+	sauth_answer(&r->req, &e, r->admin);
+	explicit_bzero(&e, sizeof(e));
+	sreq_end(&r->req);
+	explicit_bzero(r, sizeof(*r));
+	free(r);
+}
+
+/*
+ * The frontend waits for an auth result, never a generic error: with
+ * no database it must hear "unavailable" (503), not an IMSG_ERROR.
+ */
+static void
+sauth_query(struct sauth_req *r, const char *sql, int n,
+    const char *const *params)
+{
+	if (storage.db == NULL ||
+	    db_query(storage.db, sql, n, params, sauth_looked_up, r) == -1)
+		sauth_looked_up(r, NULL);
+}
+
+static void
+sauth_ask(struct storage_peer *p, uint32_t peerid, struct auth_lookup *al,
+    int admin, const char *name)
+{
+	struct sauth_req	*r;
+	const char		*params[2];
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		fatal("calloc");
+	sreq_begin(&r->req, p, peerid);
+	r->admin = admin;
+	strlcpy(r->name, name, sizeof(r->name));
+	if (admin) {
+		params[0] = al->user_name;
+		params[1] = al->workspace_name;
+		sauth_query(r, "select 'admin', u.id, u.name, "
+		    "coalesce(w.id, ''), case when w.id is null then "
+		    "'noworkspace' else 'ok' end, 0 from users u left join "
+		    "workspaces w on w.name = $2 where u.name = $1", 2,
+		    params);
+		return;
+	}
+	params[0] = al->token_sha256;
+	sauth_query(r, "select k.id, k.user_id, u.name, k.workspace_id, "
+	    "case when k.revoked_at is not null then 'revoked' else 'ok' "
+	    "end, coalesce(extract(epoch from k.expires_at)::bigint, 0) "
+	    "from api_keys k join users u on u.id = k.user_id "
+	    "where k.token_sha256 = $1", 1, params);
+}
+
+void
+sauth_lookup(struct storage_peer *p, struct imsg *imsg)
+{
+	struct auth_lookup	 al;
+	struct auth_result	 ar;
+	struct sauth_entry	*e;
+	struct sreq		 now;
+	char			 name[SHA256_HEXLEN + 260];
+	int			 admin;
+
+	IMSG_TAKE(imsg, al);
+	al.token_sha256[sizeof(al.token_sha256) - 1] = '\0';
+	al.user_name[sizeof(al.user_name) - 1] = '\0';
+	al.workspace_name[sizeof(al.workspace_name) - 1] = '\0';
+	admin = sauth_is_admin(al.token_sha256);
+	if (admin && al.user_name[0] == '\0') {
+		/* The admin key must still say whom it acts for. */
+		memset(&ar, 0, sizeof(ar));
+		ar.status = AUTH_OK;
+		ar.admin = 1;
+		storage_reply(p, IMSG_AUTH_RESULT, imsg->hdr.peerid, -1, &ar,
+		    sizeof(ar));
+		return;
+	}
+	if (al.workspace_name[0] == '\0')
+		strlcpy(al.workspace_name, "default",
+		    sizeof(al.workspace_name));
+	/* The user's length keeps "a\nb"+"c" apart from "a"+"b\nc". */
+	if (admin)
+		snprintf(name, sizeof(name), "%zu:%s\n%s",
+		    strlen(al.user_name), al.user_name, al.workspace_name);
+	else
+		strlcpy(name, al.token_sha256, sizeof(name));
+	if ((e = sauth_cache_get(&found, name)) != NULL ||
+	    (e = sauth_cache_get(&unknown, name)) != NULL) {
+		now.peer = p;
+		now.peerid = imsg->hdr.peerid;
+		sauth_answer(&now, e, admin);
+	} else
+		sauth_ask(p, imsg->hdr.peerid, &al, admin, name);
+	explicit_bzero(&al, sizeof(al));
+}
