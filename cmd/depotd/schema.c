@@ -1,4 +1,20 @@
 /*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
  * schema.c: depotd's database schema as numbered migrations.
  *
  * Migration N is applied in one transaction that holds a transaction
@@ -8,6 +24,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db.h"
 
@@ -132,4 +149,81 @@ schema_step_sql(int version)
 	    "commit", migrations[version - 1], version) == -1)
 		return NULL;
 	return sql;
+}
+
+/*
+ * The same migrations, applied on one blocking connection (tests and
+ * tools): the pool in db.c applies them asynchronously.
+ */
+static PGresult *
+db_exec_ok(PGconn *pg, const char *sql, char *err, size_t errlen)
+{
+	PGresult	*res;
+
+	res = PQexec(pg, sql);
+	if (PQresultStatus(res) == PGRES_COMMAND_OK ||
+	    PQresultStatus(res) == PGRES_TUPLES_OK)
+		return res;
+	snprintf(err, errlen, "%s", res != NULL ?
+	    PQresultErrorMessage(res) : PQerrorMessage(pg));
+	PQclear(res);
+	PQclear(PQexec(pg, "rollback"));
+	return NULL;
+}
+
+/* The schema version inside the locked transaction, or -1. */
+static int
+db_sync_version(PGconn *pg, char *err, size_t errlen)
+{
+	PGresult	*res;
+	int		 exists, version;
+
+	if ((res = db_exec_ok(pg, SCHEMA_BEGIN_SQL, err, errlen)) == NULL)
+		return -1;
+	exists = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	if (!exists)
+		return 0;
+	if ((res = db_exec_ok(pg, SCHEMA_VERSION_SQL, err, errlen)) == NULL)
+		return -1;
+	version = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return version;
+}
+
+int
+db_migrate_sync(PGconn *pg, char *err, size_t errlen)
+{
+	PGresult	*res;
+	char		*sql;
+	int		 current;
+
+	for (;;) {
+		if ((current = db_sync_version(pg, err, errlen)) == -1)
+			return -1;
+		if (current > db_schema_version()) {
+			snprintf(err, errlen, "schema version %d is newer than "
+			    "this depotd knows (%d)", current,
+			    db_schema_version());
+			PQclear(PQexec(pg, "rollback"));
+			return -1;
+		}
+		if (current == db_schema_version()) {
+			if ((res = db_exec_ok(pg, "commit", err, errlen)) ==
+			    NULL)
+				return -1;
+			PQclear(res);
+			return 0;
+		}
+		if ((sql = schema_step_sql(current + 1)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			PQclear(PQexec(pg, "rollback"));
+			return -1;
+		}
+		res = db_exec_ok(pg, sql, err, errlen);
+		free(sql);
+		if (res == NULL)
+			return -1;
+		PQclear(res);
+	}
 }
