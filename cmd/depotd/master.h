@@ -16,7 +16,7 @@
 
 /*
  * master.h: the master's state, shared by depotd.c, master.c and
- * control.c.
+ * master_control.c.
  */
 #ifndef DEPOTD_MASTER_H
 #define DEPOTD_MASTER_H
@@ -52,11 +52,11 @@ void	 master_set_verbose(int);
 struct child_proc *master_storage(void);
 void	 master_shutdown(int) __attribute__((noreturn));
 
-/* sandbox_local.c */
+/* master_sandbox.c */
 void	 sandbox_local_spawn(struct child_proc *);
 void	 sandbox_local_cleanup(void);
 
-/* control.c */
+/* master_control.c */
 void	 control_init(const char *path);
 int	 control_in_use(const char *path);
 void	 control_relay(struct imsg *);

@@ -153,7 +153,7 @@ schema_step_sql(int version)
 
 /*
  * The same migrations, applied on one blocking connection (tests and
- * tools): the pool in db.c applies them asynchronously.
+ * tools): the pool in storage_db.c applies them asynchronously.
  */
 static PGresult *
 db_exec_ok(PGconn *pg, const char *sql, char *err, size_t errlen)

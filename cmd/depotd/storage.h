@@ -19,7 +19,7 @@
  * is calling (storage_auth.c: key lookups and the handles that stand
  * for them), uploads (storage_upload.c), the other file operations
  * (storage_files.c), the control commands (storage_ctl.c) and the
- * retention sweep (sweep.c).
+ * retention sweep (storage_sweep.c).
  */
 #ifndef DEPOTD_STORAGE_H
 #define DEPOTD_STORAGE_H
@@ -139,7 +139,7 @@ void	 supload_handle_gone(struct storage_peer *, const char *handle);
 void	 supload_peer_lost(struct storage_peer *);
 /* storage_ctl.c */
 void	 ctl_dispatch_cmd(struct imsg *);
-/* sweep.c */
+/* storage_sweep.c */
 void	 sweep_init(void);
 void	 sweep_reschedule(void);
 void	 sweep_run(void (*)(void *, const char *), void *);

@@ -59,7 +59,7 @@ static struct imsgev	 master_iev;	/* only its buffer is used */
 static char		*conninfo;	/* the helper's database */
 
 /*
- * The master's part of start-up, as proc.c does it: who the helper
+ * The master's part of start-up, as master_proc.c does it: who the helper
  * runs as, then the parts and secrets its roster row names.
  */
 static void

@@ -15,7 +15,7 @@
  */
 
 /*
- * proc.c: the master's roster of children.
+ * master_proc.c: the master's roster of children.
  *
  * Each child is this same binary re-executed with a role flag, so that
  * it starts from a clean address space (no copy of the master's

@@ -15,7 +15,7 @@
  */
 
 /*
- * db.c: a pool of non-blocking libpq connections on libevent.
+ * storage_db.c: a pool of non-blocking libpq connections on libevent.
  *
  * Each connection has one event on its socket whose interest follows
  * what libpq needs next: the connect poll's direction, EV_WRITE while

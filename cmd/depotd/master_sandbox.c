@@ -15,7 +15,7 @@
  */
 
 /*
- * sandbox_local.c: `sandbox local': the master runs depot-sandboxd on a
+ * master_sandbox.c: `sandbox local': the master runs depot-sandboxd on a
  * private unix socket and points the broker at it, so that a fresh
  * install runs code with no other service.
  *

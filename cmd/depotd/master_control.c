@@ -15,7 +15,7 @@
  */
 
 /*
- * control.c: the master's control socket, for depotctl.
+ * master_control.c: the master's control socket, for depotctl.
  *
  * Only root may talk to it (checked with SO_PEERCRED, whatever the
  * socket's mode).  Commands the master can answer itself are answered

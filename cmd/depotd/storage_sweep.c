@@ -15,7 +15,7 @@
  */
 
 /*
- * sweep.c: the retention sweep.
+ * storage_sweep.c: the retention sweep.
  *
  * Deleted files, expired files and uploads stuck in 'writing' past a
  * grace period lose their bytes, then their rows.  Several hosts may
