@@ -28,6 +28,7 @@
  *	seccomp.c		the jails' system-call filter
  *	cgroup.c		per-session memory, process and CPU limits
  *	workspace.c		path confinement, listings, removal
+ *	walker.c		workspace walks in threads, off the loop
  */
 #ifndef DEPOT_SANDBOXD_H
 #define DEPOT_SANDBOXD_H
@@ -150,6 +151,19 @@ struct json_object *ws_produced(const struct ws_listing *before,
 /* rm -rf of name beneath dirfd without following symlinks. */
 int	 ws_remove_tree(int dirfd, const char *name);
 const char *ws_mime_type(const char *path);
+
+/* walker.c */
+struct ws_walker;
+/*
+ * Called on the loop with the listing (the callee's to keep and free)
+ * or NULL when the walk failed.
+ */
+typedef void (*ws_walker_cb)(struct ws_listing *, void *);
+/* ws_list(rootfd, ".") in a thread; cb is called later, on base's loop. */
+struct ws_walker *ws_walker_start(struct event_base *, int rootfd,
+	    ws_walker_cb cb, void *arg);
+/* cb will not be called; the walk is freed when its thread ends. */
+void	 ws_walker_cancel(struct ws_walker *);
 
 /* session.c */
 struct session;
