@@ -220,9 +220,8 @@ quota_checked(struct ws_listing *now, void *arg)
 	int			 grew;
 
 	c->quota_walker = NULL;
-	if (now == NULL || call_running(s) != c) {
-		if (now != NULL)
-			ws_listing_free(now);
+	if (now == NULL) {
+		evtimer_add(s->quota_timer, &tv);
 		return;
 	}
 	grew = !c->listed || now->nentries > c->before.nentries ||

@@ -87,7 +87,8 @@ walker_done(int fd, short ev, void *arg)
 	struct ws_walker	*w = arg;
 	char			 c;
 
-	if (read(fd, &c, 1) != 1)
+	/* fd -1: the walk could not start and the timer says so. */
+	if (fd != -1 && read(fd, &c, 1) != 1)
 		return;		/* spurious: the byte is still to come */
 	if (w->threaded)
 		pthread_join(w->thread, NULL);
@@ -101,15 +102,23 @@ ws_walker_start(struct event_base *base, int rootfd, ws_walker_cb cb,
     void *arg)
 {
 	struct ws_walker	*w;
+	struct timeval		 now = { 0, 0 };
 
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		fatal("calloc");
 	w->pipe[0] = w->pipe[1] = -1;
 	w->cb = cb;
 	w->arg = arg;
+	w->rv = -1;
 	if ((w->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0)) == -1 ||
-	    pipe2(w->pipe, O_CLOEXEC | O_NONBLOCK) == -1)
-		fatal("walker fds");
+	    pipe2(w->pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
+		/* Out of fds: the walk fails, later, like any other. */
+		log_warn("walker");
+		if ((w->ev = evtimer_new(base, walker_done, w)) == NULL ||
+		    evtimer_add(w->ev, &now) == -1)
+			fatalx("walker timer");
+		return w;
+	}
 	w->ev = event_new(base, w->pipe[0], EV_READ | EV_PERSIST,
 	    walker_done, w);
 	if (w->ev == NULL || event_add(w->ev, NULL) == -1)
