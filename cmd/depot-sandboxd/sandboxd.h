@@ -142,6 +142,11 @@ int	 ws_open(int rootfd, const char *rel, int flags, mode_t mode);
 /* mkdir -p of the parents of rel, beneath rootfd; returns the parent fd. */
 int	 ws_open_parent(int rootfd, const char *rel, const char **leaf);
 int	 ws_list(int rootfd, const char *sub, struct ws_listing *);
+/*
+ * ws_list of the root within a millisecond, for the event loop: 0 or
+ * -1 as ws_list, 1 when the workspace takes longer (l is then empty).
+ */
+int	 ws_list_quick(int rootfd, struct ws_listing *);
 void	 ws_listing_free(struct ws_listing *);
 /* Over the workspace quota, or too big to walk within the bounds. */
 int	 ws_over_quota(const struct ws_listing *);

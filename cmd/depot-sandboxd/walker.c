@@ -18,12 +18,15 @@
  * walker.c: workspace walks off the event loop.
  *
  * A walk of a big workspace takes up to WS_WALK_USEC; on the loop it
- * would hold up every other session's replies that long.  Each walk
- * therefore runs in a thread of its own, on its own copy of the root
- * fd and into its own listing, and ends by writing one byte to a pipe
- * the loop watches.  The thread touches nothing else, so a caller that
- * goes away (its session destroyed) only cancels: the loop frees the
- * walk when its thread is done.
+ * would hold up every other session's replies that long.  A walk is
+ * first tried on the loop for a millisecond (most workspaces hold a
+ * few files, and a thread costs an Execute more than that walk); one
+ * that needs longer starts again in a thread of its own, on its own
+ * copy of the root fd and into its own listing, and ends by writing one
+ * byte to a pipe the loop watches.  The thread touches nothing else, so
+ * a caller that goes away (its session destroyed) only cancels: the
+ * loop frees the walk when its thread is done.  Either way the caller
+ * is called back from the loop, never from within ws_walker_start.
  */
 #include <sys/types.h>
 
@@ -87,7 +90,7 @@ walker_done(int fd, short ev, void *arg)
 	struct ws_walker	*w = arg;
 	char			 c;
 
-	/* fd -1: the walk could not start and the timer says so. */
+	/* fd -1: the walk was done (or failed) on the loop. */
 	if (fd != -1 && read(fd, &c, 1) != 1)
 		return;		/* spurious: the byte is still to come */
 	if (w->threaded)
@@ -97,27 +100,35 @@ walker_done(int fd, short ev, void *arg)
 	walker_free(w);
 }
 
+/* The walk is over already: its callback runs on the loop's next pass. */
+static struct ws_walker *
+walker_later(struct event_base *base, struct ws_walker *w)
+{
+	if ((w->ev = event_new(base, -1, 0, walker_done, w)) == NULL)
+		fatalx("walker event");
+	event_active(w->ev, EV_TIMEOUT, 0);
+	return w;
+}
+
 struct ws_walker *
 ws_walker_start(struct event_base *base, int rootfd, ws_walker_cb cb,
     void *arg)
 {
 	struct ws_walker	*w;
-	struct timeval		 now = { 0, 0 };
 
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		fatal("calloc");
-	w->pipe[0] = w->pipe[1] = -1;
+	w->rootfd = w->pipe[0] = w->pipe[1] = -1;
 	w->cb = cb;
 	w->arg = arg;
+	if ((w->rv = ws_list_quick(rootfd, &w->listing)) != 1)
+		return walker_later(base, w);
 	w->rv = -1;
 	if ((w->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0)) == -1 ||
 	    pipe2(w->pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
-		/* Out of fds: the walk fails, later, like any other. */
+		/* Out of fds: the walk fails, like any other. */
 		log_warn("walker");
-		if ((w->ev = evtimer_new(base, walker_done, w)) == NULL ||
-		    evtimer_add(w->ev, &now) == -1)
-			fatalx("walker timer");
-		return w;
+		return walker_later(base, w);
 	}
 	w->ev = event_new(base, w->pipe[0], EV_READ | EV_PERSIST,
 	    walker_done, w);
