@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/imsg.c lib/log.c lib/util.c lib/http.c cmd/depotd/proto.c cmd/depotd/conf_msg.c cmd/depotd/conf.c */
+/* fuzz-sources: lib/imsg.c lib/log.c lib/util.c lib/http_limits.c cmd/depotd/proto.c cmd/depotd/conf_msg.c cmd/depotd/conf.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *

@@ -20,6 +20,8 @@
 import sys
 
 SKIP = ("[vvar]", "[vsyscall]", "[vvar_vclock]")
+CHUNK = 1 << 20
+REGION_MAX = 1 << 32
 
 
 def scan(pid, secret):
@@ -31,15 +33,35 @@ def scan(pid, secret):
             if "r" not in f[1] or (len(f) > 5 and f[5] in SKIP):
                 continue
             lo, hi = (int(x, 16) for x in f[0].split("-"))
-            try:
-                mem.seek(lo)
-                data = mem.read(hi - lo)
-            except (OSError, ValueError, OverflowError):
+            # A sanitizer's shadow memory is terabytes of reserved,
+            # never-written pages: nothing of ours lives there.
+            if hi - lo > REGION_MAX:
                 continue
-            read += len(data)
-            if secret in data:
+            n, hit = scan_region(mem, lo, hi, secret)
+            read += n
+            if hit:
                 return True, read
     return False, read
+
+
+def scan_region(mem, lo, hi, secret):
+    """Reads [lo, hi) in chunks that overlap by len(secret) - 1, so a
+    secret across a chunk boundary is still seen."""
+    read, tail = 0, b""
+    try:
+        mem.seek(lo)
+        while lo < hi:
+            data = mem.read(min(CHUNK, hi - lo))
+            if not data:
+                break
+            lo += len(data)
+            read += len(data)
+            if secret in tail + data:
+                return read, True
+            tail = data[-(len(secret) - 1):] if len(secret) > 1 else b""
+    except (OSError, ValueError, OverflowError):
+        pass
+    return read, False
 
 
 def main():
