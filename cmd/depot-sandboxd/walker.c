@@ -29,6 +29,7 @@
  * is called back from the loop, never from within ws_walker_start.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +66,8 @@ walker_run(struct ws_walker *w)
 static void *
 walker_thread(void *arg)
 {
+	/* Background work: the loop's thread goes first (per thread). */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	walker_run(arg);
 	return NULL;
 }
