@@ -28,6 +28,7 @@
  *	seccomp.c		the jails' system-call filter
  *	cgroup.c		per-session memory, process and CPU limits
  *	workspace.c		path confinement, listings, removal
+ *	walker.c		workspace walks in threads, off the loop
  */
 #ifndef DEPOT_SANDBOXD_H
 #define DEPOT_SANDBOXD_H
@@ -141,6 +142,11 @@ int	 ws_open(int rootfd, const char *rel, int flags, mode_t mode);
 /* mkdir -p of the parents of rel, beneath rootfd; returns the parent fd. */
 int	 ws_open_parent(int rootfd, const char *rel, const char **leaf);
 int	 ws_list(int rootfd, const char *sub, struct ws_listing *);
+/*
+ * ws_list of the root within a millisecond, for the event loop: 0 or
+ * -1 as ws_list, 1 when the workspace takes longer (l is then empty).
+ */
+int	 ws_list_quick(int rootfd, struct ws_listing *);
 void	 ws_listing_free(struct ws_listing *);
 /* Over the workspace quota, or too big to walk within the bounds. */
 int	 ws_over_quota(const struct ws_listing *);
@@ -150,6 +156,19 @@ struct json_object *ws_produced(const struct ws_listing *before,
 /* rm -rf of name beneath dirfd without following symlinks. */
 int	 ws_remove_tree(int dirfd, const char *name);
 const char *ws_mime_type(const char *path);
+
+/* walker.c */
+struct ws_walker;
+/*
+ * Called on the loop with the listing (the callee's to keep and free)
+ * or NULL when the walk failed.
+ */
+typedef void (*ws_walker_cb)(struct ws_listing *, void *);
+/* ws_list(rootfd, ".") in a thread; cb is called later, on base's loop. */
+struct ws_walker *ws_walker_start(struct event_base *, int rootfd,
+	    ws_walker_cb cb, void *arg);
+/* cb will not be called; the walk is freed when its thread ends. */
+void	 ws_walker_cancel(struct ws_walker *);
 
 /* session.c */
 struct session;

@@ -65,6 +65,9 @@ static int			 nburials;
 static void	exec_start_next(struct session *);
 static void	exec_finish(struct session *, struct json_object *reply,
 		    int status, const char *error);
+static void	exec_complete(struct exec_call *, struct ws_listing *after);
+static void	exec_listed(struct ws_listing *, void *);
+static void	exec_listed_after(struct ws_listing *, void *);
 static void	quota_check(int, short, void *);
 static void	session_free(struct session *);
 static void	session_bury(struct session *);
@@ -79,6 +82,18 @@ failed_reply(const char *stderr_text)
 	    json_object_new_string(stderr_text));
 	json_object_object_add(o, "return_code", json_object_new_int(-1));
 	return o;
+}
+
+/*
+ * The call the runner is at work on, if any: not one whose workspace is
+ * still being listed, before or after.
+ */
+static struct exec_call *
+call_running(struct session *s)
+{
+	if (s->running == NULL || s->running->phase != CALL_RUNNING)
+		return NULL;
+	return s->running;
 }
 
 /* A reply to another call (or none) is dropped; a malformed one is not. */
@@ -106,7 +121,7 @@ runner_read(struct bufferevent *bev, void *arg)
 	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
 		reply = json_tokener_parse(line);
 		free(line);
-		if (s->running == NULL || !reply_matches(reply,
+		if (call_running(s) == NULL || !reply_matches(reply,
 		    s->running->seq)) {
 			/* Code can write to the channel; nobody asked. */
 			log_debug("%s: a reply nobody asked for", s->id);
@@ -125,7 +140,7 @@ runner_read(struct bufferevent *bev, void *arg)
 	}
 	if (evbuffer_get_length(in) > RUNNER_MAX_REPLY) {
 		runner_restart(s, "reply too long");
-		if (s->running != NULL)
+		if (call_running(s) != NULL)
 			exec_finish(s, failed_reply("the interpreter's reply "
 			    "was too long; it was restarted\n"), 200, NULL);
 	}
@@ -137,7 +152,7 @@ runner_event(struct bufferevent *bev, short what, void *arg)
 	struct session	*s = arg;
 
 	runner_restart(s, (what & BEV_EVENT_EOF) ? "it exited" : "i/o error");
-	if (s->running != NULL)
+	if (call_running(s) != NULL)
 		exec_finish(s, failed_reply("The interpreter exited "
 		    "unexpectedly (killed, or out of memory or processes). "
 		    "It was restarted; variables and imports are lost.\n"),
@@ -151,7 +166,7 @@ exec_timeout(int fd, short ev, void *arg)
 	char		 msg[256];
 	int		 timeout;
 
-	if (s->running == NULL)
+	if (call_running(s) == NULL)
 		return;
 	timeout = s->running->timeout;
 	runner_restart(s, "timeout");
@@ -190,31 +205,34 @@ quota_note(struct session *s, struct json_object *reply,
 }
 
 /*
- * While a call runs, its workspace is walked every second: a call that
- * grows a workspace past its quota is stopped like one that times out.
- * One that only shrinks an over-quota workspace (cleaning up) runs on.
+ * While a call runs, its workspace is walked every second (off the
+ * loop): a call that grows a workspace past its quota is stopped like
+ * one that times out.  One that only shrinks an over-quota workspace
+ * (cleaning up) runs on.
  */
 static void
-quota_check(int fd, short ev, void *arg)
+quota_checked(struct ws_listing *now, void *arg)
 {
-	struct session		*s = arg;
-	struct exec_call	*c = s->running;
-	struct ws_listing	 now;
+	struct exec_call	*c = arg;
+	struct session		*s = c->s;
 	struct timeval		 tv = { QUOTA_CHECK_SEC, 0 };
 	char			 msg[320];
 	int			 grew;
 
-	if (c == NULL || ws_list(s->rootfd, ".", &now) == -1)
-		return;
-	grew = !c->listed || now.nentries > c->before.nentries ||
-	    now.bytes > c->before.bytes;
-	if (!ws_over_quota(&now) || !grew) {
-		ws_listing_free(&now);
+	c->quota_walker = NULL;
+	if (now == NULL) {
 		evtimer_add(s->quota_timer, &tv);
 		return;
 	}
-	quota_message(&now, msg, sizeof(msg));
-	ws_listing_free(&now);
+	grew = !c->listed || now->nentries > c->before.nentries ||
+	    now->bytes > c->before.bytes;
+	if (!ws_over_quota(now) || !grew) {
+		ws_listing_free(now);
+		evtimer_add(s->quota_timer, &tv);
+		return;
+	}
+	quota_message(now, msg, sizeof(msg));
+	ws_listing_free(now);
 	strlcat(msg, "The call was stopped and the interpreter restarted; "
 	    "variables and imports are lost.\n", sizeof(msg));
 	runner_restart(s, "workspace quota");
@@ -222,36 +240,82 @@ quota_check(int fd, short ev, void *arg)
 }
 
 static void
+quota_check(int fd, short ev, void *arg)
+{
+	struct session		*s = arg;
+	struct exec_call	*c = call_running(s);
+
+	if (c != NULL && c->quota_walker == NULL)
+		c->quota_walker = ws_walker_start(session_base, s->rootfd,
+		    quota_checked, c);
+}
+
+static void
 exec_call_free(struct exec_call *c)
 {
+	/* A walk still running frees itself; it is only not waited for. */
+	ws_walker_cancel(c->walker);
+	ws_walker_cancel(c->quota_walker);
 	if (c->listed)
 		ws_listing_free(&c->before);
+	json_object_put(c->reply);
 	json_object_put(c->request);
 	free(c);
 }
 
+/*
+ * The call is over: what it produced is found by a walk of its
+ * workspace (off the loop), and the reply goes when that is done.
+ */
 static void
 exec_finish(struct session *s, struct json_object *reply, int status,
     const char *error)
 {
 	struct exec_call	*c = s->running;
-	struct exec_result	 r;
-	struct ws_listing	 after;
 
-	s->running = NULL;
 	evtimer_del(s->timer);
 	evtimer_del(s->quota_timer);
+	ws_walker_cancel(c->quota_walker);
+	c->quota_walker = NULL;
+	c->reply = reply;
+	c->status = status;
+	c->error = error;
+	c->elapsed_ms = (now_usec() - c->start) / 1000;
+	if (status == 200 && c->listed) {
+		c->phase = CALL_LISTING_AFTER;
+		c->walker = ws_walker_start(session_base, s->rootfd,
+		    exec_listed_after, c);
+	} else
+		exec_complete(c, NULL);
+}
+
+static void
+exec_listed_after(struct ws_listing *after, void *arg)
+{
+	struct exec_call	*c = arg;
+
+	c->walker = NULL;
+	exec_complete(c, after);
+}
+
+static void
+exec_complete(struct exec_call *c, struct ws_listing *after)
+{
+	struct session		*s = c->s;
+	struct exec_result	 r;
+
+	s->running = NULL;
 	memset(&r, 0, sizeof(r));
-	r.status = status;
-	r.error = error;
-	r.reply = reply;
-	r.elapsed_ms = (now_usec() - c->start) / 1000;
-	if (status == 200 && c->listed &&
-	    ws_list(s->rootfd, ".", &after) == 0) {
-		r.produced = ws_produced(&c->before, &after);
-		if (ws_over_quota(&after))
-			quota_note(s, reply, &after);
-		ws_listing_free(&after);
+	r.status = c->status;
+	r.error = c->error;
+	r.reply = c->reply;
+	c->reply = NULL;
+	r.elapsed_ms = c->elapsed_ms;
+	if (after != NULL) {
+		r.produced = ws_produced(&c->before, after);
+		if (ws_over_quota(after))
+			quota_note(s, r.reply, after);
+		ws_listing_free(after);
 	} else
 		r.produced = json_object_new_array();
 	s->last_activity = now_usec();
@@ -288,12 +352,14 @@ runner_send(struct session *s, const char *line)
 	free(buf);
 }
 
+/*
+ * The workspace as it was before the call is listed (off the loop)
+ * before the runner is given the call.
+ */
 static void
 exec_start_next(struct session *s)
 {
 	struct exec_call	*c;
-	struct timeval		 tv;
-	const char		*line;
 
 	while (s->running == NULL && (c = TAILQ_FIRST(&s->calls)) != NULL) {
 		TAILQ_REMOVE(&s->calls, c, entry);
@@ -303,24 +369,43 @@ exec_start_next(struct session *s)
 		}
 		s->running = c;
 		c->start = now_usec();
-		c->listed = ws_list(s->rootfd, ".", &c->before) == 0;
-		if (s->bev == NULL && runner_spawn(s) == -1) {
-			exec_finish(s, NULL, 503, "the interpreter could not "
-			    "be started");
-			continue;
-		}
-		c->seq = ++s->seq;
-		json_object_object_add(c->request, "seq",
-		    json_object_new_int64(c->seq));
-		line = json_object_to_json_string_ext(c->request,
-		    JSON_C_TO_STRING_PLAIN);
-		runner_send(s, line);
-		tv.tv_sec = c->timeout;
-		tv.tv_usec = 0;
-		evtimer_add(s->timer, &tv);
-		tv.tv_sec = QUOTA_CHECK_SEC;
-		evtimer_add(s->quota_timer, &tv);
+		c->phase = CALL_LISTING;
+		c->walker = ws_walker_start(session_base, s->rootfd,
+		    exec_listed, c);
 	}
+}
+
+static void
+exec_listed(struct ws_listing *before, void *arg)
+{
+	struct exec_call	*c = arg;
+	struct session		*s = c->s;
+	struct timeval		 tv;
+	const char		*line;
+
+	c->walker = NULL;
+	if (before != NULL) {
+		c->before = *before;
+		memset(before, 0, sizeof(*before));
+		c->listed = 1;
+	}
+	c->phase = CALL_RUNNING;
+	if (s->bev == NULL && runner_spawn(s) == -1) {
+		exec_finish(s, NULL, 503, "the interpreter could not "
+		    "be started");
+		return;
+	}
+	c->seq = ++s->seq;
+	json_object_object_add(c->request, "seq",
+	    json_object_new_int64(c->seq));
+	line = json_object_to_json_string_ext(c->request,
+	    JSON_C_TO_STRING_PLAIN);
+	runner_send(s, line);
+	tv.tv_sec = c->timeout;
+	tv.tv_usec = 0;
+	evtimer_add(s->timer, &tv);
+	tv.tv_sec = QUOTA_CHECK_SEC;
+	evtimer_add(s->quota_timer, &tv);
 }
 
 void *

@@ -29,8 +29,17 @@
 #include "util.h"
 #include "sandboxd.h"
 
+/* What a call is waiting for. */
+enum call_phase {
+	CALL_QUEUED,
+	CALL_LISTING,		/* the walk before it */
+	CALL_RUNNING,		/* the runner */
+	CALL_LISTING_AFTER	/* the walk after it: then the reply */
+};
+
 struct exec_call {
 	TAILQ_ENTRY(exec_call)	 entry;
+	enum call_phase		 phase;
 	struct session		*s;
 	struct json_object	*request;
 	int			 timeout;
@@ -41,6 +50,13 @@ struct exec_call {
 	int64_t			 seq;
 	struct ws_listing	 before;
 	int64_t			 start;
+	int64_t			 elapsed_ms;
+	struct ws_walker	*walker;	/* before or after the call */
+	struct ws_walker	*quota_walker;
+	/* The outcome, kept while the walk after the call runs. */
+	struct json_object	*reply;
+	int			 status;
+	const char		*error;
 };
 TAILQ_HEAD(exec_queue, exec_call);
 

@@ -47,6 +47,8 @@
  * bounded stall, and counts as over its quota.
  */
 #define WS_WALK_USEC	200000
+/* What a walk may cost the event loop before it moves to a thread. */
+#define WS_QUICK_USEC	1000
 
 int
 ws_clean_path(const char *in, char *out, size_t outlen)
@@ -230,8 +232,9 @@ ws_walk(int dirfd, const char *prefix, int depth, struct ws_listing *l,
 	return 0;
 }
 
-int
-ws_list(int rootfd, const char *sub, struct ws_listing *l)
+static int
+ws_list_within(int rootfd, const char *sub, struct ws_listing *l,
+    int64_t usec)
 {
 	int	 fd;
 
@@ -239,7 +242,27 @@ ws_list(int rootfd, const char *sub, struct ws_listing *l)
 	if ((fd = ws_open(rootfd, sub, O_RDONLY | O_DIRECTORY, 0)) == -1)
 		return -1;
 	return ws_walk(fd, strcmp(sub, ".") == 0 ? "" : sub, 0, l,
-	    now_usec() + WS_WALK_USEC);
+	    now_usec() + usec);
+}
+
+int
+ws_list(int rootfd, const char *sub, struct ws_listing *l)
+{
+	return ws_list_within(rootfd, sub, l, WS_WALK_USEC);
+}
+
+int
+ws_list_quick(int rootfd, struct ws_listing *l)
+{
+	int	 rv;
+
+	rv = ws_list_within(rootfd, ".", l, WS_QUICK_USEC);
+	/* Cut short of the entry quota: it was the time. */
+	if (rv == 0 && l->cut && l->nentries <= sbx_conf->limits.ws_entries) {
+		ws_listing_free(l);
+		return 1;
+	}
+	return rv;
 }
 
 int

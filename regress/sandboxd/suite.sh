@@ -18,7 +18,8 @@
 # depotd's `sandbox local' (local.sh, with a private PostgreSQL).  Needs
 # root (the daemon drops to _depotsbx), bubblewrap, Debian's python3
 # with numpy, pandas and matplotlib; cgroups writable by root for
-# limits.py and safety.py.
+# limits.py and safety.py.  walk.py plants 200000 symlinks in one
+# workspace.
 cd "$(dirname "$0")" || exit 1
 PY=/usr/bin/python3
 if [ ! -x ../../build/depot-sandboxd ]; then
@@ -26,7 +27,7 @@ if [ ! -x ../../build/depot-sandboxd ]; then
 	exit 1
 fi
 status=0
-for t in safety schema proto abuse lifetime harden standalone limits; do
+for t in safety schema proto abuse lifetime harden standalone limits walk; do
 	echo "# $t"
 	$PY "$t.py" || status=1
 done
