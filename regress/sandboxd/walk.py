@@ -28,7 +28,11 @@ from sbx import Daemon, check, finish
 ENTRIES = 200000
 BATCH = 10000
 SAMPLES = 200
-P99_MAX = 0.050
+# Before the walks left the loop, the other session's p99 was 400 to
+# 600 ms here; off the loop it is 6 to 14 ms, and about 45 ms in a
+# sanitizer build on a busy machine.  The bound sits between, so that it
+# tells the two apart without failing on a slow build.
+P99_MAX = 0.150
 
 
 def plant(d, sid):
