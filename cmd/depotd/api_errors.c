@@ -138,7 +138,7 @@ api_error(struct api_req *ar, int status, const char *param,
 	api_reply_json(ar, status, root);
 }
 
-void
+static void
 api_error_from_storage(struct api_req *ar, struct imsg *imsg)
 {
 	struct error_msg	 em;

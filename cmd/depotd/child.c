@@ -49,7 +49,6 @@ static struct {
 	uint32_t		 generation;	/* of next */
 	struct proc_conf_msg	 proc;		/* as the master sent it */
 	const struct child_ops	*ops;
-	time_t			 started;
 	int			 running;
 	struct event		*ev_term;
 } child;
@@ -58,24 +57,6 @@ struct event_base *
 child_base(void)
 {
 	return child.base;
-}
-
-struct depotd_conf *
-child_conf(void)
-{
-	return child.conf;
-}
-
-int
-child_instance(void)
-{
-	return child.instance;
-}
-
-time_t
-child_started(void)
-{
-	return child.started;
 }
 
 /* SIGTERM when the master dies, even if it cannot tell us. */
@@ -267,7 +248,6 @@ child_run(enum proc_role role, int instance, const struct child_ops *ops,
 	child.role = role;
 	child.instance = instance;
 	child.ops = ops;
-	child.started = time(NULL);
 	if (roster_role(role)->numbered)
 		snprintf(title, sizeof(title), "%s %d", role_name(role),
 		    instance);

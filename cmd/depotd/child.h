@@ -47,9 +47,6 @@ void			 child_run(enum proc_role, int instance,
 			    const struct child_ops *, int debug, int verbose)
 			    __attribute__((noreturn));
 struct event_base	*child_base(void);
-struct depotd_conf	*child_conf(void);
-int			 child_instance(void);
-time_t			 child_started(void);
 void			 child_peer_init(struct imsgev *, enum proc_role peer,
 			    int fd, imsgev_dispatch_cb, imsgev_closed_cb,
 			    void *);

@@ -97,7 +97,6 @@ void	 fe_auth_release(struct api_req *);
 enum dialect dialect_of(const struct http_request *);
 void	 api_error(struct api_req *, int status, const char *param,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void	 api_error_from_storage(struct api_req *, struct imsg *);
 void	 api_reply_json(struct api_req *, int status, struct json_object *);
 int	 api_storage_ok(struct api_req *, struct imsg *, uint32_t want,
 	    size_t size);

@@ -158,7 +158,7 @@ proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
  * reach the master's process group or, as root, every process on the
  * machine, so only a real child's pid (> 1, not our own) is signalled.
  */
-int
+static int
 proc_signal(const struct child_proc *cp, int sig)
 {
 	if (cp->pid <= 1 || cp->pid == getpid()) {

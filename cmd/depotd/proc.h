@@ -46,7 +46,6 @@ void		 proc_spawn(struct child_proc *);
 int		 proc_connect_pair(struct child_proc *, struct child_proc *);
 void		 proc_send_conf(struct child_proc *, const struct depotd_conf *,
 		    uint32_t generation);
-int		 proc_signal(const struct child_proc *, int);
 void		 proc_kill_all(struct child_list *);
 
 #endif

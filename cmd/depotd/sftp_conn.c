@@ -121,8 +121,12 @@ sftp_hostkey_fingerprint(LIBSSH2_SESSION *sess, char *buf, size_t len)
 	snprintf(buf, len, "SHA256:%s", b64);
 }
 
-/* Strict: only a key listed for this host and port is accepted. */
-int
+/*
+ * Strict: 1 only when the session's host key is listed for host:port in
+ * the known-hosts file.  Otherwise 0, after a log line naming the host,
+ * the key type and its SHA256 fingerprint.
+ */
+static int
 sftp_hostkey_check(LIBSSH2_SESSION *sess, const char *host, int port,
     const char *known_hosts)
 {
@@ -174,7 +178,7 @@ sftp_hostkey_check(LIBSSH2_SESSION *sess, const char *host, int port,
 
 /* ---- the session ---- */
 
-const char *
+static const char *
 sftp_lasterror(struct sftp_store *sftp)
 {
 	char	*msg = NULL;

@@ -30,14 +30,6 @@
 #include "store_url.h"
 
 /*
- * 1 when the session's host key is listed for host:port in the
- * known-hosts file.  Otherwise 0, after a log line naming the host,
- * the key type and its SHA256 fingerprint.
- */
-int	sftp_hostkey_check(LIBSSH2_SESSION *, const char *host, int port,
-	    const char *known_hosts);
-
-/*
  * A session's side of its socket.  arena: everything the session
  * allocated, freed with it whatever state it is in.  in: bytes read
  * from the socket ahead of libssh2, which asks for at most 16 KiB per

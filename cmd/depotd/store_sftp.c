@@ -106,7 +106,7 @@ sftp_call(struct sftp_store *sftp, int rc, int *error)
 	return STEP_PROGRESS;
 }
 
-enum sftp_step_result
+static enum sftp_step_result
 sftp_xfer_open(struct store_xfer *x, const char *path, unsigned long flags,
     long mode, int *error)
 {
@@ -143,7 +143,7 @@ sftp_xfer_unlink(struct store_xfer *x, const char *path, int *error)
 	    path, strlen(path)), error);
 }
 
-enum sftp_step_result
+static enum sftp_step_result
 sftp_xfer_stat(struct store_xfer *x, const char *path,
     LIBSSH2_SFTP_ATTRIBUTES *attrs, int *error)
 {

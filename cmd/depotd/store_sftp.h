@@ -162,7 +162,6 @@ void		 sftp_connect(struct sftp_store *);
 void		 sftp_kick(struct sftp_store *);
 /* Run the connection set-up and the transfers now. */
 void		 sftp_run(struct sftp_store *);
-const char	*sftp_lasterror(struct sftp_store *);
 
 /* store_sftp.c: what every transfer does. */
 enum sftp_step_result sftp_xfer_step(struct store_xfer *);
@@ -184,15 +183,11 @@ enum sftp_step_result sftp_xfer_finish(struct store_xfer *, int error,
  * errno of a call the server refused.
  */
 enum sftp_step_result sftp_call(struct sftp_store *, int rc, int *error);
-enum sftp_step_result sftp_xfer_open(struct store_xfer *, const char *path,
-		    unsigned long flags, long mode, int *error);
 enum sftp_step_result sftp_xfer_create(struct store_xfer *, const char *path,
 		    int *error);
 enum sftp_step_result sftp_xfer_close(struct store_xfer *, int *error);
 enum sftp_step_result sftp_xfer_unlink(struct store_xfer *,
 		    const char *path, int *error);
-enum sftp_step_result sftp_xfer_stat(struct store_xfer *, const char *path,
-		    LIBSSH2_SFTP_ATTRIBUTES *, int *error);
 /* A transfer that consumes what the server sent while we were idle. */
 void		 sftp_probe(struct sftp_store *);
 /* After a reconnect: remove the temporaries the lost session left. */

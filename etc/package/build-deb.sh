@@ -71,7 +71,7 @@ library_depends() {
 			echo "build-deb.sh: no package for $so; using the" \
 			    "fixed list" >&2
 			echo "libc6 libevent-2.1-7 libpq5 libjson-c5 libssh2-1" \
-			    "libcurl4 libbsd0 libssl3 libhttp-parser2.9"
+			    "libcurl4 libbsd0 libssl3 libhttp-parser2.9 libseccomp2"
 			return 0
 		fi
 		list="$list $pkg"
