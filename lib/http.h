@@ -95,6 +95,8 @@ struct http_limits {
 					   /64), 0 none; 64 */
 	size_t	 read_watermark;	/* input high-water mark; 1 MiB */
 	size_t	 write_watermark;	/* output low-water mark; 256 KiB */
+	int64_t	 max_request_size;	/* model request bodies; 32 MiB
+					   (the routes check it) */
 };
 
 struct http_conn;

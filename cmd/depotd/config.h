@@ -53,7 +53,19 @@ struct upstream_conf {
 	char				 url[1024];
 	enum api_kind			 api;
 	char				*api_key;	/* secret, may be NULL */
-	int				 timeout;	/* seconds */
+	int				 timeout;	/* seconds, whole call */
+	int				 connect_timeout; /* seconds */
+	int				 idle_timeout;	/* seconds of silence */
+	char				 ca_file[1024];	/* "" = system bundle */
+	char				 anthropic_version[64];
+	int				 native_responses; /* openai: has
+							   /responses */
+	/*
+	 * Filled in by the master at load and reload, for the frontend,
+	 * which can resolve nothing: "host:port:addr[,addr...]" for
+	 * CURLOPT_RESOLVE ("" when the host is a literal address).
+	 */
+	char				 resolve[1024];
 };
 
 struct model_conf {
@@ -62,6 +74,9 @@ struct model_conf {
 	char				 upstream[64];
 	char				 remote_name[128]; /* "" = name */
 	int				 text_only;
+	int				 pdf_as_text;	/* images native */
+	int				 max_tokens;	/* 0 = 4096 */
+	int				 max_tool_iterations; /* 0 = global */
 	int				 native_code_execution;
 };
 
@@ -105,6 +120,8 @@ struct depotd_conf {
 	int				 max_filename;	/* bytes */
 	int				 max_uploads_per_key;
 	int64_t				 writing_grace;	/* seconds */
+	int				 extract_pages;	/* PDF pages to text */
+	int64_t				 extract_size;	/* bytes of text inlined */
 
 	struct http_limits		 http;		/* http { ... } */
 
@@ -112,6 +129,10 @@ struct depotd_conf {
 	char				 sandbox_url[1024];
 	char				*sandbox_token;	/* secret */
 	char				 sandbox_dir[1024]; /* local: workspaces */
+	int				 exec_timeout;	/* seconds */
+	int				 max_output_files; /* per call */
+	int64_t				 max_output_size;  /* per call */
+	int				 max_sessions;
 	int				 max_tool_iterations;
 
 	char				*admin_key;	/* secret */

@@ -1,0 +1,180 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * model.h: the model routes' parts, all in the frontend.
+ *
+ *   api_model.c	POST /v1/chat/completions, /v1/responses, /v1/messages:
+ *			body, parse, model lookup, and the order of the rest
+ *   api_models.c	GET /v1/models and /v1/models/{id}, both dialects
+ *   fe_upstream.c	one call to an upstream on libcurl's multi interface,
+ *			with errors mapped into the caller's dialect
+ *   fe_refs.c		file references: found, resolved under the caller's
+ *			visibility, and rewritten inline or as text
+ *   ubody.c		an upstream request body of memory pieces and file
+ *			descriptors sent as base64, with a known length
+ *   fe_extract.c	PDF to text, asked of the extract child
+ *   xlate_*.c		requests and answers between the three wire formats
+ *   xstream_*.c	the same for streamed answers, event by event
+ *   lib/sse.c		the server-sent-events parser
+ *
+ * The hub format is chat completions: a Responses request to an
+ * Anthropic upstream goes Responses -> chat -> Messages, and its
+ * answer comes back the other way.
+ */
+#ifndef DEPOTD_MODEL_H
+#define DEPOTD_MODEL_H
+
+#include <sys/types.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "frontend.h"
+
+struct json_object;
+struct event_base;
+
+/* The wire formats a caller or an upstream speaks. */
+enum wire {
+	WIRE_CHAT,		/* OpenAI chat completions */
+	WIRE_RESPONSES,		/* OpenAI Responses */
+	WIRE_MESSAGES,		/* Anthropic Messages */
+};
+
+#define JSON_DEPTH_MAX		64	/* nesting accepted in a request */
+
+/* xlate.c: whole requests and whole answers. */
+
+/*
+ * A new request in wire "to" made from req in wire "from" (from == to:
+ * a copy, every unknown field kept).  The model field is left as the
+ * caller wrote it; the route sets the remote name.  model gives the
+ * defaults a target needs (max_tokens for Messages).  NULL with a
+ * message in err when the request cannot be expressed (the caller's
+ * 400).
+ */
+struct json_object *xlate_request(enum wire from, enum wire to,
+	    struct json_object *req, const struct model_conf *model,
+	    char *err, size_t errlen);
+/*
+ * A caller's answer in wire "to" made from an upstream's answer in
+ * "from"; model is the name the caller asked for.  NULL with err when
+ * the upstream's answer is malformed (the caller's 502).
+ */
+struct json_object *xlate_response(enum wire from, enum wire to,
+	    struct json_object *resp, const char *model,
+	    char *err, size_t errlen);
+/* Tokens in and out from an answer's usage; -1 when absent. */
+void	 xlate_usage(enum wire, struct json_object *resp, int64_t *in,
+	    int64_t *out);
+
+/* xstream_*.c: streamed answers. */
+
+/*
+ * Emits one server-sent event to the caller: event is the "event:"
+ * line (NULL: none, as chat completions sends), data the "data:" line.
+ */
+typedef void	(*xstream_emit_cb)(void *arg, const char *event,
+		    const char *data, size_t len);
+struct xstream;
+struct xstream	*xstream_new(enum wire from, enum wire to, const char *model,
+		    xstream_emit_cb, void *arg);
+/*
+ * One event from the upstream (event "" when it had no "event:" line).
+ * -1 when the upstream's stream is malformed; the caller then sends
+ * xstream_error and ends.
+ */
+int		 xstream_event(struct xstream *, const char *event,
+		    const char *data, size_t len);
+/* The upstream ended: closing events if due; -1 if it ended early. */
+int		 xstream_end(struct xstream *);
+void		 xstream_usage(const struct xstream *, int64_t *in,
+		    int64_t *out);
+void		 xstream_free(struct xstream *);
+/* An error event in the caller's wire (after the status went out). */
+void		 xstream_error(enum wire to, int status, const char *message,
+		    xstream_emit_cb, void *arg);
+
+/* ubody.c: an upstream request body. */
+struct ubody;
+struct ubody	*ubody_new(struct event_base *);
+/*
+ * A placeholder string, to be put in the JSON where the base64 of fd's
+ * size bytes belongs (inside a string value).  The body owns fd.
+ */
+const char	*ubody_placeholder(struct ubody *, int fd, int64_t size);
+/* Serialises obj, cutting it at the placeholders.  0 or -1. */
+int		 ubody_set_json(struct ubody *, struct json_object *);
+int64_t		 ubody_length(const struct ubody *);
+/*
+ * CURLOPT_READFUNCTION (arg: the ubody).  Returns CURL_READFUNC_PAUSE
+ * when a descriptor has nothing yet; the wake-up callback then runs
+ * once it has, and the owner unpauses the transfer.
+ */
+size_t		 ubody_read(char *, size_t, size_t, void *);
+void		 ubody_on_wake(struct ubody *, void (*)(void *), void *);
+/* Bytes of the body already read by curl (for the log). */
+int64_t		 ubody_sent(const struct ubody *);
+void		 ubody_free(struct ubody *);
+
+/* fe_refs.c: the request's file references. */
+
+/* One resolved file, in the order the request first names it. */
+struct fref {
+	TAILQ_ENTRY(fref)	 entry;
+	struct file_rec		 rec;
+	int			 container_upload; /* named only as such */
+};
+TAILQ_HEAD(fref_list, fref);
+
+struct refs;
+/*
+ * ok: 1 when every reference resolved and body was rewritten; 0 when
+ * refs already replied (400 naming the id, or 502).
+ */
+typedef void	(*refs_done_cb)(void *arg, int ok);
+/*
+ * Finds every file reference in body (wire: the caller's), resolves
+ * each under ar->who, and rewrites the blocks in place: natively read
+ * files become inline base64 whose data is a ubody placeholder; for a
+ * text-only model (or a PDF under pdf-as-text) text, extracted text or
+ * the omission marker.  sandbox: container_upload blocks become the
+ * sandbox marker instead of documents.
+ */
+struct refs	*refs_resolve(struct api_req *, enum wire,
+		    struct json_object *body, const struct model_conf *,
+		    struct ubody *, int sandbox, refs_done_cb, void *);
+const struct fref_list *refs_files(const struct refs *);
+/* Cancels whatever is in flight; no callback after this. */
+void		 refs_free(struct refs *);
+
+/* fe_extract.c: PDF to text in the extract child. */
+void		 fe_extract_attach(int fd);
+/*
+ * Takes ownership of pdf_fd.  cb gets a pipe carrying the text (the
+ * callee closes it), or -1 when extraction failed.  Returns a call
+ * number for fe_extract_cancel, 0 when the child is not there (cb
+ * has then run with -1).
+ */
+uint32_t	 fe_extract(int pdf_fd, int pages, int timeout,
+		    void (*cb)(void *arg, int fd), void *arg);
+void		 fe_extract_cancel(uint32_t);
+
+/* api_model.c, api_models.c */
+void		 api_model_route(struct api_req *, enum wire);
+void		 api_models_route(struct api_req *);
+
+#endif
