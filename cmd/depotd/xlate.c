@@ -450,7 +450,8 @@ xl_chat_tool(struct xl *x, struct json_object *msgs, const char *call_id,
 		content = xl_dup(parts);
 	else if (parts == NULL)
 		content = json_object_new_string("");
-	else if ((content = xl_join_text(parts, text_types, "\n", &other)) == NULL)
+	else if ((content = xl_join_text(parts, text_types, "\n",
+	    &other)) == NULL)
 		return xl_fail(x, "a tool result's content is malformed");
 	else if (other > 0) {
 		n = json_object_array_length(parts);

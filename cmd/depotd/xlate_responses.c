@@ -91,7 +91,8 @@ r_part(struct xl *x, struct json_object *p, struct json_object *parts)
 
 	if (type == NULL)
 		return xl_fail(x, "a content part has no type");
-	if (strcmp(type, "input_text") == 0 || strcmp(type, "output_text") == 0) {
+	if (strcmp(type, "input_text") == 0 ||
+	    strcmp(type, "output_text") == 0) {
 		if (xl_str(p, "text") == NULL)
 			return xl_fail(x, "a %s part has no text", type);
 		json_object_array_add(parts, xl_part("text", "text",
@@ -471,15 +472,14 @@ resp_call(struct json_object *call)
 static struct json_object *
 resp_usage(struct json_object *u)
 {
-	struct json_object	*ru, *det;
-	struct json_object	*cached = xl_get(xl_get(u, "prompt_tokens_details"),
-	    "cached_tokens");
-	struct json_object	*reasoning = xl_get(xl_get(u,
-	    "completion_tokens_details"), "reasoning_tokens");
+	struct json_object	*ru, *det, *cached, *reasoning;
 	int64_t			 in, out;
 
 	if (u == NULL)
 		return NULL;
+	cached = xl_get(xl_get(u, "prompt_tokens_details"), "cached_tokens");
+	reasoning = xl_get(xl_get(u, "completion_tokens_details"),
+	    "reasoning_tokens");
 	in = json_object_get_int64(xl_get(u, "prompt_tokens"));
 	out = json_object_get_int64(xl_get(u, "completion_tokens"));
 	ru = json_object_new_object();

@@ -90,13 +90,14 @@ static int
 c_image(struct xl *x, struct json_object *p, struct json_object *blocks)
 {
 	struct json_object	*iu = xl_get(p, "image_url");
-	const char		*url;
+	const char		*url, *data;
+	char			 mt[128];
 
 	url = xl_is(iu, json_type_string) ? json_object_get_string(iu) :
 	    xl_str(iu, "url");
 	if (url == NULL)
 		return xl_fail(x, "an image_url part has no url");
-	if (strncasecmp(url, "data:", 5) != 0 &&
+	if (xl_data_url(url, mt, sizeof(mt), &data) == -1 &&
 	    strncasecmp(url, "https://", 8) != 0 &&
 	    strncasecmp(url, "http://", 7) != 0)
 		return xl_fail(x, "an image url must be a base64 data: URL "
