@@ -74,7 +74,7 @@ xl_chatans_read(struct xl *x, struct json_object *resp,
 		return xl_fail(x, "the upstream's answer has no message");
 	content = xl_get(msg, "content");
 	if (xl_is(content, json_type_string))
-		a->text = json_object_get(content);
+		a->text = xl_dup(content);
 	else if (xl_is(content, json_type_array))
 		a->text = xl_join_text(content, chat_text, "", &other);
 	else if (content != NULL)

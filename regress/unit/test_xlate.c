@@ -520,6 +520,10 @@ test_req_errors(void)
 	    "'function':{'name':'f','arguments':'[1] x'}}]}]}",
 	    "not a JSON object", "chat: arguments with trailing garbage");
 	req_fails(WIRE_CHAT, WIRE_MESSAGES, "{'model':'m','messages':["
+	    "{'role':'assistant','tool_calls':[{'id':'c','type':'function',"
+	    "'function':{'name':'f','arguments':'{\\'a\\':NaN}'}}]}]}",
+	    "not a JSON object", "chat: arguments that are only JSON-ish");
+	req_fails(WIRE_CHAT, WIRE_MESSAGES, "{'model':'m','messages':["
 	    "{'role':'user','content':[{'type':'input_audio','input_audio':"
 	    "{}}]}]}", "input_audio", "chat: audio");
 	req_fails(WIRE_CHAT, WIRE_MESSAGES, "{'model':'m','n':3,'messages':"
