@@ -501,6 +501,43 @@ xl_chat_tool(struct xl *x, struct json_object *msgs, const char *call_id,
 	return 0;
 }
 
+struct json_object *
+xl_chat_function(struct xl *x, struct json_object *t, const char *schema)
+{
+	struct json_object	*fn;
+
+	if (xl_str(t, "name") == NULL) {
+		xl_fail(x, "a tool has no name");
+		return NULL;
+	}
+	fn = json_object_new_object();
+	xl_copy(fn, "name", t, "name");
+	xl_copy(fn, "description", t, "description");
+	xl_copy(fn, "parameters", t, schema);
+	return xl_part("function", "function", fn);
+}
+
+int
+xl_tools(struct xl *x, struct json_object *req, struct json_object *out,
+    struct json_object *(*conv)(struct xl *, struct json_object *))
+{
+	struct json_object	*tools = xl_get(req, "tools"), *arr, *t;
+	size_t			 i;
+
+	if (tools == NULL)
+		return 0;
+	if (!xl_is(tools, json_type_array))
+		return xl_fail(x, "tools must be an array");
+	arr = json_object_new_array();
+	json_object_object_add(out, "tools", arr);
+	for (i = 0; i < json_object_array_length(tools); i++) {
+		if ((t = conv(x, json_object_array_get_idx(tools, i))) == NULL)
+			return xl_where(x, "tools[%zu]", i);
+		json_object_array_add(arr, t);
+	}
+	return 0;
+}
+
 void
 xl_chat_stream(struct json_object *chat, struct json_object *req)
 {

@@ -88,6 +88,16 @@ struct json_object	*xl_chat_msg(const char *, struct json_object *);
 int			 xl_chat_tool(struct xl *, struct json_object *,
 			    const char *, struct json_object *, int,
 			    struct json_object *);
+/* A chat function tool from a flat {name, description, schema}. */
+struct json_object	*xl_chat_function(struct xl *, struct json_object *,
+			    const char *);
+/*
+ * out["tools"]: each of req's tools through conv, which refuses one
+ * (NULL, with a message) that the target cannot express.
+ */
+int			 xl_tools(struct xl *, struct json_object *,
+			    struct json_object *, struct json_object *(*)(
+			    struct xl *, struct json_object *));
 /* stream, and the usage chunk a streamed chat answer needs. */
 void			 xl_chat_stream(struct json_object *,
 			    struct json_object *);

@@ -339,35 +339,17 @@ m_system(struct xl *x, struct json_object *req, struct json_object *msgs)
 	return 0;
 }
 
-static int
-m_tools(struct xl *x, struct json_object *req, struct json_object *chat)
+static struct json_object *
+m_tooldef(struct xl *x, struct json_object *t)
 {
-	struct json_object	*tools = xl_get(req, "tools"), *t, *fn, *out;
-	const char		*type;
-	size_t			 i;
+	const char	*type = xl_str(t, "type");
 
-	if (tools == NULL)
-		return 0;
-	if (!xl_is(tools, json_type_array))
-		return xl_fail(x, "tools must be an array");
-	out = json_object_new_array();
-	json_object_object_add(chat, "tools", out);
-	for (i = 0; i < json_object_array_length(tools); i++) {
-		t = json_object_array_get_idx(tools, i);
-		type = xl_str(t, "type");
-		if (type != NULL && strcmp(type, "custom") != 0)
-			return xl_fail(x, "tools[%zu]: a %s tool cannot be "
-			    "sent to a chat completions model", i, type);
-		if (xl_str(t, "name") == NULL)
-			return xl_fail(x, "tools[%zu]: no name", i);
-		fn = json_object_new_object();
-		xl_copy(fn, "name", t, "name");
-		xl_copy(fn, "description", t, "description");
-		xl_copy(fn, "parameters", t, "input_schema");
-		json_object_array_add(out, xl_part("function", "function",
-		    fn));
+	if (type != NULL && strcmp(type, "custom") != 0) {
+		xl_fail(x, "a %s tool cannot be sent to a chat completions "
+		    "model", type);
+		return NULL;
 	}
-	return 0;
+	return xl_chat_function(x, t, "input_schema");
 }
 
 static int
@@ -408,7 +390,7 @@ xl_msgreq_to_chat(struct xl *x, struct json_object *req)
 	msgs = json_object_new_array();
 	json_object_object_add(chat, "messages", msgs);
 	if (m_system(x, req, msgs) == -1 || m_messages(x, req, msgs) == -1 ||
-	    m_tools(x, req, chat) == -1 || m_tool_choice(x, req, chat) == -1)
+	    xl_tools(x, req, chat, m_tooldef) == -1 || m_tool_choice(x, req, chat) == -1)
 		goto fail;
 	xl_copy(chat, "max_tokens", req, "max_tokens");
 	xl_copy(chat, "temperature", req, "temperature");

@@ -304,37 +304,20 @@ r_input(struct xl *x, struct json_object *req, struct json_object *msgs)
 
 /* --- the rest of the request --- */
 
-static int
-r_tools(struct xl *x, struct json_object *req, struct json_object *chat)
+static struct json_object *
+r_tooldef(struct xl *x, struct json_object *t)
 {
-	struct json_object	*tools = xl_get(req, "tools"), *t, *fn, *arr;
-	const char		*type;
-	size_t			 i;
+	struct json_object	*ct;
+	const char		*type = xl_str(t, "type");
 
-	if (tools == NULL)
-		return 0;
-	if (!xl_is(tools, json_type_array))
-		return xl_fail(x, "tools must be an array");
-	arr = json_object_new_array();
-	json_object_object_add(chat, "tools", arr);
-	for (i = 0; i < json_object_array_length(tools); i++) {
-		t = json_object_array_get_idx(tools, i);
-		if ((type = xl_str(t, "type")) == NULL)
-			type = "(untyped)";
-		if (strcmp(type, "function") != 0)
-			return xl_fail(x, "tools[%zu]: a %s tool cannot be "
-			    "sent to a chat completions model", i, type);
-		if (xl_str(t, "name") == NULL)
-			return xl_fail(x, "tools[%zu]: no name", i);
-		fn = json_object_new_object();
-		xl_copy(fn, "name", t, "name");
-		xl_copy(fn, "description", t, "description");
-		xl_copy(fn, "parameters", t, "parameters");
-		xl_copy(fn, "strict", t, "strict");
-		json_object_array_add(arr, xl_part("function", "function",
-		    fn));
+	if (type == NULL || strcmp(type, "function") != 0) {
+		xl_fail(x, "a %s tool cannot be sent to a chat completions "
+		    "model", type != NULL ? type : "(untyped)");
+		return NULL;
 	}
-	return 0;
+	if ((ct = xl_chat_function(x, t, "parameters")) != NULL)
+		xl_copy(xl_get(ct, "function"), "strict", t, "strict");
+	return ct;
 }
 
 static int
@@ -406,7 +389,7 @@ xl_respreq_to_chat(struct xl *x, struct json_object *req)
 	xl_copy(chat, "model", req, "model");
 	msgs = json_object_new_array();
 	json_object_object_add(chat, "messages", msgs);
-	if (r_input(x, req, msgs) == -1 || r_tools(x, req, chat) == -1 ||
+	if (r_input(x, req, msgs) == -1 || xl_tools(x, req, chat, r_tooldef) == -1 ||
 	    r_tool_choice(x, req, chat) == -1 || r_format(x, req, chat) == -1) {
 		json_object_put(chat);
 		return NULL;

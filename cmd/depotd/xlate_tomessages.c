@@ -335,43 +335,32 @@ c_messages(struct xl *x, struct json_object *req, struct json_object *out)
 	return rc;
 }
 
-static int
-c_tools(struct xl *x, struct json_object *req, struct json_object *out)
+static struct json_object *
+c_tooldef(struct xl *x, struct json_object *t)
 {
-	struct json_object	*tools = xl_get(req, "tools"), *t, *fn, *mt;
-	struct json_object	*arr;
-	const char		*type;
-	size_t			 i;
+	struct json_object	*fn = xl_get(t, "function"), *mt;
+	const char		*type = xl_str(t, "type");
 
-	if (tools == NULL)
-		return 0;
-	if (!xl_is(tools, json_type_array))
-		return xl_fail(x, "tools must be an array");
-	arr = json_object_new_array();
-	json_object_object_add(out, "tools", arr);
-	for (i = 0; i < json_object_array_length(tools); i++) {
-		t = json_object_array_get_idx(tools, i);
-		type = xl_str(t, "type");
-		fn = xl_get(t, "function");
-		if (type == NULL || strcmp(type, "function") != 0)
-			return xl_fail(x, "tools[%zu]: a %s tool cannot be "
-			    "sent to a Messages model", i,
-			    type ? type : "(untyped)");
-		if (xl_str(fn, "name") == NULL)
-			return xl_fail(x, "tools[%zu]: no function name", i);
-		mt = json_object_new_object();
-		xl_copy(mt, "name", fn, "name");
-		xl_copy(mt, "description", fn, "description");
-		/* Messages requires a schema; chat lets it be left out. */
-		if (xl_get(fn, "parameters") != NULL)
-			xl_copy(mt, "input_schema", fn, "parameters");
-		else
-			json_object_object_add(mt, "input_schema",
-			    json_tokener_parse("{\"type\":\"object\","
-			    "\"properties\":{}}"));
-		json_object_array_add(arr, mt);
+	if (type == NULL || strcmp(type, "function") != 0) {
+		xl_fail(x, "a %s tool cannot be sent to a Messages model",
+		    type != NULL ? type : "(untyped)");
+		return NULL;
 	}
-	return 0;
+	if (xl_str(fn, "name") == NULL) {
+		xl_fail(x, "a tool has no function name");
+		return NULL;
+	}
+	mt = json_object_new_object();
+	xl_copy(mt, "name", fn, "name");
+	xl_copy(mt, "description", fn, "description");
+	/* Messages requires a schema; chat lets it be left out. */
+	if (xl_get(fn, "parameters") != NULL)
+		xl_copy(mt, "input_schema", fn, "parameters");
+	else
+		json_object_object_add(mt, "input_schema",
+		    json_tokener_parse("{\"type\":\"object\","
+		    "\"properties\":{}}"));
+	return mt;
 }
 
 static int
@@ -465,7 +454,7 @@ xl_chatreq_to_msg(struct xl *x, struct json_object *req, int max_tokens)
 	out = json_object_new_object();
 	xl_copy(out, "model", req, "model");
 	if (c_params(x, req, out, max_tokens) == -1 ||
-	    c_messages(x, req, out) == -1 || c_tools(x, req, out) == -1 ||
+	    c_messages(x, req, out) == -1 || xl_tools(x, req, out, c_tooldef) == -1 ||
 	    c_tool_choice(x, req, out) == -1) {
 		json_object_put(out);
 		return NULL;
