@@ -390,7 +390,8 @@ xl_msgreq_to_chat(struct xl *x, struct json_object *req)
 	msgs = json_object_new_array();
 	json_object_object_add(chat, "messages", msgs);
 	if (m_system(x, req, msgs) == -1 || m_messages(x, req, msgs) == -1 ||
-	    xl_tools(x, req, chat, m_tooldef) == -1 || m_tool_choice(x, req, chat) == -1)
+	    xl_tools(x, req, chat, m_tooldef) == -1 ||
+	    m_tool_choice(x, req, chat) == -1)
 		goto fail;
 	xl_copy(chat, "max_tokens", req, "max_tokens");
 	xl_copy(chat, "temperature", req, "temperature");

@@ -389,7 +389,8 @@ xl_respreq_to_chat(struct xl *x, struct json_object *req)
 	xl_copy(chat, "model", req, "model");
 	msgs = json_object_new_array();
 	json_object_object_add(chat, "messages", msgs);
-	if (r_input(x, req, msgs) == -1 || xl_tools(x, req, chat, r_tooldef) == -1 ||
+	if (r_input(x, req, msgs) == -1 ||
+	    xl_tools(x, req, chat, r_tooldef) == -1 ||
 	    r_tool_choice(x, req, chat) == -1 || r_format(x, req, chat) == -1) {
 		json_object_put(chat);
 		return NULL;

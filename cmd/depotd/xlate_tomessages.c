@@ -454,7 +454,8 @@ xl_chatreq_to_msg(struct xl *x, struct json_object *req, int max_tokens)
 	out = json_object_new_object();
 	xl_copy(out, "model", req, "model");
 	if (c_params(x, req, out, max_tokens) == -1 ||
-	    c_messages(x, req, out) == -1 || xl_tools(x, req, out, c_tooldef) == -1 ||
+	    c_messages(x, req, out) == -1 ||
+	    xl_tools(x, req, out, c_tooldef) == -1 ||
 	    c_tool_choice(x, req, out) == -1) {
 		json_object_put(out);
 		return NULL;
