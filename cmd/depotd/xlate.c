@@ -528,6 +528,9 @@ xl_tools(struct xl *x, struct json_object *req, struct json_object *out,
 		return 0;
 	if (!xl_is(tools, json_type_array))
 		return xl_fail(x, "tools must be an array");
+	/* OpenAI refuses an empty list; none is the same. */
+	if (json_object_array_length(tools) == 0)
+		return 0;
 	arr = json_object_new_array();
 	json_object_object_add(out, "tools", arr);
 	for (i = 0; i < json_object_array_length(tools); i++) {

@@ -93,7 +93,9 @@ struct json_object	*xl_chat_function(struct xl *, struct json_object *,
 			    const char *);
 /*
  * out["tools"]: each of req's tools through conv, which refuses one
- * (NULL, with a message) that the target cannot express.
+ * (NULL, with a message) that the target cannot express.  Without
+ * tools, out has no "tools", and the caller then leaves out the
+ * tool_choice and parallel_tool_calls the targets refuse alone.
  */
 int			 xl_tools(struct xl *, struct json_object *,
 			    struct json_object *, struct json_object *(*)(

@@ -17,11 +17,11 @@
 
 /*
  * xlate_messages.c: Anthropic Messages requests to chat completions.
- * Messages keeps the system prompt apart, carries tool
- * results in user turns and wants max_tokens; chat has a system
- * message, one role:tool message per result and data: URLs where
- * Messages has base64 sources.  Data strings are never decoded: they
- * may be placeholders for bytes that are streamed later.
+ * Messages keeps the system prompt apart and carries tool results in
+ * user turns; chat has a system message, one role:tool message per
+ * result and data: URLs where Messages has base64 sources.  Data
+ * strings are never decoded: they may be placeholders for bytes that
+ * are streamed later.
  */
 #include <sys/types.h>
 
@@ -161,10 +161,12 @@ m_tool_result(struct xl *x, struct json_object *b, struct json_object *msgs,
 	struct json_object	*c = xl_get(b, "content"), *cp;
 	const char		*id = xl_str(b, "tool_use_id");
 	size_t			 i;
-	int			 rc;
+	int			 rc, is_error;
 
 	if (id == NULL)
 		return xl_fail(x, "a tool_result block has no tool_use_id");
+	is_error = xl_is(xl_get(b, "is_error"), json_type_boolean) &&
+	    json_object_get_boolean(xl_get(b, "is_error"));
 	if (c != NULL && !xl_is(c, json_type_string)) {
 		if (!xl_is(c, json_type_array))
 			return xl_fail(x, "a tool_result's content is "
@@ -176,13 +178,11 @@ m_tool_result(struct xl *x, struct json_object *b, struct json_object *msgs,
 				json_object_put(cp);
 				return -1;
 			}
-		rc = xl_chat_tool(x, msgs, id, cp,
-		    json_object_get_boolean(xl_get(b, "is_error")), parts);
+		rc = xl_chat_tool(x, msgs, id, cp, is_error, parts);
 		json_object_put(cp);
 		return rc;
 	}
-	return xl_chat_tool(x, msgs, id, c,
-	    json_object_get_boolean(xl_get(b, "is_error")), parts);
+	return xl_chat_tool(x, msgs, id, c, is_error, parts);
 }
 
 /*
@@ -358,7 +358,7 @@ m_tool_choice(struct xl *x, struct json_object *req, struct json_object *chat)
 	struct json_object	*tc = xl_get(req, "tool_choice"), *fn;
 	const char		*type = xl_str(tc, "type");
 
-	if (tc == NULL)
+	if (tc == NULL || xl_get(chat, "tools") == NULL)
 		return 0;
 	if (type == NULL)
 		return xl_fail(x, "tool_choice needs a type");
@@ -374,7 +374,8 @@ m_tool_choice(struct xl *x, struct json_object *req, struct json_object *chat)
 	} else
 		return xl_fail(x, "tool_choice %s cannot be sent to a chat "
 		    "completions model", type);
-	if (json_object_get_boolean(xl_get(tc, "disable_parallel_tool_use")))
+	if (xl_is(xl_get(tc, "disable_parallel_tool_use"), json_type_boolean) &&
+	    json_object_get_boolean(xl_get(tc, "disable_parallel_tool_use")))
 		json_object_object_add(chat, "parallel_tool_calls",
 		    json_object_new_boolean(0));
 	return 0;

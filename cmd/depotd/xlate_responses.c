@@ -326,6 +326,9 @@ r_tool_choice(struct xl *x, struct json_object *req, struct json_object *chat)
 	struct json_object	*tc = xl_get(req, "tool_choice"), *fn;
 	const char		*type = xl_str(tc, "type");
 
+	if (xl_get(chat, "tools") == NULL)
+		return 0;
+	xl_copy(chat, "parallel_tool_calls", req, "parallel_tool_calls");
 	if (tc == NULL)
 		return 0;
 	if (xl_is(tc, json_type_string)) {
@@ -398,7 +401,6 @@ xl_respreq_to_chat(struct xl *x, struct json_object *req)
 	xl_copy(chat, "max_tokens", req, "max_output_tokens");
 	xl_copy(chat, "temperature", req, "temperature");
 	xl_copy(chat, "top_p", req, "top_p");
-	xl_copy(chat, "parallel_tool_calls", req, "parallel_tool_calls");
 	xl_copy(chat, "user", req, "user");
 	xl_chat_stream(chat, req);
 	return chat;

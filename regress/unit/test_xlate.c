@@ -171,10 +171,25 @@ test_msg_to_chat_tools(void)
 	    "messages->chat: a named tool_choice");
 	req_is(WIRE_MESSAGES, WIRE_CHAT,
 	    "{'model':'m','max_tokens':1,'messages':[{'role':'user',"
-	    "'content':'x'}],'tool_choice':{'type':'none'}}",
+	    "'content':'x'}],'tools':[{'name':'f','input_schema':{}}],"
+	    "'tool_choice':{'type':'none'}}",
 	    "{'model':'m','max_tokens':1,'messages':[{'role':'user',"
-	    "'content':'x'}],'tool_choice':'none'}",
+	    "'content':'x'}],'tools':[{'type':'function','function':{'name':"
+	    "'f','parameters':{}}}],'tool_choice':'none'}",
 	    "messages->chat: tool_choice none");
+	req_is(WIRE_MESSAGES, WIRE_CHAT,
+	    "{'model':'m','max_tokens':1,'messages':[{'role':'user',"
+	    "'content':'x'}],'tools':[],'tool_choice':{'type':'any',"
+	    "'disable_parallel_tool_use':true}}",
+	    "{'model':'m','max_tokens':1,'messages':[{'role':'user',"
+	    "'content':'x'}]}",
+	    "messages->chat: no tools, no tool_choice, no "
+	    "parallel_tool_calls (OpenAI refuses them alone)");
+	req_is(WIRE_RESPONSES, WIRE_CHAT,
+	    "{'model':'m','input':'x','tools':[],'tool_choice':'auto',"
+	    "'parallel_tool_calls':false}",
+	    "{'model':'m','messages':[{'role':'user','content':'x'}]}",
+	    "responses->chat: the same without tools");
 }
 
 static void
