@@ -63,7 +63,7 @@ c_append(struct json_object *msgs, const char *role,
 		    xl_dup(content)));
 	else
 		for (i = 0; i < json_object_array_length(content); i++)
-			json_object_array_add(lc, xl_dup(
+			json_object_array_add(lc, json_object_get(
 			    json_object_array_get_idx(content, i)));
 	json_object_put(content);
 }
