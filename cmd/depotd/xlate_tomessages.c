@@ -338,7 +338,7 @@ c_messages(struct xl *x, struct json_object *req, struct json_object *out)
 static struct json_object *
 c_tooldef(struct xl *x, struct json_object *t)
 {
-	struct json_object	*fn = xl_get(t, "function"), *mt;
+	struct json_object	*fn = xl_get(t, "function"), *mt, *schema;
 	const char		*type = xl_str(t, "type");
 
 	if (type == NULL || strcmp(type, "function") != 0) {
@@ -353,13 +353,20 @@ c_tooldef(struct xl *x, struct json_object *t)
 	mt = json_object_new_object();
 	xl_copy(mt, "name", fn, "name");
 	xl_copy(mt, "description", fn, "description");
-	/* Messages requires a schema; chat lets it be left out. */
-	if (xl_get(fn, "parameters") != NULL)
-		xl_copy(mt, "input_schema", fn, "parameters");
-	else
-		json_object_object_add(mt, "input_schema",
-		    json_tokener_parse("{\"type\":\"object\","
-		    "\"properties\":{}}"));
+	/*
+	 * Messages requires an object schema; chat takes none, or {},
+	 * for a function without parameters.
+	 */
+	if (xl_is(xl_get(fn, "parameters"), json_type_object))
+		schema = xl_dup(xl_get(fn, "parameters"));
+	else {
+		schema = json_object_new_object();
+		json_object_object_add(schema, "properties",
+		    json_object_new_object());
+	}
+	if (xl_get(schema, "type") == NULL)
+		xl_set_str(schema, "type", "object");
+	json_object_object_add(mt, "input_schema", schema);
 	return mt;
 }
 

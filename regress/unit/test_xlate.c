@@ -293,8 +293,8 @@ test_chat_to_msg_tools(void)
 	    "'f','parameters':{}}}],'tool_choice':{'type':'function',"
 	    "'function':{'name':'f'}}}",
 	    "{'model':'m','max_tokens':5,'messages':[{'role':'user',"
-	    "'content':'x'}],'tools':[{'name':'f','input_schema':{}}],"
-	    "'tool_choice':{'type':'tool','name':'f'}}",
+	    "'content':'x'}],'tools':[{'name':'f','input_schema':{'type':"
+	    "'object'}}],'tool_choice':{'type':'tool','name':'f'}}",
 	    "chat->messages: a named tool_choice");
 	req_is(WIRE_CHAT, WIRE_MESSAGES,
 	    "{'model':'m','max_tokens':5,'messages':[{'role':'user',"
