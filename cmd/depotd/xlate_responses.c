@@ -420,6 +420,7 @@ resp_message(struct xl_chatans *a, const char *status)
 		    json_object_get(a->text) : json_object_new_string(""));
 		json_object_object_add(p, "annotations",
 		    json_object_new_array());
+		json_object_object_add(p, "logprobs", json_object_new_array());
 		json_object_array_add(content, p);
 	}
 	if (a->refusal != NULL)
@@ -491,6 +492,7 @@ resp_defaults(struct json_object *out)
 {
 	struct json_object	*text, *fmt, *reasoning;
 
+	json_object_object_add(out, "background", json_object_new_boolean(0));
 	json_object_object_add(out, "error", NULL);
 	json_object_object_add(out, "instructions", NULL);
 	json_object_object_add(out, "max_output_tokens", NULL);
