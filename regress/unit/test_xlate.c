@@ -252,6 +252,31 @@ test_chat_to_msg(void)
 }
 
 static void
+test_data_urls(void)
+{
+	req_is(WIRE_CHAT, WIRE_MESSAGES,
+	    "{'model':'m','max_tokens':5,'messages':[{'role':'user',"
+	    "'content':[{'type':'image_url','image_url':{'url':"
+	    "'data:image/svg+xml;charset=utf-8;base64,PHN2Zz4='}},"
+	    "{'type':'image_url','image_url':'DATA:image/png;BASE64,,,'}]}]}",
+	    "{'model':'m','max_tokens':5,'messages':[{'role':'user',"
+	    "'content':[{'type':'image','source':{'type':'base64',"
+	    "'media_type':'image/svg+xml','data':'PHN2Zz4='}},{'type':"
+	    "'image','source':{'type':'base64','media_type':'image/png',"
+	    "'data':',,'}}]}]}",
+	    "data: URLs: parameters are not the media type; case; a string "
+	    "image_url; data taken verbatim after the first comma");
+	req_fails(WIRE_CHAT, WIRE_MESSAGES, "{'model':'m','messages':["
+	    "{'role':'user','content':[{'type':'image_url','image_url':"
+	    "{'url':'data:;base64,AAAA'}}]}]}", "image url",
+	    "data: URLs: no media type");
+	req_fails(WIRE_CHAT, WIRE_MESSAGES, "{'model':'m','messages':["
+	    "{'role':'user','content':[{'type':'image_url','image_url':"
+	    "{'url':'ftp://e.test/a.png'}}]}]}", "image url",
+	    "data: URLs: other schemes");
+}
+
+static void
 test_chat_to_msg_tools(void)
 {
 	req_is(WIRE_CHAT, WIRE_MESSAGES,
@@ -568,6 +593,7 @@ main(void)
 	test_msg_to_chat();
 	test_msg_to_chat_tools();
 	test_chat_to_msg();
+	test_data_urls();
 	test_chat_to_msg_tools();
 	test_resp_to_chat();
 	test_resp_to_msg();
