@@ -106,8 +106,8 @@ lockdown_print_plan(FILE *fp, const struct lockdown_rules *pol,
 	    "others: EPERM\n", pol->promises,
 	    strstr(pol->promises, "exec") != NULL ? "" : "execve, ");
 	if (pol->no_fs_rules)
-		fprintf(fp, "\tfiles: no Landlock rules (they forbid "
-		    "bubblewrap's mounts): what the user may\n");
+		fprintf(fp, "\tfiles: what its user may open (no Landlock "
+		    "file rules: they forbid bubblewrap's mounts)\n");
 	else {
 		print_paths(fp, "read", ro);
 		print_paths(fp, "read and write", rw);
