@@ -296,6 +296,7 @@ extract_shutdown(void)
 
 static const struct child_ops extract_ops = {
 	.peer = extract_add_peer,
+	.prepare = extract_jail_prepare,
 	.start = extract_start,
 	.shutdown = extract_shutdown,
 };

@@ -30,6 +30,10 @@
 #define EXTRACT_AS_MAX		(512LL * 1024 * 1024)	/* address space */
 #define EXTRACT_NOFILE_MAX	64
 
+/* Before the lockdown: the seccomp filter of every jail. */
+void	 extract_jail_prepare(void);
+/* That filter, as BPF instructions (for the tests). */
+const unsigned char *extract_jail_bpf(size_t *len);
 /*
  * Starts pdftotext in a bubblewrap jail reading pdf_fd and writing
  * out_fd, in a process group of its own whose id is the returned pid;

@@ -29,14 +29,20 @@
  * frontend's event loop is ours.
  */
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +55,7 @@
 #include "privdrop.h"
 #include "child.h"
 #include "model.h"
+#include "extract.h"
 
 #define NJOBS		6	/* more than the child runs at once */
 
@@ -500,11 +507,68 @@ test_jail(pid_t child)
 	T_OK(status_is(pid, "Seccomp", "2") &&
 	    status_is(pid, "NoNewPrivs", "1"),
 	    "and the extract child's seccomp filter");
+	T_OK(status_is(pid, "Seccomp_filters", "2"),
+	    "and a filter of its own, from bwrap --seccomp (2 in all)");
 	T_OK(in_jail(pid, "/usr/bin/pdftotext") && !in_jail(pid, "/etc/passwd")
 	    && !in_jail(pid, "/etc/shadow") && !in_jail(pid, "/home") &&
 	    !in_jail(pid, "/var") && !in_jail(pid, "/run"),
 	    "its root holds /usr, and no /etc/passwd, /etc/shadow, /var, "
 	    "/run, /home");
+}
+
+static void *
+thread_main(void *arg)
+{
+	return arg;
+}
+
+/* In a child under the jail's filter: what pdftotext may still do. */
+static int
+under_jail_filter(void)
+{
+	struct sock_fprog	 prog;
+	const unsigned char	*bpf;
+	pthread_t		 t;
+	size_t			 len;
+	pid_t			 pid;
+	int			 sv[2], bad = 0;
+
+	extract_jail_prepare();
+	bpf = extract_jail_bpf(&len);
+	prog.len = len / sizeof(struct sock_filter);
+	prog.filter = (struct sock_filter *)bpf;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+		return 1;
+	if ((pid = fork()) == 0)
+		_exit(0);
+	bad |= (pid != -1 || errno != EPERM) << 1;
+	bad |= (socket(AF_INET, SOCK_STREAM, 0) != -1) << 2;
+	bad |= (socket(AF_UNIX, SOCK_STREAM, 0) != -1) << 3;
+	bad |= (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != -1) << 4;
+	bad |= (unshare(CLONE_NEWUSER) != -1) << 5;
+	bad |= (kill(getppid(), 0) != -1) << 6;
+	/* What it needs: threads, files, memory. */
+	bad |= (pthread_create(&t, NULL, thread_main, NULL) != 0 ||
+	    pthread_join(t, NULL) != 0) << 7;
+	bad |= (open("/dev/null", O_RDONLY) == -1) << 8;
+	return bad;
+}
+
+static void
+test_jail_filter(void)
+{
+	pid_t	 pid;
+	int	 status;
+
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0)
+		_exit(under_jail_filter());
+	waitpid(pid, &status, 0);
+	T_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the jail's own filter: no fork, socket, namespace or signal; "
+	    "threads and files (status %#x)", status);
 }
 
 /* The frontend goes: its running jail is killed, not left to time out. */
@@ -570,6 +634,7 @@ main(int argc, char *argv[])
 	pid = spawn_extract(argv[0], &fd);
 	T_OK(start_child(fd), "the extract child starts under a test master");
 	test_confined(pid);
+	test_jail_filter();
 	if (missing)
 		test_missing(argv[1]);
 	else {
