@@ -70,8 +70,6 @@ static struct job_list	 running = TAILQ_HEAD_INITIALIZER(running);
 static int		 nqueued, nrunning;
 static struct event	*ev_sigchld;
 
-static void	 job_next(void);
-
 static void
 reply(struct extract_peer *p, uint32_t id, int status, int fd)
 {
