@@ -104,7 +104,7 @@ check "depotctl show status lists it" \
     grep -Eq "^extract +0 +${p:-x} " "$work/status"
 # A frontend that dropped its channel would leave the child only the
 # master's.
-check "the child holds a channel from each of the 2 frontends, and the master's" \
+check "the child holds a channel from each of 2 frontends and the master" \
     test "$(find "/proc/${p:-0}/fd" -lname 'socket:*' | wc -l)" -eq 3
 check "no child was denied a system call or lost (log clean)" \
     sh -c "! grep -Eqi 'not permitted|permission denied|lost child|missing' \
