@@ -168,7 +168,7 @@ jail_exec(int pdf_fd, int out_fd, int pages, int timeout)
 		"-", "-", NULL
 	};
 	sigset_t		 none;
-	int			 null, filter;
+	int			 null, filter, flags;
 
 	snprintf(last, sizeof(last), "%d", pages);
 	/* A group of its own, which the timer kills whole. */
@@ -186,6 +186,14 @@ jail_exec(int pdf_fd, int out_fd, int pages, int timeout)
 	    limit(RLIMIT_FSIZE, 0) == -1 ||
 	    limit(RLIMIT_NOFILE, EXTRACT_NOFILE_MAX) == -1 ||
 	    limit(RLIMIT_CORE, 0) == -1)
+		_exit(126);
+	/*
+	 * A frontend may have made the PDF's socket non-blocking (the
+	 * flag is the description's, shared): pdftotext would take
+	 * EAGAIN for the end of its input.
+	 */
+	if ((flags = fcntl(pdf_fd, F_GETFL)) == -1 ||
+	    fcntl(pdf_fd, F_SETFL, flags & ~O_NONBLOCK) == -1)
 		_exit(126);
 	/* Out of the way of the descriptors the dup2s below make. */
 	if ((pdf_fd = fcntl(pdf_fd, F_DUPFD, JAIL_FD_ABOVE)) == -1 ||

@@ -285,6 +285,41 @@ test_text(const char *pdf)
 	    "pages 0 is taken as 1 (%zu bytes)", r.len);
 }
 
+/*
+ * The PDF through a socket the frontend made non-blocking, written
+ * late and in pieces, as a store streaming from S3 or SFTP would.
+ */
+static void
+test_stream(const char *pdf)
+{
+	struct result	 r;
+	char		 buf[512];
+	ssize_t		 n;
+	pid_t		 writer;
+	int		 sv[2], in, status;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		err(1, "socketpair");
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) == -1)
+		err(1, "fcntl");
+	if ((writer = fork()) == 0) {
+		close(sv[0]);
+		in = open_or_die(pdf);
+		usleep(300000);
+		while ((n = read(in, buf, sizeof(buf))) > 0) {
+			if (write(sv[1], buf, n) != n)
+				_exit(1);
+			usleep(20000);
+		}
+		_exit(0);
+	}
+	close(sv[1]);
+	extract_one(sv[0], 100, 10, &r);
+	waitpid(writer, &status, 0);
+	T_OK(strstr(r.text, "Three") != NULL, "a PDF from a non-blocking "
+	    "socket, written late and in pieces (%zu bytes)", r.len);
+}
+
 static void
 test_garbage(const char *garbage)
 {
@@ -639,6 +674,7 @@ main(int argc, char *argv[])
 		test_missing(argv[1]);
 	else {
 		test_text(argv[1]);
+		test_stream(argv[1]);
 		test_garbage(argv[2]);
 		test_timeout();
 		test_queue();
