@@ -60,7 +60,7 @@ static const struct lockdown_rules policies[] = {
 	/* The sandbox backend's unix socket. */
 	{ "broker",	"stdio unix recvfd sendfd",		1, 0, 0 },
 	/* bubblewrap and pdftotext; the files are the uid's and the jail's. */
-	{ "extract",	"stdio rpath wpath cpath proc exec jail recvfd "
+	{ "extract",	"stdio rpath cpath proc exec jail recvfd "
 			"sendfd",				0, 0, 1 },
 };
 
