@@ -230,7 +230,7 @@ xs_obj(const char *key, ...)
 	return obj;
 }
 
-/* obj's member at a dotted path ("message.usage"), or NULL. */
+/* obj's member at a dotted path ("message.usage", "output.0.id"). */
 struct json_object *
 xs_get(struct json_object *obj, const char *path)
 {
@@ -239,12 +239,15 @@ xs_get(struct json_object *obj, const char *path)
 
 	while (obj != NULL && *path != '\0') {
 		n = strcspn(path, ".");
-		if (n >= sizeof(key) ||
-		    !json_object_is_type(obj, json_type_object))
+		if (n >= sizeof(key))
 			return NULL;
 		memcpy(key, path, n);
 		key[n] = '\0';
-		if (!json_object_object_get_ex(obj, key, &obj))
+		if (json_object_is_type(obj, json_type_array) && n > 0 &&
+		    strspn(key, "0123456789") == n && n < 9)
+			obj = json_object_array_get_idx(obj, atoi(key));
+		else if (!json_object_is_type(obj, json_type_object) ||
+		    !json_object_object_get_ex(obj, key, &obj))
 			return NULL;
 		path += n + (path[n] == '.');
 	}
