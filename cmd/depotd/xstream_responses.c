@@ -409,14 +409,28 @@ rs_error_code(int status)
 	}
 }
 
+/*
+ * The flat fields the Responses reference documents, and the same
+ * nested under "error" as OpenAI's own servers send: openai 6 raises
+ * APIError only for a data.error, and passes a flat one on as a plain
+ * object.  The sequence number is not known here; no SDK checks it.
+ */
 void
 xs_responses_error(int status, const char *message, xstream_emit_cb emit,
     void *arg)
 {
+	const char	*code = rs_error_code(status);
+
 	xs_send(emit, arg, "error", xs_obj(
 	    "type", XS_STR("error"),
-	    "code", XS_STR(rs_error_code(status)),
+	    "code", XS_STR(code),
 	    "message", XS_STR(message),
 	    "param", NULL,
-	    "sequence_number", XS_INT(0), NULL));
+	    "sequence_number", XS_INT(0),
+	    "error", xs_obj(
+		"type", XS_STR(status >= 500 ? "server_error" :
+		    "invalid_request_error"),
+		"code", XS_STR(code),
+		"message", XS_STR(message),
+		"param", NULL, NULL), NULL));
 }
