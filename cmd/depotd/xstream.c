@@ -97,14 +97,18 @@ xs_parse(const char *data, size_t len)
 {
 	struct json_tokener	*tok;
 	struct json_object	*obj;
+	size_t			 end;
 
-	if (len > INT32_MAX || memchr(data, '\0', len) != NULL)
+	if (len == 0 || len > INT32_MAX || memchr(data, '\0', len) != NULL)
 		return NULL;
 	if ((tok = json_tokener_new_ex(JSON_DEPTH_MAX)) == NULL)
 		return NULL;
 	obj = json_tokener_parse_ex(tok, data, (int)len);
+	end = json_tokener_get_parse_end(tok);
+	while (end < len && strchr(" \t\r\n", data[end]) != NULL)
+		end++;
 	if (obj != NULL && (json_tokener_get_error(tok) != json_tokener_success
-	    || json_tokener_get_parse_end(tok) != len ||
+	    || end != len ||
 	    !json_object_is_type(obj, json_type_object))) {
 		json_object_put(obj);
 		obj = NULL;
@@ -127,6 +131,13 @@ xs_done(struct xstream *xs)
 	return xs->failed ? -1 : 0;
 }
 
+static int
+xs_fail(struct xstream *xs)
+{
+	xs->failed = 1;
+	return -1;
+}
+
 int
 xstream_event(struct xstream *xs, const char *event, const char *data,
     size_t len)
@@ -139,7 +150,7 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 	if (xs->ended)		/* nothing counts after the terminator */
 		return 0;
 	if (strcmp(event, "error") == 0)
-		return xs->failed = -1;
+		return xs_fail(xs);
 	if (xs->from == WIRE_CHAT && len == 6 && memcmp(data, "[DONE]", 6)
 	    == 0) {
 		if (xs->w == NULL)
@@ -147,7 +158,7 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 		return xs_done(xs);
 	}
 	if ((obj = xs_parse(data, len)) == NULL)
-		return xs->failed = -1;
+		return xs_fail(xs);
 	if (xs->w == NULL)
 		rc = xs->passer(xs, event, obj);
 	else {
@@ -159,7 +170,7 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 	}
 	json_object_put(obj);
 	if (rc == -1 || xs->failed)
-		return xs->failed = -1;
+		return xs_fail(xs);
 	if (rc == 1)
 		return xs->w != NULL ? xs_done(xs) : (xs->ended = 1, 0);
 	return 0;

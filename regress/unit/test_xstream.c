@@ -475,6 +475,38 @@ test_responses_out(void)
 	cap_free(&c);
 }
 
+/* A chat stream cut by max_tokens: finish_reason "length". */
+static void
+test_length(void)
+{
+	struct cap	 c;
+	struct result	 r;
+	char		 rec[sizeof(rec_chat_text) + 8], *p;
+
+	snprintf(rec, sizeof(rec), "%s", rec_chat_text);
+	p = strstr(rec, "\"stop\"");
+	memcpy(p, "\"length\"", 8);
+	snprintf(p + 8, sizeof(rec) - (p + 8 - rec), "%s",
+	    strstr(rec_chat_text, "\"stop\"") + 6);
+	run(WIRE_CHAT, WIRE_MESSAGES, rec, 9, &c);
+	T_EQ_STR(js_str(&c, c.n - 2, "delta.stop_reason"), "max_tokens",
+	    "length -> max_tokens");
+	cap_free(&c);
+	run(WIRE_CHAT, WIRE_RESPONSES, rec, 9, &c);
+	T_EQ_STR(c.ev[c.n - 1], "response.incomplete", "length -> "
+	    "response.incomplete");
+	T_EQ_STR(js_str(&c, c.n - 1, "response.status"), "incomplete",
+	    "status incomplete");
+	T_EQ_STR(js_str(&c, c.n - 1, "response.incomplete_details.reason"),
+	    "max_output_tokens", "reason max_output_tokens");
+	cap_dump(&c, "chat-resp-length");
+	cap_free(&c);
+	r = run(WIRE_MESSAGES, WIRE_CHAT, strstr(rec_msg_text, "event: ping"),
+	    9, &c);
+	T_EQ_INT(r.feed, -1, "a delta for a block never started fails");
+	cap_free(&c);
+}
+
 static void
 test_failures(void)
 {
@@ -570,6 +602,7 @@ main(void)
 	test_chat_out();
 	test_messages_out();
 	test_responses_out();
+	test_length();
 	test_failures();
 	test_errors();
 	return t_done();

@@ -189,6 +189,16 @@ async function responsesChecks(alias) {
 			    `${tag}: ${name}: streamed events`, got);
 		});
 	}
+	await attempt(`${tag}: chat-resp-length: responses.stream`,
+	    async () => {
+		const client = new sdk.OpenAI({ apiKey: 'k', maxRetries: 0,
+		    baseURL: base('chat-resp-length') });
+		const r = await client.responses.stream({ model: 'caller-m',
+		    input: 'hi' }).finalResponse();
+		ok(r.status === 'incomplete' && r.output_text === TEXT &&
+		    r.incomplete_details?.reason === 'max_output_tokens',
+		    `${tag}: chat-resp-length: an incomplete response`, r);
+	});
 	const client = new sdk.OpenAI({ apiKey: 'k', baseURL: base('err-resp'),
 	    maxRetries: 0 });
 	await throwsApi(sdk, `${tag}: Responses error event raises APIError`,
