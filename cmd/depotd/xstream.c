@@ -286,6 +286,23 @@ xs_int(struct json_object *obj, const char *path)
 	return v < 0 ? -1 : v;
 }
 
+/*
+ * The name a passed-through event goes out under: the upstream's event
+ * line, else its data's type.  NULL when neither is a plain word, as
+ * an event line with a line break in it would forge events.
+ */
+const char *
+xs_event_name(const char *event, const char *type)
+{
+	const char	*name = *event != '\0' ? event : type;
+
+	if (name == NULL || *name == '\0' || strspn(name,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") != strlen(name))
+		return NULL;
+	return name;
+}
+
 /* The upstream saw the remote name; the caller sees its own. */
 void
 xs_set_model(struct xstream *xs, struct json_object *obj)

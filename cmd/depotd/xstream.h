@@ -102,6 +102,7 @@ struct json_object *xs_obj(const char *key, ...);
 struct json_object *xs_get(struct json_object *, const char *path);
 const char *xs_str(struct json_object *, const char *path);
 int64_t	 xs_int(struct json_object *, const char *path);
+const char *xs_event_name(const char *event, const char *type);
 void	 xs_set_model(struct xstream *, struct json_object *);
 void	 xs_hub_text(struct xstream *, const char *, size_t);
 int	 xs_hub_tool_start(struct xstream *, int, const char *,

@@ -185,17 +185,17 @@ int
 xs_messages_pass(struct xstream *xs, const char *event,
     struct json_object *data)
 {
-	const char	*type = msg_type(event, data);
+	const char	*type = msg_type(event, data), *name;
 
-	if (strcmp(type, "error") == 0)
+	if (strcmp(type, "error") == 0 ||
+	    (name = xs_event_name(event, type)) == NULL)
 		return -1;
 	if (strcmp(type, "message_start") == 0) {
 		msg_read_usage(xs, xs_get(data, "message.usage"));
 		xs_set_model(xs, xs_get(data, "message"));
 	} else if (strcmp(type, "message_delta") == 0)
 		msg_read_usage(xs, xs_get(data, "usage"));
-	xs_emit_json(xs, *event != '\0' ? event : type,
-	    json_object_get(data));
+	xs_emit_json(xs, name, json_object_get(data));
 	return strcmp(type, "message_stop") == 0;
 }
 

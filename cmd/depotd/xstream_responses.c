@@ -379,19 +379,19 @@ xs_responses_pass(struct xstream *xs, const char *event,
     struct json_object *data)
 {
 	struct json_object	*resp;
-	const char		*type;
+	const char		*type, *name;
 
 	if ((type = xs_str(data, "type")) == NULL)
 		type = event;
-	if (strcmp(type, "error") == 0)
+	if (strcmp(type, "error") == 0 ||
+	    (name = xs_event_name(event, type)) == NULL)
 		return -1;
 	if ((resp = xs_get(data, "response")) != NULL) {
 		xs_set_model(xs, resp);
 		xs_hub_usage(xs, xs_int(resp, "usage.input_tokens"),
 		    xs_int(resp, "usage.output_tokens"));
 	}
-	xs_emit_json(xs, *event != '\0' ? event : type,
-	    json_object_get(data));
+	xs_emit_json(xs, name, json_object_get(data));
 	return rs_terminal(type);
 }
 

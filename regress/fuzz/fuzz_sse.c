@@ -66,7 +66,7 @@ emit(void *arg, const char *event, const char *data, size_t len)
 		abort();
 	if ((event == NULL) != (o->to == WIRE_CHAT))
 		abort();
-	if (event != NULL && *event == '\0')
+	if (event != NULL && (*event == '\0' || strpbrk(event, "\r\n")))
 		abort();
 	if (!(o->to == WIRE_CHAT && strcmp(data, "[DONE]") == 0)) {
 		obj = json_tokener_parse(data);
