@@ -29,6 +29,7 @@
 
 #include <json-c/json.h>
 
+#include "util.h"
 #include "xstream.h"
 
 struct xstream *
@@ -324,8 +325,14 @@ int
 xs_hub_tool_start(struct xstream *xs, int index, const char *id,
     const char *name)
 {
+	char	 made[ID_BUFSIZE];
+
 	if (index < 0 || index >= XS_TOOLS_MAX)
 		return -1;
+	if (id == NULL) {	/* some servers leave it out */
+		id_new(made, sizeof(made), "call_");
+		id = made;
+	}
 	if (!xs->finished)
 		xs->w->tool_start(xs, index, id, name != NULL ? name : "");
 	return 0;

@@ -235,12 +235,6 @@ static void
 chat_tool_start(struct xstream *xs, int index, const char *id,
     const char *name)
 {
-	char	 made[ID_BUFSIZE];
-
-	if (id == NULL) {
-		id_new(made, sizeof(made), "call_");
-		id = made;
-	}
 	chat_tool(xs, index, id, name, "", 0);
 }
 

@@ -289,12 +289,7 @@ msg_tool_start(struct xstream *xs, int index, const char *id,
     const char *name)
 {
 	struct msg_wr	*wr = xs->wr;
-	char		 made[ID_BUFSIZE];
 
-	if (id == NULL) {
-		id_new(made, sizeof(made), "toolu_");
-		id = made;
-	}
 	wr->tool[index] = 1 + msg_open(xs, xs_obj(
 	    "type", XS_STR("tool_use"),
 	    "id", XS_STR(id),

@@ -272,12 +272,7 @@ rs_tool_start(struct xstream *xs, int index, const char *id,
     const char *name)
 {
 	struct rs_wr	*wr = xs->wr;
-	char		 made[ID_BUFSIZE];
 
-	if (id == NULL) {
-		id_new(made, sizeof(made), "call_");
-		id = made;
-	}
 	if (rs_open(xs, index, "fc_", xs_obj(
 	    "type", XS_STR("function_call"),
 	    "status", XS_STR("in_progress"),
