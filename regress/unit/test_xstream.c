@@ -223,12 +223,10 @@ check_chat_chunks(struct cap *c)
 	int	 i, bad = 0;
 
 	for (i = 0; i < c->n - 1; i++)
-		if (c->ev[i] != NULL || strcmp(js_str(c, i, "object") ?
-		    js_str(c, i, "object") : "", "chat.completion.chunk") != 0 ||
-		    strcmp(js_str(c, i, "model") ? js_str(c, i, "model") : "",
-		    "caller-m") != 0 ||
-		    strcmp(js_str(c, i, "id") ? js_str(c, i, "id") : "",
-		    js_str(c, 0, "id")) != 0)
+		if (c->ev[i] != NULL ||
+		    !same(js_str(c, i, "object"), "chat.completion.chunk") ||
+		    !same(js_str(c, i, "model"), "caller-m") ||
+		    !same(js_str(c, i, "id"), js_str(c, 0, "id")))
 			bad++;
 	T_EQ_INT(bad, 0, "chunks: no event line, one id, the caller's model");
 	T_OK(strncmp(js_str(c, 0, "id") ? js_str(c, 0, "id") : "",

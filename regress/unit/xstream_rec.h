@@ -66,13 +66,13 @@ static const char rec_chat_tools[] =
 
 #define EV(e, d) "event: " e "\ndata: " d "\n\n"
 #define MSG_START EV("message_start", "{\"type\":\"message_start\","	\
-	"\"message\":{\"id\":\"msg_up1\",\"type\":\"message\",\"role\":"	\
+	"\"message\":{\"id\":\"msg_up1\",\"type\":\"message\",\"role\":" \
 	"\"assistant\",\"model\":\"remote-m\",\"content\":[],"		\
 	"\"stop_reason\":null,\"stop_sequence\":null,\"usage\":"	\
 	"{\"input_tokens\":10,\"cache_read_input_tokens\":2,"		\
 	"\"output_tokens\":1}}}")
-#define MSG_END(stop) EV("message_delta", "{\"type\":\"message_delta\","	\
-	"\"delta\":{\"stop_reason\":\"" stop "\",\"stop_sequence\":null},"	\
+#define MSG_END(stop) EV("message_delta", "{\"type\":\"message_delta\"," \
+	"\"delta\":{\"stop_reason\":\"" stop "\",\"stop_sequence\":null}," \
 	"\"usage\":{\"output_tokens\":7}}")				\
 	EV("message_stop", "{\"type\":\"message_stop\"}")
 #define BLOCK_DELTA(i, d) EV("content_block_delta",			\
@@ -132,7 +132,7 @@ static const char rec_msg_error[] =
 #define RESP(t, n, rest) EV(t, "{\"type\":\"" t "\",\"sequence_number\":" \
 	#n "," rest "}")
 #define RESP_OBJ(status, output, usage) "\"response\":{\"id\":"	\
-	"\"resp_up1\",\"object\":\"response\",\"created_at\":1764590000,"	\
+	"\"resp_up1\",\"object\":\"response\",\"created_at\":1764590000," \
 	"\"status\":\"" status "\",\"model\":\"remote-m\",\"output\":["	\
 	output "],\"usage\":" usage "}"
 #define RESP_ITEM(status, text) "{\"id\":\"msg_up1\",\"type\":"	\

@@ -96,8 +96,8 @@ async function chatChecks(alias) {
 		['msg-chat-tools', 'Checking.', CALLS, 'tool_calls'],
 	];
 	for (const [name, text, calls, finish] of cases) {
-		const client = new sdk.OpenAI({ apiKey: 'k', baseURL: base(name),
-		    maxRetries: 0 });
+		const client = new sdk.OpenAI({ apiKey: 'k', maxRetries: 0,
+		    baseURL: base(name) });
 		const req = { model: 'caller-m', stream: true,
 		    messages: [{ role: 'user', content: 'hi' }] };
 		await attempt(`${tag}: ${name}: chat.completions.create`,
@@ -111,9 +111,11 @@ async function chatChecks(alias) {
 					usage = chunk.usage;
 				const d = chunk.choices[0]?.delta;
 				got += d?.content ?? '';
-				for (const tc of d?.tool_calls ?? [])
-					args[tc.index] = (args[tc.index] ?? '') +
-					    (tc.function?.arguments ?? '');
+				for (const tc of d?.tool_calls ?? []) {
+					const a = tc.function?.arguments;
+					args[tc.index] = (args[tc.index] ??
+					    '') + (a ?? '');
+				}
 			}
 			ok(got === text, `${tag}: ${name}: streamed text`, got);
 			ok(JSON.stringify(args.map((a) => JSON.parse(a))) ===
@@ -131,8 +133,8 @@ async function chatChecks(alias) {
 			ok(m.content === text && c.choices[0].finish_reason ===
 			    finish && c.model === 'caller-m',
 			    `${tag}: ${name}: finalChatCompletion`, c);
-			const got = (m.tool_calls ?? []).map((t) =>
-			    [t.function.name, JSON.parse(t.function.arguments)]);
+			const got = (m.tool_calls ?? []).map((t) => [
+			    t.function.name, JSON.parse(t.function.arguments)]);
 			ok(JSON.stringify(got) === JSON.stringify(calls) &&
 			    (m.tool_calls ?? []).every((t) => t.id &&
 			    t.type === 'function'),
@@ -159,8 +161,8 @@ async function responsesChecks(alias) {
 		['resp-resp-text', 'Hi', []],
 	];
 	for (const [name, text, calls] of cases) {
-		const client = new sdk.OpenAI({ apiKey: 'k', baseURL: base(name),
-		    maxRetries: 0 });
+		const client = new sdk.OpenAI({ apiKey: 'k', maxRetries: 0,
+		    baseURL: base(name) });
 		const req = { model: 'caller-m', input: 'hi' };
 		await attempt(`${tag}: ${name}: responses.stream`, async () => {
 			const r = await client.responses.stream(req)
