@@ -531,6 +531,16 @@ test_failures(void)
 		T_EQ_INT(r.end, -1, "but ends early");
 		cap_free(&c);
 	}
+	r = run(WIRE_CHAT, WIRE_MESSAGES, CHUNK("{\"tool_calls\":[{"
+	    "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
+	    "data: [DONE]\n\n", 100, &c);
+	T_OK(js_str(&c, 1, "content_block.id") != NULL &&
+	    strncmp(js_str(&c, 1, "content_block.id"), "call_", 5) == 0,
+	    "a call without id or index gets an id");
+	T_EQ_STR(js_str(&c, 2, "delta.partial_json"), "{}", "and its "
+	    "arguments");
+	T_EQ_INT(r.end, 0, "[DONE] alone ends the stream");
+	cap_free(&c);
 	r = run(WIRE_CHAT, WIRE_MESSAGES, "data: {\"error\":{\"message\":"
 	    "\"boom\"}}\n\n", 100, &c);
 	T_EQ_INT(r.feed, -1, "chat's data.error fails");
