@@ -238,8 +238,10 @@ sse_finish(struct sse_parser *p)
 		return -1;
 	if ((matched = p->bom) > 0) {
 		p->bom = -1;
-		if (sse_bytes(p, sse_bom, matched) == -1)
+		if (sse_bytes(p, sse_bom, matched) == -1) {
+			p->failed = 1;
 			return -1;
+		}
 	}
 	if (p->line.len > 0 || p->data.len > 0 || p->event.len > 0) {
 		p->line.len = p->data.len = p->event.len = 0;

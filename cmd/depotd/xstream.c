@@ -119,24 +119,34 @@ xs_parse(const char *data, size_t len)
 }
 
 static int
-xs_done(struct xstream *xs)
-{
-	xs->ended = 1;
-	if (xs->w != NULL) {
-		if (!xs->started) {
-			xs->started = 1;
-			xs->w->start(xs);
-		}
-		xs->w->end(xs);
-	}
-	return xs->failed ? -1 : 0;
-}
-
-static int
 xs_fail(struct xstream *xs)
 {
 	xs->failed = 1;
 	return -1;
+}
+
+/* The writer's opening events, before anything else it writes. */
+static int
+xs_start(struct xstream *xs)
+{
+	if (!xs->started) {
+		xs->started = 1;
+		xs->w->start(xs);
+	}
+	return xs->failed ? -1 : 0;
+}
+
+/* The upstream's terminator: the caller's stream is closed too. */
+static int
+xs_done(struct xstream *xs)
+{
+	xs->ended = 1;
+	if (xs->w != NULL) {
+		if (xs_start(xs) == -1)
+			return xs_fail(xs);
+		xs->w->end(xs);
+	}
+	return xs->failed ? -1 : 0;
 }
 
 int
@@ -162,19 +172,12 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 		return xs_fail(xs);
 	if (xs->w == NULL)
 		rc = xs->passer(xs, event, obj);
-	else {
-		if (!xs->started) {
-			xs->started = 1;
-			xs->w->start(xs);
-		}
+	else if ((rc = xs_start(xs)) == 0)
 		rc = xs->reader(xs, event, obj);
-	}
 	json_object_put(obj);
 	if (rc == -1 || xs->failed)
 		return xs_fail(xs);
-	if (rc == 1)
-		return xs->w != NULL ? xs_done(xs) : (xs->ended = 1, 0);
-	return 0;
+	return rc == 1 ? xs_done(xs) : 0;
 }
 
 int
