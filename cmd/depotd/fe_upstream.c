@@ -56,6 +56,13 @@
 #define CONNECT_TIMEOUT		10	/* when none is configured */
 #define IDLE_TIMEOUT		120
 #define ANTHROPIC_VERSION	"2023-06-01"
+/*
+ * A pooled connection idle longer than this is not reused: model
+ * servers (uvicorn, llama.cpp) close theirs after 5 s, and a request
+ * sent on one closing under it cannot be sent again, since a body
+ * read from descriptors does not rewind.
+ */
+#define CONN_MAXAGE		2
 
 struct upcall {
 	struct api_req		*ar;
@@ -623,6 +630,7 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, (long)CONN_MAXAGE);
 	curl_easy_setopt(e, CURLOPT_POST, 1L);
 	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 	    (curl_off_t)ubody_length(u->p.body));
