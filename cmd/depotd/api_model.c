@@ -139,13 +139,19 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 
 /* An answer given before any upstream call: counted and logged too. */
 static void
-model_answered(struct model_req *mr)
+model_log_early(struct model_req *mr, int status)
 {
 	struct upcall_result	 res;
 
 	memset(&res, 0, sizeof(res));
 	res.tokens_in = res.tokens_out = res.ttfb_us = -1;
-	model_log(mr, &res, mr->ar->req->status);
+	model_log(mr, &res, status);
+}
+
+static void
+model_answered(struct model_req *mr)
+{
+	model_log_early(mr, mr->ar->req->status);
 }
 
 static void
@@ -162,11 +168,12 @@ model_free(struct api_req *ar)
 
 	if (mr == NULL)
 		return;
-	if (mr->call != NULL && !mr->logged) {
-		/* The caller left first: 499, as nginx says it. */
+	/* The caller left first: 499, as nginx says it. */
+	if (!mr->logged && mr->call != NULL) {
 		upcall_result(mr->call, &res);
 		model_log(mr, &res, 499);
-	}
+	} else if (!mr->logged && mr->asked[0] != '\0')
+		model_log_early(mr, 499);
 	upcall_free(mr->call);
 	if (mr->refs != NULL)
 		refs_free(mr->refs);
