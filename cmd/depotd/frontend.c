@@ -27,10 +27,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "log.h"
 #include "child.h"
 #include "frontend.h"
 #include "model.h"
+#include "fe_upstream.h"
 
 struct frontend fe;
 
@@ -65,6 +68,15 @@ on_request(struct http_request *req, void *arg)
 	else if (strcmp(req->path, "/v1/files") == 0 ||
 	    strncmp(req->path, "/v1/files/", 10) == 0)
 		api_files_route(ar);
+	else if (strcmp(req->path, "/v1/chat/completions") == 0)
+		api_model_route(ar, WIRE_CHAT);
+	else if (strcmp(req->path, "/v1/responses") == 0)
+		api_model_route(ar, WIRE_RESPONSES);
+	else if (strcmp(req->path, "/v1/messages") == 0)
+		api_model_route(ar, WIRE_MESSAGES);
+	else if (strcmp(req->path, "/v1/models") == 0 ||
+	    strncmp(req->path, "/v1/models/", 11) == 0)
+		api_models_route(ar);
 	else
 		route_not_found(ar);
 }
@@ -162,6 +174,7 @@ fe_start(void)
 	for (i = 0; i < nlisten; i++)
 		if (http_server_listen_fd(fe.http, listen_fds[i]) == -1)
 			fatal("listen");
+	fe_upstream_init();
 }
 
 static void
@@ -183,5 +196,8 @@ void
 frontend_main(int instance, int debug, int verbose)
 {
 	fe.instance = instance;
+	/* Before any lockdown: TLS initialisation may read its files. */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		fatalx("curl_global_init");
 	child_run(ROLE_FRONTEND, instance, &frontend_ops, debug, verbose);
 }

@@ -115,5 +115,8 @@ void	 api_list_route(struct api_req *);
 void	 health_route(struct api_req *);
 void	 metrics_route(struct api_req *);
 void	 metrics_count(const struct http_request *);
+/* A model request: error 1 when the caller got no answer of 2xx. */
+void	 metrics_model(const char *model, int error, int64_t tokens_in,
+	    int64_t tokens_out);
 
 #endif
