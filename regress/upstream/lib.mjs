@@ -1,0 +1,194 @@
+// Copyright (c) 2026 The depotd authors
+//
+// Permission to use, copy, modify, and distribute this software for any
+// purpose with or without fee is hereby granted, provided that the above
+// copyright notice and this permission notice appear in all copies.
+//
+// THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+// WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+// MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+// ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+// WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+// ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+// OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+
+// regress/upstream/lib.mjs: what the double's SDK checks share: the
+// SDK under its install alias, the double's control routes, one
+// "ok"/"not ok" line per check, and the fault checks every dialect
+// runs the same way.
+
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const url = need('UPSTREAM_URL');
+export const key = process.env.UPSTREAM_KEY || 'test-upstream-key';
+const modules = need('SDK_MODULES');
+
+function need(name) {
+	const v = process.env[name];
+	if (!v) {
+		console.log(`not ok - environment variable ${name} is set`);
+		process.exit(1);
+	}
+	return v;
+}
+
+export function loadSdk(alias) {
+	const req = createRequire(path.join(modules, 'package.json'));
+	const pkg = JSON.parse(fs.readFileSync(path.join(modules,
+	    'node_modules', alias, 'package.json'), 'utf8'));
+	return { mod: req(alias), name: pkg.name, version: pkg.version };
+}
+
+let failures = 0;
+
+export function reporter(prefix) {
+	return {
+		ok(cond, what, detail) {
+			if (cond) {
+				console.log(`ok - ${prefix}: ${what}`);
+			} else {
+				failures++;
+				console.log(`not ok - ${prefix}: ${what}`);
+				if (detail !== undefined)
+					console.log('# ' + String(detail)
+					    .replace(/\n/g, '\n# '));
+			}
+			return cond;
+		},
+		// A check whose body may throw: the exception is the failure.
+		async step(what, fn) {
+			try {
+				const r = await fn();
+				return this.ok(r !== false, what);
+			} catch (e) {
+				return this.ok(false, what, e?.stack ?? e);
+			}
+		},
+	};
+}
+
+export function done() {
+	process.exit(failures ? 1 : 0);
+}
+
+async function control(route, body) {
+	const r = await fetch(url + route, { method: 'POST',
+	    body: JSON.stringify(body ?? {}) });
+	if (r.status !== 204)
+		throw new Error(`${route}: ${r.status} ${await r.text()}`);
+}
+
+export const script = (...turns) => control('/__script', { turns });
+export const reset = () => control('/__reset');
+
+export async function log() {
+	const r = await fetch(url + '/__log');
+	return (await r.json()).requests;
+}
+
+export async function lastLogged() {
+	const all = await log();
+	return all[all.length - 1];
+}
+
+export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+// Expects fn to throw an instance of cls (a class of the SDK under
+// test); with a status, the error must carry it too.
+export async function expectThrow(t, what, fn, cls, status) {
+	let err = null;
+	try {
+		await fn();
+	} catch (e) {
+		err = e;
+	}
+	const name = cls ? cls.name : 'an error';
+	t.ok(err !== null && (!cls || err instanceof cls) &&
+	    (status === undefined || err.status === status),
+	    `${what} raises ${name}${status ? ' ' + status : ''}`,
+	    err ? `got ${err.constructor.name} ${err.status}: ${err.message}` :
+	    'no error');
+	return err;
+}
+
+// The double saw the client go: the stalled request's log entry.
+async function stalled(t, what) {
+	await sleep(500);
+	const e = await lastLogged();
+	t.ok(e.client_closed === true && e.ended - e.started < 3,
+	    `${what}: the log sees the client close`, JSON.stringify(e));
+}
+
+// The same checks for every dialect: each fault kind through the SDK.
+// call(fault-free options) makes one plain request, stream() one
+// streamed request, and both give the text they read.
+export async function faults(t, sdk, call, stream, dialect) {
+	const E = sdk.mod;
+	const statuses = [[400, E.BadRequestError],
+	    [401, E.AuthenticationError], [429, E.RateLimitError],
+	    [500, E.InternalServerError]];
+	for (const [status, cls] of statuses) {
+		await script({ fault: { kind: 'status', status,
+		    message: `scripted ${status}`, retry_after: '7' } });
+		const err = await expectThrow(t, `${dialect}: fault status ` +
+		    status, () => call({}), cls, status);
+		t.ok(err && JSON.stringify(err.error ?? '').includes(
+		    `scripted ${status}`) && err.headers?.get?.('retry-after') ===
+		    '7', `${dialect}: status ${status} carries the message and ` +
+		    'retry-after', err && JSON.stringify(err.error));
+	}
+	for (const s of [false, true]) {
+		const how = s ? 'stream' : 'plain';
+		const fn = s ? stream : call;
+		await script({ fault: { kind: 'garbage' } });
+		await expectThrow(t, `${dialect}: garbage ${how}`, () => fn({}));
+		await script({ fault: { kind: 'reset', after: 'none' } });
+		await expectThrow(t, `${dialect}: reset after none ${how}`,
+		    () => fn({}), E.APIConnectionError);
+		// Past the headers the SDKs pass on fetch's own error (which
+		// node's fetch may name ECONNRESET or "other side closed").
+		for (const after of ['headers', 'first']) {
+			await script({ fault: { kind: 'reset', after } });
+			const err = await expectThrow(t, `${dialect}: reset after ` +
+			    `${after} ${how}`, () => fn({}));
+			t.ok(err instanceof E.APIConnectionError ||
+			    ['ECONNRESET', 'UND_ERR_SOCKET'].includes(
+			    err?.cause?.code), `${dialect}: reset after ` +
+			    `${after} ${how} is a transport error`,
+			    `${err?.constructor.name}: ${err?.message} ` +
+			    `(cause ${err?.cause?.code})`);
+		}
+		await script({ fault: { kind: 'stall', after: 'none' } });
+		await expectThrow(t, `${dialect}: stall after none ${how}`,
+		    () => fn({ timeout: 700 }), E.APIConnectionTimeoutError);
+		await stalled(t, `${dialect}: stall after none ${how}`);
+		// The SDKs time the wait for the headers only: after them,
+		// the caller's signal is what ends a stalled answer.
+		for (const after of ['headers', 'first']) {
+			await script({ text: 'never whole',
+			    fault: { kind: 'stall', after } });
+			const what = `${dialect}: stall after ${after} ${how}`;
+			let got;
+			try {
+				got = await fn({ signal: AbortSignal.timeout(700) });
+			} catch (e) {
+				got = e;
+			}
+			t.ok(got !== 'never whole', `${what} does not ` +
+			    'complete', got);
+			await stalled(t, what);
+		}
+		for (const fault of [{ kind: 'drip', ms: 1 }, { kind: 'crlf' }]) {
+			const text = 'drip ünïcode ✓ and 😀 split';
+			await script({ text });
+			const want = await fn({});
+			await script({ text, fault });
+			const got = await fn({});
+			t.ok(got === want && want === text, `${dialect}: ` +
+			    `${fault.kind} ${how} reads as the normal answer`,
+			    `${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
+		}
+	}
+}
