@@ -29,6 +29,8 @@
 #  - {{last_user_text}} and the echo read the last user message that
 #    has text (an Anthropic tool loop's last user turn holds only
 #    tool_result blocks);
+#  - /v1/messages takes the key from x-api-key or, as @anthropic-ai/sdk
+#    1.x sends it, from Authorization: Bearer;
 #  - a Responses previous_response_id must name a response this double
 #    gave, whose function calls the new input may then answer.
 #
@@ -218,8 +220,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def auth(self, dialect):
         """None when the request may pass, else (status, message)."""
+        got = self.headers.get("Authorization", "")
         if dialect == "messages":
             key = self.headers.get("x-api-key")
+            if key is None and got.startswith("Bearer "):
+                key = got[7:]
             if key is None:
                 return 401, "x-api-key header is required"
             if not secrets.compare_digest(key, STATE.key):
@@ -227,7 +232,6 @@ class Handler(BaseHTTPRequestHandler):
             if not self.headers.get("anthropic-version"):
                 return 400, "anthropic-version: header is required"
             return None
-        got = self.headers.get("Authorization", "")
         if not got.startswith("Bearer "):
             return 401, ("You didn't provide an API key. You need to "
                 "provide your API key in an Authorization header using "
@@ -326,7 +330,7 @@ class Handler(BaseHTTPRequestHandler):
         return w
 
     def models(self):
-        anthropic = self.headers.get("x-api-key") is not None
+        anthropic = self.headers.get("anthropic-version") is not None
         refused = self.auth("messages" if anthropic else "chat")
         if refused:
             return self.error("messages" if anthropic else "chat",
