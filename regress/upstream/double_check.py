@@ -108,13 +108,18 @@ CHAT_PARTS = {
 }
 
 
-def chat_part(p, role, where):
+def part_type(p, allowed, where):
+    """A content part's type, if the role allows it."""
     if not isinstance(p, dict) or not isinstance(p.get("type"), str):
         raise Invalid("Invalid type for '%s': expected an object." % where,
             where, "invalid_type")
-    t = p["type"]
-    if t not in CHAT_PARTS[role]:
-        bad_value(t, CHAT_PARTS[role], where + ".type")
+    if p["type"] not in allowed:
+        bad_value(p["type"], allowed, where + ".type")
+    return p["type"]
+
+
+def chat_part(p, role, where):
+    t = part_type(p, CHAT_PARTS[role], where)
     if t in ("text", "refusal") and not isinstance(p.get(t), str):
         missing(where + "." + t)
     if t == "image_url":
@@ -220,12 +225,7 @@ RESP_ITEMS = ("message", "function_call", "function_call_output",
 
 
 def resp_part(p, role, where):
-    if not isinstance(p, dict) or not isinstance(p.get("type"), str):
-        raise Invalid("Invalid type for '%s': expected an object." % where,
-            where, "invalid_type")
-    t = p["type"]
-    if t not in RESP_PARTS[role]:
-        bad_value(t, RESP_PARTS[role], where + ".type")
+    t = part_type(p, RESP_PARTS[role], where)
     if t in ("input_text", "output_text") and \
         not isinstance(p.get("text"), str):
         missing(where + ".text")

@@ -17,9 +17,7 @@
 // "ok"/"not ok" line per check, and the fault checks every dialect
 // runs the same way.
 
-import { createRequire } from 'node:module';
-import fs from 'node:fs';
-import path from 'node:path';
+import { loadSdk as load, reporter, failed } from '../harness/sdk.mjs';
 
 export const url = need('UPSTREAM_URL');
 export const key = process.env.UPSTREAM_KEY || 'test-upstream-key';
@@ -34,43 +32,11 @@ function need(name) {
 	return v;
 }
 
-export function loadSdk(alias) {
-	const req = createRequire(path.join(modules, 'package.json'));
-	const pkg = JSON.parse(fs.readFileSync(path.join(modules,
-	    'node_modules', alias, 'package.json'), 'utf8'));
-	return { mod: req(alias), name: pkg.name, version: pkg.version };
-}
-
-let failures = 0;
-
-export function reporter(prefix) {
-	return {
-		ok(cond, what, detail) {
-			if (cond) {
-				console.log(`ok - ${prefix}: ${what}`);
-			} else {
-				failures++;
-				console.log(`not ok - ${prefix}: ${what}`);
-				if (detail !== undefined)
-					console.log('# ' + String(detail)
-					    .replace(/\n/g, '\n# '));
-			}
-			return cond;
-		},
-		// A check whose body may throw: the exception is the failure.
-		async step(what, fn) {
-			try {
-				const r = await fn();
-				return this.ok(r !== false, what);
-			} catch (e) {
-				return this.ok(false, what, e?.stack ?? e);
-			}
-		},
-	};
-}
+export const loadSdk = (alias) => load(modules, alias);
+export { reporter };
 
 export function done() {
-	process.exit(failures ? 1 : 0);
+	process.exit(failed() ? 1 : 0);
 }
 
 async function control(route, body) {
