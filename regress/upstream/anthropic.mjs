@@ -18,12 +18,13 @@
 // finalMessage(), tool use, faults, validation and the request log.
 
 import { url, key, loadSdk, reporter, done, script, reset, lastLogged,
-    expectThrow, faults } from './lib.mjs';
+    expectThrow, faults, isolated } from './lib.mjs';
 
 const alias = process.argv[2] || '@anthropic-ai/sdk';
 const sdk = loadSdk(alias);
 const Anthropic = sdk.mod.Anthropic ?? sdk.mod.default;
 const t = reporter(`${sdk.name} ${sdk.version}`);
+const step = isolated(t);
 const client = new Anthropic({ baseURL: url, apiKey: key, maxRetries: 0 });
 const model = 'claude-test';
 const hi = [{ role: 'user', content: 'hi there' }];
@@ -49,7 +50,7 @@ async function streamText(opts) {
 }
 
 async function plain() {
-	await t.step('messages: plain answer has the message shape',
+	await step('messages: plain answer has the message shape',
 	    async () => {
 		await script({ text: 'hello world', usage: { in: 4, out: 2 } });
 		const m = await client.messages.create(base);
@@ -61,13 +62,13 @@ async function plain() {
 		    m.usage.input_tokens === 4 && m.usage.output_tokens === 2,
 		    'messages: plain fields', JSON.stringify(m));
 	});
-	await t.step('messages: no turn queued echoes the user text',
+	await step('messages: no turn queued echoes the user text',
 	    async () => t.ok(await plainText() === 'echo: hi there',
 	    'messages: echo'));
 }
 
 async function streamed() {
-	await t.step('messages: stream events in order', async () => {
+	await step('messages: stream events in order', async () => {
 		await script({ text: 'héllo wörld ✓', usage: { in: 5, out: 3 } });
 		const s = await client.messages.create({ ...base, stream: true });
 		const ev = [];
@@ -87,7 +88,7 @@ async function streamed() {
 		    md.usage.output_tokens === 3, 'messages: stream events',
 		    JSON.stringify(types));
 	});
-	await t.step('messages: stream() and finalMessage()', async () => {
+	await step('messages: stream() and finalMessage()', async () => {
 		await script({ text: 'final answer' });
 		const s = client.messages.stream(base);
 		let deltas = '';
@@ -103,7 +104,7 @@ async function streamed() {
 }
 
 async function toolUse() {
-	await t.step('messages: tool_use, then its result echoed', async () => {
+	await step('messages: tool_use, then its result echoed', async () => {
 		await script({ text: 'let me look', tool_calls: [{
 		    name: 'lookup', arguments: { q: 'pé 😀' } }] },
 		    { text: 'result: {{last_tool_result}}' });
@@ -122,7 +123,7 @@ async function toolUse() {
 		return t.ok(textOf(r) === 'result: 3 pears',
 		    'messages: {{last_tool_result}}', JSON.stringify(r));
 	});
-	await t.step('messages: plain tool_use with a given id', async () => {
+	await step('messages: plain tool_use with a given id', async () => {
 		await script({ tool_calls: [{ id: 'toolu_fixed', name: 'lookup',
 		    arguments: { q: '{{last_user_text}}' } }] });
 		const m = await client.messages.create({ ...base, tools });
@@ -169,7 +170,7 @@ async function validation() {
 }
 
 async function logged() {
-	await t.step('log: path, headers and body of a request', async () => {
+	await step('log: path, headers and body of a request', async () => {
 		await client.messages.create({ ...base,
 		    metadata: { user_id: 'log-2' } });
 		const e = await lastLogged();
@@ -183,7 +184,7 @@ async function logged() {
 		    /^[0-9a-f]{64}$/.test(e.raw_sha256) && e.status === 200,
 		    'log: entry fields', JSON.stringify(e));
 	});
-	await t.step('models: list', async () => {
+	await step('models: list', async () => {
 		const ids = [];
 		for await (const m of client.models.list())
 			ids.push(m.id);
@@ -197,5 +198,6 @@ await streamed();
 await toolUse();
 await validation();
 await logged();
-await faults(t, sdk, plainText, streamText, 'messages');
+await t.step('messages: the fault checks ran to the end', () =>
+    faults(t, sdk, plainText, streamText, 'messages'));
 done();

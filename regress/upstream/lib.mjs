@@ -49,6 +49,15 @@ async function control(route, body) {
 export const script = (...turns) => control('/__script', { turns });
 export const reset = () => control('/__reset');
 
+// t.step, each from an empty queue: a failed check's unused turns
+// must not answer the next one.
+export function isolated(t) {
+	return async (what, fn) => {
+		await reset();
+		return t.step(what, fn);
+	};
+}
+
 export async function log() {
 	const r = await fetch(url + '/__log');
 	return (await r.json()).requests;
@@ -92,11 +101,15 @@ async function stalled(t, what) {
 // streamed request, and both give the text they read.
 export async function faults(t, sdk, call, stream, dialect) {
 	const E = sdk.mod;
+	const fresh = async (...turns) => {
+		await reset();
+		await script(...turns);
+	};
 	const statuses = [[400, E.BadRequestError],
 	    [401, E.AuthenticationError], [429, E.RateLimitError],
 	    [500, E.InternalServerError]];
 	for (const [status, cls] of statuses) {
-		await script({ fault: { kind: 'status', status,
+		await fresh({ fault: { kind: 'status', status,
 		    message: `scripted ${status}`, retry_after: '7' } });
 		const err = await expectThrow(t, `${dialect}: fault status ` +
 		    status, () => call({}), cls, status);
@@ -108,15 +121,15 @@ export async function faults(t, sdk, call, stream, dialect) {
 	for (const s of [false, true]) {
 		const how = s ? 'stream' : 'plain';
 		const fn = s ? stream : call;
-		await script({ fault: { kind: 'garbage' } });
+		await fresh({ fault: { kind: 'garbage' } });
 		await expectThrow(t, `${dialect}: garbage ${how}`, () => fn({}));
-		await script({ fault: { kind: 'reset', after: 'none' } });
+		await fresh({ fault: { kind: 'reset', after: 'none' } });
 		await expectThrow(t, `${dialect}: reset after none ${how}`,
 		    () => fn({}), E.APIConnectionError);
 		// Past the headers the SDKs pass on fetch's own error (which
 		// node's fetch may name ECONNRESET or "other side closed").
 		for (const after of ['headers', 'first']) {
-			await script({ fault: { kind: 'reset', after } });
+			await fresh({ fault: { kind: 'reset', after } });
 			const err = await expectThrow(t, `${dialect}: reset after ` +
 			    `${after} ${how}`, () => fn({}));
 			t.ok(err instanceof E.APIConnectionError ||
@@ -126,14 +139,14 @@ export async function faults(t, sdk, call, stream, dialect) {
 			    `${err?.constructor.name}: ${err?.message} ` +
 			    `(cause ${err?.cause?.code})`);
 		}
-		await script({ fault: { kind: 'stall', after: 'none' } });
+		await fresh({ fault: { kind: 'stall', after: 'none' } });
 		await expectThrow(t, `${dialect}: stall after none ${how}`,
 		    () => fn({ timeout: 700 }), E.APIConnectionTimeoutError);
 		await stalled(t, `${dialect}: stall after none ${how}`);
 		// The SDKs time the wait for the headers only: after them,
 		// the caller's signal is what ends a stalled answer.
 		for (const after of ['headers', 'first']) {
-			await script({ text: 'never whole',
+			await fresh({ text: 'never whole',
 			    fault: { kind: 'stall', after } });
 			const what = `${dialect}: stall after ${after} ${how}`;
 			let got;
@@ -148,9 +161,9 @@ export async function faults(t, sdk, call, stream, dialect) {
 		}
 		for (const fault of [{ kind: 'drip', ms: 1 }, { kind: 'crlf' }]) {
 			const text = 'drip ünïcode ✓ and 😀 split';
-			await script({ text });
+			await fresh({ text });
 			const want = await fn({});
-			await script({ text, fault });
+			await fresh({ text, fault });
 			const got = await fn({});
 			t.ok(got === want && want === text, `${dialect}: ` +
 			    `${fault.kind} ${how} reads as the normal answer`,

@@ -19,12 +19,13 @@
 // double's wire format.
 
 import { url, key, loadSdk, reporter, done, script, reset, lastLogged,
-    expectThrow, faults } from './lib.mjs';
+    expectThrow, faults, isolated } from './lib.mjs';
 
 const alias = process.argv[2] || 'openai';
 const sdk = loadSdk(alias);
 const OpenAI = sdk.mod.OpenAI ?? sdk.mod.default;
 const t = reporter(`${sdk.name} ${sdk.version}`);
+const step = isolated(t);
 const client = new OpenAI({ baseURL: url + '/v1', apiKey: key,
     maxRetries: 0 });
 const model = 'gpt-test';
@@ -68,7 +69,7 @@ async function respStreamText(opts) {
 }
 
 async function chatPlain() {
-	await t.step('chat: plain answer has the chat.completion shape',
+	await step('chat: plain answer has the chat.completion shape',
 	    async () => {
 		await script({ text: 'hello world', usage: { in: 3, out: 2 } });
 		const r = await client.chat.completions.create({ model,
@@ -85,12 +86,12 @@ async function chatPlain() {
 		    r.usage.total_tokens === 5, 'chat: plain fields',
 		    JSON.stringify(r));
 	});
-	await t.step('chat: no turn queued echoes the user text', async () =>
+	await step('chat: no turn queued echoes the user text', async () =>
 	    t.ok(await chatText() === 'echo: hi there', 'chat: echo'));
 }
 
 async function chatStream() {
-	await t.step('chat: stream with include_usage', async () => {
+	await step('chat: stream with include_usage', async () => {
 		await script({ text: 'héllo wörld ✓' });
 		const s = await client.chat.completions.create({ model,
 		    messages: hi, stream: true,
@@ -114,7 +115,7 @@ async function chatStream() {
 }
 
 async function chatTools() {
-	await t.step('chat: a tool call, then its result echoed', async () => {
+	await step('chat: a tool call, then its result echoed', async () => {
 		await script({ tool_calls: [{ name: 'lookup',
 		    arguments: { q: 'apples' } }] },
 		    { text: 'result: {{last_tool_result}}' });
@@ -135,7 +136,7 @@ async function chatTools() {
 		    'result: 42 apples', 'chat: {{last_tool_result}}',
 		    JSON.stringify(r2));
 	});
-	await t.step('chat: streamed tool call through stream() helper',
+	await step('chat: streamed tool call through stream() helper',
 	    async () => {
 		await script({ tool_calls: [{ id: 'call_fixed1', name: 'lookup',
 		    arguments: { q: 'pé 😀' } }] });
@@ -152,7 +153,7 @@ async function chatTools() {
 }
 
 async function respPlain() {
-	await t.step('responses: plain answer has the response shape',
+	await step('responses: plain answer has the response shape',
 	    async () => {
 		await script({ text: 'hello there' });
 		const r = await client.responses.create({ model,
@@ -173,7 +174,7 @@ async function respPlain() {
 }
 
 async function respStream() {
-	await t.step('responses: stream events in order', async () => {
+	await step('responses: stream events in order', async () => {
 		await script({ text: 'one two three' });
 		const s = await client.responses.create({ model,
 		    input: 'hi there', stream: true });
@@ -193,7 +194,7 @@ async function respStream() {
 		    'responses: event types and sequence numbers',
 		    JSON.stringify(types));
 	});
-	await t.step('responses: stream() and finalResponse()', async () => {
+	await step('responses: stream() and finalResponse()', async () => {
 		await script({ text: 'final answer' });
 		const s = client.responses.stream({ model, input: 'hi there' });
 		let deltas = '';
@@ -208,7 +209,7 @@ async function respStream() {
 }
 
 async function respTools() {
-	await t.step('responses: text and a function call streamed, then ' +
+	await step('responses: text and a function call streamed, then ' +
 	    'its output echoed', async () => {
 		await script({ text: 'let me look', tool_calls: [{
 		    name: 'lookup', arguments: { q: 'pears' } }] },
@@ -230,7 +231,7 @@ async function respTools() {
 		return t.ok(r2.output_text === 'got 7 pears',
 		    'responses: {{last_tool_result}}', JSON.stringify(r2));
 	});
-	await t.step('responses: function_call_output after ' +
+	await step('responses: function_call_output after ' +
 	    'previous_response_id', async () => {
 		await script({ tool_calls: [{ name: 'lookup',
 		    arguments: {} }] }, { text: '{{last_tool_result}}!' });
@@ -289,7 +290,7 @@ async function validation() {
 }
 
 async function logged() {
-	await t.step('log: path, headers and body of a request', async () => {
+	await step('log: path, headers and body of a request', async () => {
 		await client.chat.completions.create({ model, messages: hi,
 		    metadata: { probe: 'log-1' } });
 		const e = await lastLogged();
@@ -301,7 +302,7 @@ async function logged() {
 		    e.client_closed === false && e.ended >= e.started,
 		    'log: entry fields', JSON.stringify(e));
 	});
-	await t.step('models: list', async () => {
+	await step('models: list', async () => {
 		const ids = [];
 		for await (const m of client.models.list())
 			ids.push(m.id);
@@ -318,6 +319,8 @@ await respStream();
 await respTools();
 await validation();
 await logged();
-await faults(t, sdk, chatText, chatStreamText, 'chat');
-await faults(t, sdk, respText, respStreamText, 'responses');
+await t.step('chat: the fault checks ran to the end', () =>
+    faults(t, sdk, chatText, chatStreamText, 'chat'));
+await t.step('responses: the fault checks ran to the end', () =>
+    faults(t, sdk, respText, respStreamText, 'responses'));
 done();
