@@ -22,7 +22,8 @@ import path from 'node:path';
 
 // The package under its install name and the version really installed.
 export function loadSdk(modules, alias) {
-	const mod = createRequire(path.join(modules, 'package.json'))(alias);
+	const req = createRequire(path.join(modules, 'package.json'));
+	const mod = req(alias);
 	const pkg = JSON.parse(fs.readFileSync(path.join(modules,
 	    'node_modules', alias, 'package.json'), 'utf8'));
 	return { mod, name: pkg.name, version: pkg.version };
@@ -39,7 +40,8 @@ export function reporter(prefix) {
 				failures++;
 				console.log(`not ok - ${prefix}: ${what}`);
 				if (detail !== undefined)
-					console.log(`# ${String(detail).replace(/\n/g, '\n# ')}`);
+					console.log('# ' + String(detail)
+					    .replace(/\n/g, '\n# '));
 			}
 			return cond;
 		},
@@ -52,7 +54,7 @@ export function reporter(prefix) {
 				this.ok(true, what);
 				return true;
 			} catch (e) {
-				this.ok(false, what, e && e.stack ? e.stack : e);
+				this.ok(false, what, e?.stack ?? e);
 				return false;
 			}
 		},

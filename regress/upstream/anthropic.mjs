@@ -69,15 +69,17 @@ async function plain() {
 
 async function streamed() {
 	await step('messages: stream events in order', async () => {
-		await script({ text: 'héllo wörld ✓', usage: { in: 5, out: 3 } });
-		const s = await client.messages.create({ ...base, stream: true });
+		await script({ text: 'héllo wörld ✓',
+		    usage: { in: 5, out: 3 } });
+		const s = await client.messages.create({ ...base,
+		    stream: true });
 		const ev = [];
 		for await (const e of s)
 			ev.push(e);
 		const types = [...new Set(ev.map((e) => e.type))];
 		const want = ['message_start', 'content_block_start',
-		    'content_block_delta', 'content_block_stop', 'message_delta',
-		    'message_stop'];
+		    'content_block_delta', 'content_block_stop',
+		    'message_delta', 'message_stop'];
 		const text = ev.filter((e) => e.type === 'content_block_delta')
 		    .map((e) => e.delta.text).join('');
 		const md = ev.find((e) => e.type === 'message_delta');
@@ -111,7 +113,8 @@ async function toolUse() {
 		const m = await client.messages.stream({ ...base, tools })
 		    .finalMessage();
 		const use = m.content[1];
-		t.ok(m.stop_reason === 'tool_use' && textOf(m) === 'let me look' &&
+		t.ok(m.stop_reason === 'tool_use' &&
+		    textOf(m) === 'let me look' &&
 		    use?.type === 'tool_use' && /^toolu_/.test(use.id) &&
 		    use.name === 'lookup' && use.input.q === 'pé 😀',
 		    'messages: streamed tool_use block', JSON.stringify(m));

@@ -29,6 +29,12 @@
 #  - {{last_user_text}} and the echo read the last user message that
 #    has text (an Anthropic tool loop's last user turn holds only
 #    tool_result blocks);
+#  - a fault {"kind": "sse_error", "message"?}: a stream stops after its
+#    first event with the provider's in-stream error (chat: a data
+#    line with "error"; Messages: event: error, overloaded_error;
+#    Responses: event: error); a plain request gets a 500 instead;
+#  - plain OpenAI answers are indented JSON, as OpenAI sends them;
+#    Anthropic's are compact, but indented under a crlf fault;
 #  - /v1/messages takes the key from x-api-key or, as @anthropic-ai/sdk
 #    1.x sends it, from Authorization: Bearer;
 #  - a Responses previous_response_id must name a response this double
@@ -289,7 +295,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(dialect, 400, e.message, e.param, e.code)
         turn = STATE.take(self.path_only()) or {}
         fault = turn.get("fault") or {}
-        if fault.get("kind") == "status":
+        kind = fault.get("kind")
+        if kind == "status" or (kind == "sse_error" and
+            not body.get("stream")):
             return self.fault_status(dialect, fault)
         return self.answer(dialect, body, answer_for(dialect, body, turn),
             fault)
@@ -319,12 +327,19 @@ class Handler(BaseHTTPRequestHandler):
             rid = ("x-request-id", "req_" + secrets.token_hex(16))
             with STATE.lock:
                 STATE.calls[a["resp_id"]] = {c["id"] for c in a["calls"]}
+        if stream and fault.get("kind") == "sse_error":
+            parts = parts[:1] + [ans.error_event(dialect,
+                fault.get("message") or "scripted stream error", 1)]
         if stream:
             hdrs = [("Content-Type", "text/event-stream; charset=utf-8"),
                 ("Cache-Control", "no-cache"), rid]
         else:
             hdrs = [("Content-Type", "application/json"), rid]
-            parts = [json.dumps(parts, ensure_ascii=False).encode()]
+            # OpenAI indents its JSON; a crlf fault needs lines to end.
+            indent = None if dialect == "messages" and \
+                fault.get("kind") != "crlf" else 2
+            parts = [json.dumps(parts, ensure_ascii=False,
+                indent=indent).encode()]
         w = Writer(self, stream, fault)
         w.send(200, hdrs, parts, dialect)
         return w

@@ -88,6 +88,16 @@ def anthropic_error(status, message):
     return {"type": "error", "error": {"type": etype, "message": message}}
 
 
+def error_event(dialect, message, seq):
+    """A provider's in-stream error, which ends a stream already begun."""
+    if dialect == "chat":
+        return sse(None, openai_error(500, message))
+    if dialect == "messages":
+        return sse("error", anthropic_error(529, message))
+    return sse("error", {"type": "error", "code": "server_error",
+        "message": message, "param": None, "sequence_number": seq})
+
+
 # --- OpenAI chat completions ---------------------------------------
 
 def chat_usage(a):

@@ -149,11 +149,29 @@ def drip_crlf():
     raw = r.body
     ok(b"\r\n" in raw and b"\n" not in raw.replace(b"\r\n", b"") and
         b"\r\n: " in raw, "crlf: CRLF line ends and : comments", raw[:300])
+    script({"text": text, "fault": {"kind": "crlf"}})
+    r = model("messages", BODY["messages"])
+    ok(b"\r\n" in r.body and b"\n" not in r.body.replace(b"\r\n", b"")
+        and r.json()["content"][0]["text"] == text,
+        "crlf: a plain answer in CRLF lines", r.body[:200])
     blocks = [b for b in raw.replace(b"\r\n", b"\n").split(b"\n\n") if b]
     datas = [json.loads(line[6:]) for b in blocks for line in b.split(b"\n")
         if line.startswith(b"data: ")]
     ok(datas[-1]["response"]["output"][0]["content"][0]["text"] == text,
         "crlf: the same answer underneath")
+
+
+def sse_error():
+    for d, first, last in (("chat", None, None),
+        ("messages", "message_start", "error"),
+        ("responses", "response.created", "error")):
+        script({"fault": {"kind": "sse_error", "message": "mid"}})
+        ev = model(d, stream(d)).events()
+        data = json.loads(ev[-1][1])
+        err = data if d == "responses" else data["error"]
+        ok(len(ev) == 2 and ev[0][0] == first and ev[1][0] == last and
+            err["message"] == "mid", "%s: sse_error is the first event, "
+            "then the error" % d, ev)
 
 
 def stall_reset_garbage():
@@ -266,7 +284,7 @@ def control_routes():
 def main():
     control("/__reset")
     for f in (chat_framing, messages_framing, responses_framing,
-        drip_crlf, stall_reset_garbage, envelopes, control_routes):
+        drip_crlf, sse_error, stall_reset_garbage, envelopes, control_routes):
         try:
             f()
         except Exception as e:	# a crash is one failed check

@@ -114,15 +114,23 @@ export async function faults(t, sdk, call, stream, dialect) {
 		const err = await expectThrow(t, `${dialect}: fault status ` +
 		    status, () => call({}), cls, status);
 		t.ok(err && JSON.stringify(err.error ?? '').includes(
-		    `scripted ${status}`) && err.headers?.get?.('retry-after') ===
-		    '7', `${dialect}: status ${status} carries the message and ` +
+		    `scripted ${status}`) &&
+		    err.headers?.get?.('retry-after') === '7',
+		    `${dialect}: status ${status} carries the message and ` +
 		    'retry-after', err && JSON.stringify(err.error));
 	}
 	for (const s of [false, true]) {
 		const how = s ? 'stream' : 'plain';
 		const fn = s ? stream : call;
 		await fresh({ fault: { kind: 'garbage' } });
-		await expectThrow(t, `${dialect}: garbage ${how}`, () => fn({}));
+		await expectThrow(t, `${dialect}: garbage ${how}`,
+		    () => fn({}));
+		await fresh({ fault: { kind: 'sse_error', message: 'mid' } });
+		const mid = await expectThrow(t, `${dialect}: sse_error ${how}`,
+		    () => fn({}), s ? undefined : E.InternalServerError);
+		t.ok((mid?.message ?? '').includes('mid'), `${dialect}: ` +
+		    `sse_error ${how} carries the message`,
+		    mid && `${mid.message} ${JSON.stringify(mid.error)}`);
 		await fresh({ fault: { kind: 'reset', after: 'none' } });
 		await expectThrow(t, `${dialect}: reset after none ${how}`,
 		    () => fn({}), E.APIConnectionError);
@@ -130,8 +138,8 @@ export async function faults(t, sdk, call, stream, dialect) {
 		// node's fetch may name ECONNRESET or "other side closed").
 		for (const after of ['headers', 'first']) {
 			await fresh({ fault: { kind: 'reset', after } });
-			const err = await expectThrow(t, `${dialect}: reset after ` +
-			    `${after} ${how}`, () => fn({}));
+			const err = await expectThrow(t, `${dialect}: reset ` +
+			    `after ${after} ${how}`, () => fn({}));
 			t.ok(err instanceof E.APIConnectionError ||
 			    ['ECONNRESET', 'UND_ERR_SOCKET'].includes(
 			    err?.cause?.code), `${dialect}: reset after ` +
@@ -151,7 +159,8 @@ export async function faults(t, sdk, call, stream, dialect) {
 			const what = `${dialect}: stall after ${after} ${how}`;
 			let got;
 			try {
-				got = await fn({ signal: AbortSignal.timeout(700) });
+				got = await fn({
+				    signal: AbortSignal.timeout(700) });
 			} catch (e) {
 				got = e;
 			}
@@ -159,7 +168,8 @@ export async function faults(t, sdk, call, stream, dialect) {
 			    'complete', got);
 			await stalled(t, what);
 		}
-		for (const fault of [{ kind: 'drip', ms: 1 }, { kind: 'crlf' }]) {
+		for (const fault of [{ kind: 'drip', ms: 1 },
+		    { kind: 'crlf' }]) {
 			const text = 'drip ünïcode ✓ and 😀 split';
 			await fresh({ text });
 			const want = await fn({});
@@ -167,7 +177,8 @@ export async function faults(t, sdk, call, stream, dialect) {
 			const got = await fn({});
 			t.ok(got === want && want === text, `${dialect}: ` +
 			    `${fault.kind} ${how} reads as the normal answer`,
-			    `${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
+			    `${JSON.stringify(got)} vs ` +
+			    JSON.stringify(want));
 		}
 	}
 }

@@ -62,9 +62,13 @@ async function respStreamText(opts) {
 	const s = await client.responses.create({ model, input: 'hi there',
 	    stream: true }, opts);
 	let text = '';
-	for await (const e of s)
+	for await (const e of s) {
 		if (e.type === 'response.output_text.delta')
 			text += e.delta;
+		// openai 6 hands an error event on as an event, 7 throws.
+		if (e.type === 'error')
+			throw new Error(`error event: ${e.message}`);
+	}
 	return text;
 }
 
@@ -222,7 +226,8 @@ async function respTools() {
 		    r.output_text === 'let me look' && /^fc_/.test(call?.id) &&
 		    /^call_/.test(call.call_id) && call.name === 'lookup' &&
 		    JSON.parse(call.arguments).q === 'pears' &&
-		    call.status === 'completed', 'responses: function_call item',
+		    call.status === 'completed',
+		    'responses: function_call item',
 		    JSON.stringify(r));
 		const r2 = await client.responses.create({ model, tools: rtools,
 		    input: [{ role: 'user', content: 'hi there' }, call,
@@ -280,10 +285,11 @@ async function validation() {
 		    400);
 		t.ok(typeof err?.error?.message === 'string' &&
 		    err.error.type === 'invalid_request_error',
-		    `${what}: OpenAI error envelope`, JSON.stringify(err?.error));
+		    `${what}: OpenAI error envelope`,
+		    JSON.stringify(err?.error));
 	}
-	const wrong = new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-wrong-1234',
-	    maxRetries: 0 });
+	const wrong = new OpenAI({ baseURL: url + '/v1',
+	    apiKey: 'sk-wrong-1234', maxRetries: 0 });
 	await expectThrow(t, 'chat: a wrong key', () =>
 	    wrong.chat.completions.create({ model, messages: hi }),
 	    E.AuthenticationError, 401);
