@@ -154,6 +154,12 @@ async function validation() {
 	    ['messages: unknown role', { ...base, messages: [{
 		role: 'system', content: 'x' }] }],
 	    ['messages: no model', { max_tokens: 8, messages: hi }],
+	    ['messages: tool_use left without tool_result', { ...base,
+		messages: [...hi, { role: 'assistant', content: [{
+		type: 'tool_use', id: 'toolu_a', name: 'lookup', input: {} }] },
+		{ role: 'user', content: 'and?' }] }],
+	    ['messages: a tool without input_schema', { ...base,
+		tools: [{ name: 'lookup' }] }],
 	];
 	for (const [what, body] of bad) {
 		const err = await expectThrow(t, what, () =>

@@ -399,6 +399,13 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def handle_error(self, request, client_address):
+        # A client that resets an idle keep-alive connection is no
+        # fault of ours; anything else is a bug worth a traceback.
+        if not isinstance(sys.exc_info()[1], (ConnectionError,
+            TimeoutError)):
+            super().handle_error(request, client_address)
+
 
 def main():
     ap = argparse.ArgumentParser(description="scripted upstream model")

@@ -85,6 +85,51 @@ def missing(name):
         "missing_required_parameter")
 
 
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+
+def tool_name(name, where, openai=True):
+    if not isinstance(name, str):
+        if openai:
+            missing(where)
+        field_required(where)
+    if not TOOL_NAME.fullmatch(name):
+        if openai:
+            raise Invalid("Invalid '%s': string does not match pattern. "
+                "Expected a string that matches the pattern "
+                "'^[a-zA-Z0-9_-]+$'." % where, where, "invalid_value")
+        raise Invalid("%s: String should match pattern "
+            "'^[a-zA-Z0-9_-]{1,64}$'" % where)
+
+
+def openai_tools(tools, nested):
+    """Function tools: chat nests name and parameters in "function"."""
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        raise Invalid("Invalid type for 'tools': expected an array.",
+            "tools", "invalid_type")
+    for i, tool in enumerate(tools):
+        where = "tools[%d]" % i
+        if not isinstance(tool, dict) or not isinstance(tool.get("type"),
+            str):
+            missing(where + ".type")
+        if tool["type"] != "function":
+            if nested and tool["type"] != "custom":
+                bad_value(tool["type"], ("function", "custom"),
+                    where + ".type")
+            continue
+        fn = tool.get("function") if nested else tool
+        where += ".function" if nested else ""
+        if not isinstance(fn, dict):
+            missing(where)
+        tool_name(fn.get("name"), where + ".name")
+        if fn.get("parameters") is not None and \
+            not isinstance(fn["parameters"], dict):
+            raise Invalid("Invalid type for '%s.parameters': expected an "
+                "object." % where, where + ".parameters", "invalid_type")
+
+
 def text_of(content, kinds=("text", "input_text", "output_text")):
     """A content's text: a string, or its text parts joined by a space."""
     if isinstance(content, str):
@@ -177,8 +222,15 @@ def chat_message(m, i, calls):
             "invalid_type")
     if role == "assistant":
         for j, c in enumerate(m.get("tool_calls") or []):
+            at = "%s.tool_calls[%d]" % (where, j)
             if not isinstance(c, dict) or not isinstance(c.get("id"), str):
-                missing("%s.tool_calls[%d].id" % (where, j))
+                missing(at + ".id")
+            fn = c.get("function")
+            if not isinstance(fn, dict):
+                missing(at + ".function")
+            tool_name(fn.get("name"), at + ".function.name")
+            if not isinstance(fn.get("arguments"), str):
+                missing(at + ".function.arguments")
             calls.add(c["id"])
     if role == "tool" and m.get("tool_call_id") not in calls:
         raise Invalid("Invalid parameter: messages with role 'tool' must be "
@@ -195,9 +247,29 @@ def check_chat(body):
     if body.get("stream_options") is not None and not body.get("stream"):
         raise Invalid("The 'stream_options' parameter is only allowed when "
             "'stream' is enabled.", "stream_options")
+    openai_tools(body.get("tools"), True)
     calls = set()
     for i, m in enumerate(body["messages"]):
         chat_message(m, i, calls)
+    chat_answered(body["messages"])
+
+
+def chat_answered(messages):
+    """Tool messages answer each call, right after the assistant's."""
+    pending, asked = [], None
+    for i, m in enumerate(messages + [{"role": None}]):
+        if m.get("role") == "tool" and m.get("tool_call_id") in pending:
+            pending.remove(m["tool_call_id"])
+            continue
+        if pending:
+            raise Invalid("An assistant message with 'tool_calls' must be "
+                "followed by tool messages responding to each "
+                "'tool_call_id'. The following tool_call_ids did not have "
+                "response messages: %s" % ", ".join(pending),
+                "messages.[%d].role" % asked)
+        if m.get("role") == "assistant" and m.get("tool_calls"):
+            pending = [c["id"] for c in m["tool_calls"]]
+            asked = i
 
 
 def chat_texts(body):
@@ -287,6 +359,7 @@ def check_responses(body, earlier_calls):
         missing("model")
     if "input" not in body:
         missing("input")
+    openai_tools(body.get("tools"), False)
     items = body["input"]
     if isinstance(items, str):
         return
@@ -294,6 +367,13 @@ def check_responses(body, earlier_calls):
     calls = set(earlier_calls)
     for i, item in enumerate(items):
         resp_item(item, i, calls)
+    answered = {it.get("call_id") for it in items
+        if it.get("type") == "function_call_output"}
+    for it in items:
+        if it.get("type") == "function_call" and \
+            it["call_id"] not in answered:
+            raise Invalid("No tool output found for function call %s." %
+                it["call_id"], "input")
 
 
 def responses_texts(body):
@@ -345,7 +425,9 @@ def msg_source(b, where):
         field_required(where + ".source.file.file_id")
 
 
-def msg_block(b, role, where, uses):
+def msg_block(b, role, where, ctx):
+    """ctx: "prev", the tool_use ids of the message before; "uses" and
+    "results", the ids this message holds."""
     if not isinstance(b, dict) or b.get("type") not in MSG_BLOCKS:
         tag = b.get("type") if isinstance(b, dict) else None
         raise Invalid("%s: Input tag '%s' found using 'type' does not match "
@@ -360,16 +442,23 @@ def msg_block(b, role, where, uses):
         if role != "assistant":
             raise Invalid("%s: `tool_use` blocks can only be in `assistant` "
                 "messages" % where)
-        uses.add(b.get("id"))
+        if not isinstance(b.get("id"), str):
+            field_required(where + ".tool_use.id")
+        tool_name(b.get("name"), where + ".tool_use.name", False)
+        if not isinstance(b.get("input"), dict):
+            raise Invalid("%s.tool_use.input: Input should be a valid "
+                "dictionary" % where)
+        ctx["uses"].add(b["id"])
     elif t == "tool_result":
         if role != "user":
             raise Invalid("%s: `tool_result` blocks can only be in `user` "
                 "messages" % where)
-        if b.get("tool_use_id") not in uses:
+        if b.get("tool_use_id") not in ctx["prev"]:
             raise Invalid("%s: unexpected `tool_use_id` found in "
                 "`tool_result` blocks: %s. Each `tool_result` block must "
                 "have a corresponding `tool_use` block in the previous "
                 "message." % (where, b.get("tool_use_id")))
+        ctx["results"].add(b["tool_use_id"])
         inner = b.get("content")
         if isinstance(inner, list):
             for k, c in enumerate(inner):
@@ -377,7 +466,7 @@ def msg_block(b, role, where, uses):
                     "tool_result"):
                     raise Invalid("%s.content.%d: Input tag '%s' is not "
                         "allowed here" % (where, k, c["type"]))
-                msg_block(c, role, "%s.content.%d" % (where, k), uses)
+                msg_block(c, role, "%s.content.%d" % (where, k), ctx)
 
 
 def check_messages(body):
@@ -395,19 +484,54 @@ def check_messages(body):
         for j, b in enumerate(system):
             if not isinstance(b, dict) or b.get("type") != "text":
                 raise Invalid("system.%d.type: Input should be 'text'" % j)
-    uses = set()
+    anthropic_tools(body.get("tools"))
+    prev = set()
     for i, m in enumerate(body["messages"]):
-        where = "messages.%d" % i
-        role = m.get("role") if isinstance(m, dict) else None
-        if role not in ("user", "assistant"):
-            raise Invalid("%s.role: Input should be 'user' or 'assistant'" %
-                where)
-        content = m.get("content")
-        if isinstance(content, list):
-            for j, b in enumerate(content):
-                msg_block(b, role, "%s.content.%d" % (where, j), uses)
-        elif not isinstance(content, str):
-            field_required(where + ".content")
+        prev = msg_message(m, "messages.%d" % i, prev)
+
+
+def msg_message(m, where, prev):
+    """Checks one message; gives the tool_use ids it holds."""
+    role = m.get("role") if isinstance(m, dict) else None
+    if role not in ("user", "assistant"):
+        raise Invalid("%s.role: Input should be 'user' or 'assistant'" %
+            where)
+    ctx = {"prev": prev if role == "user" else set(), "uses": set(),
+        "results": set()}
+    content = m.get("content")
+    if isinstance(content, list):
+        for j, b in enumerate(content):
+            msg_block(b, role, "%s.content.%d" % (where, j), ctx)
+    elif not isinstance(content, str):
+        field_required(where + ".content")
+    if prev - ctx["results"]:
+        raise Invalid("%s: `tool_use` ids were found without `tool_result` "
+            "blocks immediately after: %s. Each `tool_use` block must have "
+            "a corresponding `tool_result` block in the next message." %
+            (where, ", ".join(sorted(prev - ctx["results"]))))
+    return ctx["uses"]
+
+
+def anthropic_tools(tools):
+    """Client tools need a name and an input_schema; server tools (a
+    dated "type") are the provider's own and pass."""
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        raise Invalid("tools: Input should be a valid list")
+    for i, tool in enumerate(tools):
+        where = "tools.%d" % i
+        if not isinstance(tool, dict):
+            raise Invalid("%s: Input should be a valid dictionary" % where)
+        if tool.get("type", "custom") != "custom":
+            continue
+        tool_name(tool.get("name"), where + ".custom.name", False)
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict):
+            field_required(where + ".custom.input_schema")
+        if schema.get("type") != "object":
+            raise Invalid("%s.custom.input_schema.type: Input should be "
+                "'object'" % where)
 
 
 def messages_texts(body):

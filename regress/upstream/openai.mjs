@@ -279,6 +279,19 @@ async function validation() {
 		type: 'input_file', filename: 'a.pdf',
 		file_data: 'data:application/pdf;base64,%%%' }] }] })],
 	    ['responses: no input', () => client.responses.create({ model })],
+	    ['chat: a tool call left unanswered', () =>
+		client.chat.completions.create({ model, messages: [...hi,
+		{ role: 'assistant', content: null, tool_calls: [{
+		id: 'call_a', type: 'function', function: { name: 'lookup',
+		arguments: '{}' } }] }, { role: 'user', content: 'and?' }] })],
+	    ['chat: a tool name with a space', () =>
+		client.chat.completions.create({ model, messages: hi,
+		tools: [{ type: 'function',
+		function: { name: 'look up' } }] })],
+	    ['responses: a function call without its output', () =>
+		client.responses.create({ model, input: [{
+		type: 'function_call', call_id: 'call_a', name: 'lookup',
+		arguments: '{}' }] })],
 	];
 	for (const [what, fn] of bad) {
 		const err = await expectThrow(t, what, fn, E.BadRequestError,
