@@ -12,13 +12,24 @@
 // ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
 // OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
 
-// regress/harness/sdk.mjs: what the node SDK checks share: an SDK
-// under its install name (npm aliases the older majors) from the
-// modules sdk.sh installs, and one "ok"/"not ok" line per check.
+// regress/harness/sdk.mjs: what the node SDK checks share: the
+// environment the suite sets, an SDK under its install name (npm
+// aliases the older majors) from the modules sdk.sh installs, and one
+// "ok"/"not ok" line per check.
 
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
+
+// An environment variable the suite must set.
+export function need(name) {
+	const v = process.env[name];
+	if (!v) {
+		console.log(`not ok - environment variable ${name} is set`);
+		process.exit(1);
+	}
+	return v;
+}
 
 // The package under its install name and the version really installed.
 export function loadSdk(modules, alias) {

@@ -16,7 +16,8 @@
 // suite.sh sets, one "ok"/"not ok" line per check, test files, and the
 // raw requests that tell us what the server itself answered.
 
-import { loadSdk as load, reporter, failed } from '../harness/sdk.mjs';
+import { loadSdk as load, need, reporter, failed } from
+    '../harness/sdk.mjs';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,15 +29,6 @@ export const env = {
 	modules: need('SDK_MODULES'),
 	tmp: need('SDK_TMP'),
 };
-
-function need(name) {
-	const v = process.env[name];
-	if (!v) {
-		console.log(`not ok - environment variable ${name} is set`);
-		process.exit(1);
-	}
-	return v;
-}
 
 // The package under its install name (an npm alias for older majors).
 export const loadSdk = (alias) => load(env.modules, alias);

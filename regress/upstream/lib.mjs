@@ -17,20 +17,12 @@
 // "ok"/"not ok" line per check, and the fault checks every dialect
 // runs the same way.
 
-import { loadSdk as load, reporter, failed } from '../harness/sdk.mjs';
+import { loadSdk as load, need, reporter, failed } from
+    '../harness/sdk.mjs';
 
 export const url = need('UPSTREAM_URL');
 export const key = process.env.UPSTREAM_KEY || 'test-upstream-key';
 const modules = need('SDK_MODULES');
-
-function need(name) {
-	const v = process.env[name];
-	if (!v) {
-		console.log(`not ok - environment variable ${name} is set`);
-		process.exit(1);
-	}
-	return v;
-}
 
 export const loadSdk = (alias) => load(modules, alias);
 export { reporter };
