@@ -124,6 +124,32 @@ def answer_for(dialect, body, turn):
     return ans.new_answer(body["model"], text, calls, n_in, n_out)
 
 
+FAULTS = ("status", "stall", "reset", "garbage", "drip", "crlf",
+    "sse_error")
+
+
+def bad_turns(turns):
+    """What is wrong with a script, so that a test's typo is a 400 to
+    the test rather than a crash in the middle of its request."""
+    if not isinstance(turns, list):
+        return "turns: a list of objects"
+    for i, t in enumerate(turns):
+        if not isinstance(t, dict):
+            return "turns[%d]: an object" % i
+        for c in t.get("tool_calls") or []:
+            if not isinstance(c, dict) or not isinstance(c.get("name"),
+                str) or not isinstance(c.get("arguments", {}), dict):
+                return "turns[%d].tool_calls: {name, arguments: {}}" % i
+        if "text" in t and not isinstance(t["text"], str):
+            return "turns[%d].text: a string" % i
+        fault = t.get("fault")
+        if fault is not None and (not isinstance(fault, dict) or
+            fault.get("kind") not in FAULTS):
+            return "turns[%d].fault.kind: one of %s" % (i, ", ".join(
+                FAULTS))
+    return None
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "upstream-double"
@@ -180,10 +206,9 @@ class Handler(BaseHTTPRequestHandler):
         with STATE.lock:
             if path == "/__script":
                 turns = arg.get("turns")
-                if not isinstance(turns, list) or not all(
-                    isinstance(t, dict) for t in turns):
-                    return self.reply(400, {"error": "turns: a list of "
-                        "objects"})
+                bad = bad_turns(turns)
+                if bad:
+                    return self.reply(400, {"error": bad})
                 STATE.turns.extend(turns)
             elif path == "/__reset":
                 STATE.reset()

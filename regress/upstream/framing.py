@@ -276,6 +276,9 @@ def control_routes():
     ok(r1.status == 401 and r2.status == 200, "__config sets the key")
     control("/__reset")
     ok(log() == [], "__reset clears the log")
+    bad = [call("POST", "/__script", {"turns": t}).status for t in
+        ([{"fault": {"kind": "melt"}}], [{"tool_calls": [{}]}], {})]
+    ok(bad == [400, 400, 400], "a bad script is a 400", bad)
     r = call("GET", "/v1/models", headers=wire.AUTH["chat"])
     ok(r.status == 200 and r.json()["object"] == "list",
         "GET /v1/models")
