@@ -135,7 +135,7 @@ def drip_crlf():
     # Arrival times, not send times: a read may bring two chunks at
     # once, so the median gap, not the least, shows the pace.
     median = sorted(gaps)[len(gaps) // 2]
-    ok(sizes == {1} and got == text and 0.008 <= median < 0.03 and
+    ok(sizes == {1} and got == text and 0.008 <= median < 0.05 and
         r.chunks[-1][0] - r.chunks[0][0] >= 0.009 * len(gaps),
         "drip: one byte a chunk, 10 ms apart, same text",
         (sizes, median, len(gaps), got))
@@ -183,8 +183,11 @@ def stall_reset_garbage():
         isinstance(r.error, socket.timeout),
         "stall after headers: headers, then silence", (r.status, r.error))
     c.close()
-    time.sleep(0.7)
-    e = log()[-1]
+    for _ in range(50):
+        time.sleep(0.1)
+        e = log()[-1]
+        if e["client_closed"]:
+            break
     ok(e["client_closed"] is True and e["ended"] is not None,
         "stall: the log sees the client close", e)
     script({"fault": {"kind": "stall", "after": "first"}})

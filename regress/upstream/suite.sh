@@ -47,7 +47,7 @@ double_start() {
 	    2>"$D/double.err" &
 	double_pid=$!
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 300 ]; do	# 30 s: the machine may be busy
 		grep -q "^listening $port\$" "$D/double.out" 2>/dev/null &&
 		    return 0
 		kill -0 "$double_pid" 2>/dev/null || return 1
