@@ -18,27 +18,9 @@
 # speaks OpenAI chat completions, OpenAI Responses and Anthropic
 # Messages in their own wire formats, validates requests as those APIs
 # do, answers from a FIFO of scripted turns (or echoes), injects the
-# faults a turn asks for, and records every model request.  The
-# contract the tests rely on is /work/wt/DOUBLE-API.md; beyond it:
-#
-#  - a "drip" fault may carry "ms": the pause between bytes (10);
-#  - a stall may also come "after": "none": before the headers (the
-#    SDKs' timeouts cover only the wait for the headers);
-#  - a stall or reset "after": "first" on a plain (not streamed)
-#    answer sends the body's first byte;
-#  - {{last_user_text}} and the echo read the last user message that
-#    has text (an Anthropic tool loop's last user turn holds only
-#    tool_result blocks);
-#  - a fault {"kind": "sse_error", "message"?}: a stream stops after its
-#    first event with the provider's in-stream error (chat: a data
-#    line with "error"; Messages: event: error, overloaded_error;
-#    Responses: event: error); a plain request gets a 500 instead;
-#  - plain OpenAI answers are indented JSON, as OpenAI sends them;
-#    Anthropic's are compact, but indented under a crlf fault;
-#  - /v1/messages takes the key from x-api-key or, as @anthropic-ai/sdk
-#    1.x sends it, from Authorization: Bearer;
-#  - a Responses previous_response_id must name a response this double
-#    gave, whose function calls the new input may then answer.
+# faults a turn asks for, and records every model request.  Its
+# contract, which the tests rely on, is regress/upstream/CONTRACT.md:
+# /work/wt/DOUBLE-API.md as agreed, and what this double adds to it.
 #
 # Standard library only; prints "listening PORT" once it serves.
 
