@@ -195,6 +195,7 @@ child_dispatch_master(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_CONF_UPSTREAM:
 	case IMSG_CONF_MODEL:
 	case IMSG_CONF_SANDBOX:
+	case IMSG_CONF_CA:
 		child_conf_part(imsg);
 		break;
 	case IMSG_LISTEN_FD:
