@@ -37,6 +37,7 @@
 #include "log.h"
 #include "lockdown.h"
 #include "roster.h"
+#include "confine.h"
 #include "child.h"
 
 static struct {
@@ -154,7 +155,8 @@ child_start(void)
 
 	if (child.conf == NULL || child.proc.user[0] == '\0')
 		fatalx("start without a configuration");
-	if ((rules = lockdown_rules_of(role_name(child.role))) == NULL)
+	/* The ports are those of the configuration at lockdown. */
+	if ((rules = confine_rules(child.role, child.conf)) == NULL)
 		fatalx("no lockdown rules for %s", role_name(child.role));
 	memset(&pu, 0, sizeof(pu));
 	strlcpy(pu.name, child.proc.user, sizeof(pu.name));
