@@ -545,6 +545,9 @@ localopt	: STRING			{
 			YYERROR;
 		}
 		| sandboxlimit
+		| TOKEN STRING			{
+			yyerror("sandbox local makes its own token");
+		}
 		| DIRECTORY STRING		{
 			if ($2[0] != '/') {
 				yyerror("sandbox directory must be an absolute "
