@@ -21,7 +21,9 @@
  * configuration from them on top of conf_new()'s defaults.
  *
  * Each part's fields are listed once, in a *_sync() function that
- * copies them towards the message or back from it.
+ * copies them towards the message or back from it.  An https
+ * upstream's CA bundle follows the upstreams as a descriptor
+ * (IMSG_CONF_CA, conf_ca.c).
  */
 #include <sys/types.h>
 #include <sys/queue.h>

@@ -163,7 +163,9 @@ struct depotd_conf {
 #define CONF_PART_FILES		0x02	/* files { } */
 #define CONF_PART_HTTP		0x04	/* http { } */
 #define CONF_PART_MODELS	0x08	/* upstreams and models */
-#define CONF_PART_SANDBOX	0x10	/* sandbox, max-tool-iterations */
+#define CONF_PART_SANDBOX	0x10	/* sandbox, max-tool-iterations;
+					   its URL and directory only with
+					   CONF_SECRETS_BROKER */
 
 /* parse.y */
 struct depotd_conf	*parse_config(const char *file, int verbose);
@@ -185,7 +187,8 @@ size_t			 conf_upstream_ports(const struct depotd_conf *,
 /*
  * master_resolve.c: fills each upstream's resolve list (the frontends
  * resolve nothing).  A name that does not resolve is logged and left
- * empty: its model routes answer 502 until a reload resolves it.
+ * empty: its model routes answer 502 until a reload resolves it.  A
+ * CA bundle that cannot be read is logged too.
  */
 void			 conf_resolve_upstreams(struct depotd_conf *);
 /* Does a libpq conninfo (key=value or URI) carry a password? */

@@ -31,9 +31,11 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "config.h"
+#include "conf_int.h"
 
 #define RESOLVE_MAX_ADDRS	8
 
@@ -113,6 +115,12 @@ conf_resolve_upstreams(struct depotd_conf *c)
 {
 	struct upstream_conf	*u;
 
-	TAILQ_FOREACH(u, &c->upstreams, entry)
+	int			 fd;
+
+	TAILQ_FOREACH(u, &c->upstreams, entry) {
 		resolve_one(u);
+		/* Said now (and by -n), not only when it is sent. */
+		if ((fd = conf_ca_open(u)) != -1)
+			close(fd);
+	}
 }
