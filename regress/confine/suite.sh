@@ -273,6 +273,15 @@ depotctl_ reload >/dev/null 2>&1
 check "a reload that adds an upstream port says it needs a restart" \
     grep -q "reload: new upstream ports take effect at restart" \
     "$work/d/depotd.log"
+# Each frontend read its https upstream's CA bundle from a descriptor
+# again, after its lockdown.
+for i in $(seq 50); do
+	grep -q "master.*reloaded" "$work/d/depotd.log" && break
+	sleep 0.1
+done
+check "every child took the reload, CA descriptors and all" \
+    sh -c "grep -q 'master.*reloaded' '$work/d/depotd.log' &&
+    ! grep -Eqi 'lost child|CA bundle' '$work/d/depotd.log'"
 depot_stop
 
 # --- a kernel without Landlock: said, not hidden --------------------------
