@@ -35,7 +35,9 @@
  * new TCP socket), udp (a new UDP socket), abstract (connect to an abstract unix socket made
  * before the lockdown), kill PID (SIGCONT), ptrace PID (attach), exec
  * PATH (runs PATH with the argument "ok"), pair (a descriptor passed
- * over a socketpair, then used).
+ * over a socketpair, then used), curl PORT (libcurl, set up before the
+ * lockdown as a frontend sets it up, fetches http://upstream.test:PORT/
+ * with the name given by CURLOPT_RESOLVE: 127.0.0.1).
  *
  * -L runs program on a kernel made to look as if it had no Landlock:
  * the Landlock system calls fail with ENOSYS, for it and its children.
@@ -48,6 +50,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <curl/curl.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +74,8 @@ struct attempt {
 	int		 peer;
 	struct sockaddr_un sun;
 	socklen_t	 sunlen;
+	CURL		*curl;
+	struct curl_slist *resolve;
 };
 
 static void __attribute__((noreturn))
@@ -110,6 +115,47 @@ abstract_listener(struct attempt *a)
 	return fd;
 }
 
+static size_t
+discard(char *ptr, size_t size, size_t n, void *arg)
+{
+	return size * n;
+}
+
+/* The handle and the address, made while files can still be read. */
+static void
+prepare_curl(struct attempt *a)
+{
+	char	 url[128], entry[128];
+
+	snprintf(url, sizeof(url), "http://upstream.test:%s/", a->arg);
+	snprintf(entry, sizeof(entry), "upstream.test:%s:127.0.0.1", a->arg);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
+	    (a->curl = curl_easy_init()) == NULL ||
+	    (a->resolve = curl_slist_append(NULL, entry)) == NULL)
+		errx(2, "curl set-up");
+	curl_easy_setopt(a->curl, CURLOPT_URL, url);
+	curl_easy_setopt(a->curl, CURLOPT_RESOLVE, a->resolve);
+	curl_easy_setopt(a->curl, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(a->curl, CURLOPT_TIMEOUT, 10L);
+	curl_easy_setopt(a->curl, CURLOPT_NOSIGNAL, 1L);
+}
+
+/* 0 when the server answered 200; errno is the connection's. */
+static int
+try_curl(struct attempt *a)
+{
+	CURLcode	 rc;
+	long		 status = 0, os_errno = 0;
+
+	rc = curl_easy_perform(a->curl);
+	curl_easy_getinfo(a->curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(a->curl, CURLINFO_OS_ERRNO, &os_errno);
+	if (rc == CURLE_OK && status == 200)
+		return 0;
+	errno = os_errno != 0 ? os_errno : EIO;
+	return -1;
+}
+
 /* What the attempt needs from before the lockdown. */
 static void
 prepare(struct attempt *a)
@@ -117,6 +163,8 @@ prepare(struct attempt *a)
 	int	 sv[2];
 
 	a->fd = a->peer = -1;
+	if (strcmp(a->action, "curl") == 0)
+		prepare_curl(a);
 	if (strcmp(a->action, "tcp") == 0 || strcmp(a->action, "bind") == 0)
 		a->fd = socket(AF_INET, SOCK_STREAM, 0);
 	else if (strcmp(a->action, "unix") == 0 ||
@@ -237,6 +285,8 @@ attempt(struct attempt *a)
 		return execl(a->arg, a->arg, "ok", (char *)NULL);
 	if (strcmp(act, "pair") == 0)
 		return try_pair(a);
+	if (strcmp(act, "curl") == 0)
+		return try_curl(a);
 	errx(2, "unknown action %s", act);
 }
 

@@ -21,7 +21,8 @@
 # the real daemon: every child filtered by seccomp with NoNewPrivs, the
 # storage helper under its own uid, frontends and broker in an empty
 # root, the plan of -n -v and the line of depotctl show status.
-# Runs in about 15 seconds; port 18461 (upstreams named: 18500, 18501).
+# Runs in about 15 seconds; port 18461, and 18500 to 18502 (upstreams
+# named, and an HTTP server standing in for one).
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -34,11 +35,13 @@ work=${CONFINE_WORK:-$top/build/regress-confine}
 port=${CONFINE_PORT:-18461}
 try=$top/build/regress/confine_try
 sibling=
+httpd=
 . "$top/regress/harness/tap.sh"
 
 cleanup() {
 	trap - EXIT INT TERM
 	[ -n "$sibling" ] && kill "$sibling" 2>/dev/null
+	[ -n "$httpd" ] && kill "$httpd" 2>/dev/null
 	depot_stop
 	pg_stop "$work/pg"
 }
@@ -158,6 +161,24 @@ refused frontend _depotd SIGSYS exec /bin/echo
 extra=
 # Without upstreams it has no inet at all (above): not even UDP.
 refused frontend _depotd EPERM udp
+
+# libcurl, as the frontend will call its upstreams: the name from
+# CURLOPT_RESOLVE, a plain HTTP server standing in for the upstream.
+http_port=${CONFINE_HTTP_PORT:-18502}
+mkdir -p "$work/www"
+echo ok >"$work/www/index.html"
+python3 -m http.server --bind 127.0.0.1 --directory "$work/www" \
+    "$http_port" >/dev/null 2>&1 &
+httpd=$!
+for i in $(seq 50); do
+	curl -fs -o /dev/null "http://127.0.0.1:$http_port/" && break
+	sleep 0.1
+done
+extra="-p $http_port"
+allowed frontend _depotd curl "$http_port"
+extra="-p 1"
+refused frontend _depotd EACCES curl "$http_port"
+extra=
 
 # A root another user may write is no jail.
 mkdir -m 755 "$work/badroot"
