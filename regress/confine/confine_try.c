@@ -21,7 +21,7 @@
  * filter kills for prints nothing; the caller sees the signal.
  *
  *	confine_try [-x] [-u user] [-r root] [-R path] [-W path] [-p port]
- *	    role action [argument]
+ *	    [-C cafile] role action [argument]
  *	confine_try -L program [argument ...]
  *
  * -x drops to the user without any lockdown: what the same uid could
@@ -37,7 +37,9 @@
  * PATH (runs PATH with the argument "ok"), pair (a descriptor passed
  * over a socketpair, then used), curl PORT (libcurl, set up before the
  * lockdown as a frontend sets it up, fetches http://upstream.test:PORT/
- * with the name given by CURLOPT_RESOLVE: 127.0.0.1).
+ * with the name given by CURLOPT_RESOLVE: 127.0.0.1; with -C file,
+ * https:// checked against that file's certificates, read before the
+ * lockdown and given as CURLOPT_CAINFO_BLOB).
  *
  * -L runs program on a kernel made to look as if it had no Landlock:
  * the Landlock system calls fail with ENOSYS, for it and its children.
@@ -76,13 +78,15 @@ struct attempt {
 	socklen_t	 sunlen;
 	CURL		*curl;
 	struct curl_slist *resolve;
+	const char	*cafile;	/* -C: https, this CA */
 };
 
 static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: confine_try [-x] [-u user] [-r root] "
-	    "[-R path] [-W path] [-p port] role action [argument]\n");
+	    "[-R path] [-W path] [-p port] [-C cafile] role action "
+	    "[argument]\n");
 	exit(2);
 }
 
@@ -125,9 +129,13 @@ discard(char *ptr, size_t size, size_t n, void *arg)
 static void
 prepare_curl(struct attempt *a)
 {
-	char	 url[128], entry[128];
+	struct curl_blob	 blob;
+	char			 url[128], entry[128], *pem;
+	size_t			 len;
+	FILE			*fp;
 
-	snprintf(url, sizeof(url), "http://upstream.test:%s/", a->arg);
+	snprintf(url, sizeof(url), "%s://upstream.test:%s/",
+	    a->cafile != NULL ? "https" : "http", a->arg);
 	snprintf(entry, sizeof(entry), "upstream.test:%s:127.0.0.1", a->arg);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
 	    (a->curl = curl_easy_init()) == NULL ||
@@ -138,6 +146,20 @@ prepare_curl(struct attempt *a)
 	curl_easy_setopt(a->curl, CURLOPT_WRITEFUNCTION, discard);
 	curl_easy_setopt(a->curl, CURLOPT_TIMEOUT, 10L);
 	curl_easy_setopt(a->curl, CURLOPT_NOSIGNAL, 1L);
+	if (a->cafile == NULL)
+		return;
+	if ((fp = fopen(a->cafile, "r")) == NULL)
+		err(2, "%s", a->cafile);
+	if ((pem = malloc(65536)) == NULL ||
+	    (len = fread(pem, 1, 65536, fp)) == 0)
+		errx(2, "%s: empty", a->cafile);
+	fclose(fp);
+	blob.data = pem;
+	blob.len = len;
+	blob.flags = CURL_BLOB_COPY;
+	if (curl_easy_setopt(a->curl, CURLOPT_CAINFO_BLOB, &blob) != CURLE_OK)
+		errx(2, "CURLOPT_CAINFO_BLOB");
+	free(pem);
 }
 
 /* 0 when the server answered 200; errno is the connection's. */
@@ -334,8 +356,12 @@ main(int argc, char *argv[])
 	struct attempt			 a;
 	int				 ch, nro = 0, nrw = 0, bare = 0;
 
-	while ((ch = getopt(argc, argv, "+Lp:r:R:u:W:x")) != -1) {
+	memset(&a, 0, sizeof(a));
+	while ((ch = getopt(argc, argv, "+C:Lp:r:R:u:W:x")) != -1) {
 		switch (ch) {
+		case 'C':
+			a.cafile = optarg;
+			break;
 		case 'L':
 			if (optind >= argc)
 				usage();

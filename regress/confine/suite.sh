@@ -21,8 +21,8 @@
 # the real daemon: every child filtered by seccomp with NoNewPrivs, the
 # storage helper under its own uid, frontends and broker in an empty
 # root, the plan of -n -v and the line of depotctl show status.
-# Runs in about 15 seconds; port 18461, and 18500 to 18502 (upstreams
-# named, and an HTTP server standing in for one).
+# Runs in about 15 seconds; port 18461, and 18500 to 18503 (upstreams
+# named, and HTTP and HTTPS servers standing in for one).
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -36,12 +36,14 @@ port=${CONFINE_PORT:-18461}
 try=$top/build/regress/confine_try
 sibling=
 httpd=
+httpsd=
 . "$top/regress/harness/tap.sh"
 
 cleanup() {
 	trap - EXIT INT TERM
 	[ -n "$sibling" ] && kill "$sibling" 2>/dev/null
 	[ -n "$httpd" ] && kill "$httpd" 2>/dev/null
+	[ -n "$httpsd" ] && kill "$httpsd" 2>/dev/null
 	depot_stop
 	pg_stop "$work/pg"
 }
@@ -178,6 +180,32 @@ extra="-p $http_port"
 allowed frontend _depotd curl "$http_port"
 extra="-p 1"
 refused frontend _depotd EACCES curl "$http_port"
+
+# The same over TLS, the CA given as a blob read before the lockdown:
+# OpenSSL needs no file once locked down.
+https_port=${CONFINE_HTTPS_PORT:-18503}
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=upstream.test \
+    -addext subjectAltName=DNS:upstream.test -keyout "$work/tls.key" \
+    -out "$work/tls.pem" >/dev/null 2>&1
+chmod 644 "$work/tls.pem"
+(cd "$work/www" && exec python3 -c '
+import http.server, ssl, sys
+s = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])),
+    http.server.SimpleHTTPRequestHandler)
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+c.load_cert_chain(sys.argv[2], sys.argv[3])
+s.socket = c.wrap_socket(s.socket, server_side=True)
+s.serve_forever()' "$https_port" "$work/tls.pem" "$work/tls.key" \
+    >/dev/null 2>&1) &
+httpsd=$!
+for i in $(seq 50); do
+	curl -fs --cacert "$work/tls.pem" -o /dev/null \
+	    --resolve "upstream.test:$https_port:127.0.0.1" \
+	    "https://upstream.test:$https_port/" && break
+	sleep 0.1
+done
+extra="-p $https_port -C $work/tls.pem"
+allowed frontend _depotd curl "$https_port"
 extra=
 
 # A root another user may write is no jail.
