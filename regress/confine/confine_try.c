@@ -32,10 +32,10 @@
  *
  * Actions: open PATH, create DIR, unix PATH (connect), tcp PORT
  * (connect to 127.0.0.1), bind (TCP, 127.0.0.1, any port), socket (a
- * new TCP socket), udp (a new UDP socket), abstract (connect to an abstract unix socket made
- * before the lockdown), kill PID (SIGCONT), ptrace PID (attach), exec
- * PATH (runs PATH with the argument "ok"), pair (a descriptor passed
- * over a socketpair, then used), curl PORT (libcurl, set up before the
+ * new TCP socket), udp (a new UDP socket), abstract (connect to an
+ * abstract unix socket made before the lockdown), kill PID (SIGCONT),
+ * ptrace PID (attach), exec PATH (runs PATH with the argument "ok"),
+ * pair (a descriptor passed over a socketpair, then used), curl PORT (libcurl, set up before the
  * lockdown as a frontend sets it up, fetches http://upstream.test:PORT/
  * with the name given by CURLOPT_RESOLVE: 127.0.0.1; with -C file,
  * https:// checked against that file's certificates, read before the
