@@ -35,11 +35,12 @@
  * new TCP socket), udp (a new UDP socket), abstract (connect to an
  * abstract unix socket made before the lockdown), kill PID (SIGCONT),
  * ptrace PID (attach), exec PATH (runs PATH with the argument "ok"),
- * pair (a descriptor passed over a socketpair, then used), curl PORT (libcurl, set up before the
- * lockdown as a frontend sets it up, fetches http://upstream.test:PORT/
- * with the name given by CURLOPT_RESOLVE: 127.0.0.1; with -C file,
- * https:// checked against that file's certificates, read before the
- * lockdown and given as CURLOPT_CAINFO_BLOB).
+ * pair (a descriptor passed over a socketpair, then used), curl PORT
+ * (libcurl, set up before the lockdown as a frontend sets it up,
+ * fetches http://upstream.test:PORT/ with the name given by
+ * CURLOPT_RESOLVE: 127.0.0.1; with -C file, https:// checked against
+ * that file's certificates, read before the lockdown and given as
+ * CURLOPT_CAINFO_BLOB).
  *
  * -L runs program on a kernel made to look as if it had no Landlock:
  * the Landlock system calls fail with ENOSYS, for it and its children.
