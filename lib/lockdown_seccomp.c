@@ -144,6 +144,7 @@ add_jail_args(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/*
  * socket(2) for TCP alone: AF_INET or AF_INET6, SOCK_STREAM (whatever
  * its flags), protocol 0 or IPPROTO_TCP.  Landlock's network rules
  * govern TCP only; UDP, SCTP or MPTCP would slip past them.
