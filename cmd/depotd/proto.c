@@ -108,6 +108,21 @@ static const struct imsg_rule frontend_from_storage[] = {
 	FIXED(IMSG_HEALTH, struct health_msg, IMSG_FD_NO),
 };
 
+/* A lease of a sandbox session, and what it runs. */
+static const struct imsg_rule broker_from_frontend[] = {
+	FIXED(IMSG_SBX_OPEN, struct sbx_open, IMSG_FD_NO),
+	FIXED(IMSG_SBX_SEED, struct sbx_seed, IMSG_FD_MUST),
+	{ IMSG_SBX_DATA, 1, SBX_DATA_MAX, IMSG_FD_NO },
+	FIXED(IMSG_SBX_EXEC, struct sbx_exec, IMSG_FD_NO),
+	EMPTY(IMSG_SBX_CLOSE),
+};
+
+static const struct imsg_rule frontend_from_broker[] = {
+	FIXED(IMSG_SBX_STATUS, struct sbx_status, IMSG_FD_NO),
+	{ IMSG_SBX_DATA, 1, SBX_DATA_MAX, IMSG_FD_NO },
+	FIXED(IMSG_SBX_RESULT, struct sbx_status, IMSG_FD_NO),
+};
+
 #define CHANNEL(recv, send, rules, name)				\
 	{ (recv), (send), { (name), (rules), NRULES(rules), 1 } }
 /*
@@ -142,8 +157,10 @@ static const struct {
 	CHANNEL(ROLE_FRONTEND, ROLE_STORAGE, frontend_from_storage,
 	    "frontend <- storage"),
 	SILENT(ROLE_BROKER, ROLE_STORAGE, "broker <- storage"),
-	SILENT(ROLE_FRONTEND, ROLE_BROKER, "frontend <- broker"),
-	SILENT(ROLE_BROKER, ROLE_FRONTEND, "broker <- frontend"),
+	CHANNEL(ROLE_FRONTEND, ROLE_BROKER, frontend_from_broker,
+	    "frontend <- broker"),
+	CHANNEL(ROLE_BROKER, ROLE_FRONTEND, broker_from_frontend,
+	    "broker <- frontend"),
 };
 
 const struct imsg_channel *

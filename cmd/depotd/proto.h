@@ -97,6 +97,20 @@ enum imsg_type {
 	IMSG_HEALTH_REQ,
 	IMSG_HEALTH,			/* struct health_msg */
 	IMSG_ERROR,			/* struct error_msg */
+
+	/*
+	 * frontend <-> broker (peerid: the frontend's lease number).  A
+	 * lease is one backend session for one request; JSON too large
+	 * for one message comes in DATA pieces before the message it
+	 * belongs to.
+	 */
+	IMSG_SBX_OPEN,			/* struct sbx_open */
+	IMSG_SBX_SEED,			/* struct sbx_seed, fd: the file */
+	IMSG_SBX_DATA,			/* bytes: a piece of the next JSON */
+	IMSG_SBX_EXEC,			/* struct sbx_exec, after its input */
+	IMSG_SBX_CLOSE,			/* the lease ends */
+	IMSG_SBX_STATUS,		/* struct sbx_status: open, seed */
+	IMSG_SBX_RESULT,		/* struct sbx_status, after its JSON */
 };
 
 struct peer_msg {
@@ -111,6 +125,7 @@ struct proc_conf_msg {
 	char		 user[64];
 	uint32_t	 uid;
 	uint32_t	 gid;
+	uint32_t	 sgid;		/* a supplementary group, 0 none */
 	char		 chroot[1024];	/* "" = none */
 };
 
@@ -339,5 +354,33 @@ const struct imsg_channel *proto_channel(enum proc_role receiver,
 		    enum proc_role sender);
 extern const struct imsg_channel proto_ctl_request;	/* master <- depotctl */
 extern const struct imsg_channel proto_ctl_reply;	/* depotctl <- master */
+
+/* Code execution, frontend <-> broker. */
+#define SBX_NAME_MAX	256
+#define SBX_DATA_MAX	(60 * 1024)	/* bytes per IMSG_SBX_DATA */
+#define SBX_JSON_MAX	(4 * 1024 * 1024) /* the pieces of one JSON */
+
+struct sbx_open {
+	/* Storage handle the frontend had issued for the broker, for
+	 * the run's output files; "" stores none. */
+	char		 handle[HANDLE_LEN];
+};
+
+struct sbx_seed {
+	char		 name[SBX_NAME_MAX];	/* in the workspace */
+	int64_t		 size;
+};
+
+/* The input ({"tool":..., "input":{...}, "tool_use_id":...}) came
+ * before in IMSG_SBX_DATA pieces. */
+struct sbx_exec {
+	int32_t		 reserved;
+};
+
+/* 0 or the status the request should get (502 backend, 503 full). */
+struct sbx_status {
+	int32_t		 status;
+	char		 message[256];
+};
 
 #endif
