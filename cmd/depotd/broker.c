@@ -42,19 +42,19 @@
 struct broker broker;
 
 /*
- * Only frontends speak to the broker (their table in proto.c holds the
- * lease messages); the storage channel stays silent until the broker
- * stores what runs produce.
+ * Frontends lease sessions; the storage helper answers the broker's
+ * calls to store what runs produced.  proto.c's tables have refused
+ * anything else.
  */
 static void
 broker_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct broker_peer	*p = arg;
 
-	if (p->role != ROLE_FRONTEND)
-		fatalx("broker: message %u from %s %d", imsg->hdr.type,
-		    role_name(p->role), p->instance);
-	lease_dispatch(p, imsg);
+	if (p->role == ROLE_STORAGE)
+		output_storage_msg(imsg);
+	else
+		lease_dispatch(p, imsg);
 }
 
 static void
@@ -62,6 +62,8 @@ broker_peer_closed(struct imsgev *iev, const char *why, void *arg)
 {
 	struct broker_peer	*p = arg;
 
+	if (p->role == ROLE_STORAGE)
+		output_storage_attach(NULL);
 	lease_peer_gone(p);
 	imsgev_clear(&p->iev);
 	free(p);
@@ -79,6 +81,8 @@ broker_add_peer(enum proc_role role, int instance, int fd)
 	TAILQ_INIT(&p->leases);
 	child_peer_init(&p->iev, role, fd, broker_dispatch_peer,
 	    broker_peer_closed, p);
+	if (role == ROLE_STORAGE)
+		output_storage_attach(&p->iev);
 }
 
 /*

@@ -29,6 +29,11 @@
 
 struct json_object;
 struct broker_peer;
+struct lease;
+struct output;
+
+/* The stored outputs of a run: {stored: [...], skipped: [...]}. */
+typedef void	(*output_done_cb)(struct lease *, struct json_object *);
 
 /* One backend session, for one request of one frontend. */
 struct lease {
@@ -44,6 +49,8 @@ struct lease {
 	struct json_object	*exec_req;	/* waiting on the baseline */
 	struct json_object	*result;	/* the last result block */
 	struct json_object	*listing;	/* files before the run */
+	struct json_object	*produced;	/* by the last run */
+	struct output		*output;	/* storing them */
 };
 TAILQ_HEAD(lease_list, lease);
 
@@ -65,5 +72,13 @@ void	 lease_dispatch(struct broker_peer *, struct imsg *);
 void	 lease_peer_gone(struct broker_peer *);
 int	 lease_count(void);
 int	 lease_end_all(void);
+
+/* broker_output.c */
+void	 output_storage_attach(struct imsgev *);
+void	 output_storage_msg(struct imsg *);
+void	 output_store(struct lease *, struct json_object *produced,
+	    output_done_cb);
+void	 output_cancel(struct lease *);
+void	 output_release(const char *handle);
 
 #endif

@@ -120,6 +120,8 @@ lease_free(struct lease *l)
 	char	 path[256], *sid;
 
 	sbx_cancel(l->call);
+	output_cancel(l);
+	output_release(l->handle);
 	if (l->session[0] != '\0' && snprintf(path, sizeof(path),
 	    "/sessions/%s", l->session) < (int)sizeof(path) &&
 	    (sid = strdup(l->session)) != NULL) {
@@ -134,6 +136,9 @@ lease_free(struct lease *l)
 	TAILQ_REMOVE(&all_leases, l, entry);
 	nleases--;
 	json_object_put(l->listing);
+	json_object_put(l->produced);
+	json_object_put(l->result);
+	json_object_put(l->exec_req);
 	free(l->input);
 	free(l);
 }
@@ -351,14 +356,20 @@ lease_produced(struct lease *l, struct json_object *after)
 	return out;
 }
 
+/* The run's result, what it produced, and what of that was stored. */
 static void
-lease_exec_done(struct lease *l, struct json_object *produced)
+lease_exec_done(struct lease *l, struct json_object *stored)
 {
 	struct json_object	*o;
 
 	o = json_object_new_object();
 	json_object_object_add(o, "result_block", json_object_get(l->result));
-	json_object_object_add(o, "produced", produced);
+	json_object_object_add(o, "produced", l->produced);
+	l->produced = NULL;
+	json_object_object_add(o, "outputs", json_object_get(
+	    json_object_object_get(stored, "stored")));
+	json_object_object_add(o, "skipped", json_object_get(
+	    json_object_object_get(stored, "skipped")));
 	lease_send_json(l, o, IMSG_SBX_RESULT, 0, NULL);
 	json_object_put(o);
 	json_object_put(l->result);
@@ -402,7 +413,8 @@ lease_listed(void *arg, long status, struct json_object *body,
 		lease_exec_start(l);
 		return;
 	}
-	lease_exec_done(l, lease_produced(l, files));
+	l->produced = lease_produced(l, files);
+	output_store(l, l->produced, lease_exec_done);
 	json_object_put(l->listing);
 	l->listing = json_object_get(files);
 }
@@ -474,8 +486,8 @@ lease_exec(struct lease *l)
 	free(l->input);
 	l->input = NULL;
 	l->inlen = 0;
-	if (l->session[0] == '\0' || l->call != NULL || in == NULL ||
-	    !json_object_is_type(in, json_type_object) ||
+	if (l->session[0] == '\0' || l->call != NULL || l->output != NULL ||
+	    in == NULL || !json_object_is_type(in, json_type_object) ||
 	    !json_object_is_type(json_object_object_get(in, "tool"),
 	    json_type_string)) {
 		json_object_put(in);

@@ -56,6 +56,7 @@ struct sbx_call {
 	int64_t			 cap;		/* get: at most */
 	int			 over;		/* get: past cap */
 	struct event		*fdev;		/* waiting on fd */
+	sbx_tap_cb		 tap;
 	sbx_done_cb		 done;
 	void			*arg;
 };
@@ -225,6 +226,8 @@ sbx_write_fd(char *p, size_t size, size_t n, void *arg)
 			sbx_wait_fd(c, EV_WRITE);
 			return CURL_WRITEFUNC_PAUSE;
 		}
+		if (c->tap != NULL)
+			c->tap(c->arg, p + done, w);
 		done += w;
 	}
 	c->bytes += done;
@@ -355,7 +358,7 @@ sbx_put(struct sbx_backend *be, const char *session, const char *name,
 
 struct sbx_call *
 sbx_get(struct sbx_backend *be, const char *session, const char *relpath,
-    int fd, int64_t cap, sbx_done_cb done, void *arg)
+    int fd, int64_t cap, sbx_tap_cb tap, sbx_done_cb done, void *arg)
 {
 	struct sbx_call	*c;
 	char		*q, path[2048];
@@ -376,6 +379,7 @@ sbx_get(struct sbx_backend *be, const char *session, const char *relpath,
 	}
 	c->fd = fd;
 	c->cap = cap;
+	c->tap = tap;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, sbx_write_fd);
 	return sbx_start(c);

@@ -57,9 +57,14 @@ struct sbx_call	*sbx_json(struct sbx_backend *, const char *method,
 struct sbx_call	*sbx_put(struct sbx_backend *, const char *session,
 		    const char *name, int fd, int64_t size, sbx_done_cb,
 		    void *);
-/* GetFile: the bytes into fd (owned, closed at the end), at most cap. */
+/*
+ * GetFile: the bytes into fd (owned, closed at the end), at most cap;
+ * tap, if set, sees each piece as it is written.
+ */
+typedef void	(*sbx_tap_cb)(void *arg, const void *, size_t);
 struct sbx_call	*sbx_get(struct sbx_backend *, const char *session,
-		    const char *path, int fd, int64_t cap, sbx_done_cb, void *);
+		    const char *path, int fd, int64_t cap, sbx_tap_cb,
+		    sbx_done_cb, void *);
 /* Stops a call; its callback never runs. */
 void		 sbx_cancel(struct sbx_call *);
 

@@ -83,6 +83,7 @@ static const struct imsg_rule master_from_storage[] = {
 static const struct imsg_rule storage_from_frontend[] = {
 	FIXED(IMSG_AUTH_LOOKUP, struct auth_lookup, IMSG_FD_NO),
 	FIXED(IMSG_AUTH_RELEASE, struct auth_release, IMSG_FD_NO),
+	FIXED(IMSG_AUTH_DELEGATE, struct auth_release, IMSG_FD_NO),
 	FIXED(IMSG_FILE_CREATE, struct file_create, IMSG_FD_NO),
 	FIXED(IMSG_FILE_PROGRESS, struct file_key, IMSG_FD_NO),
 	FIXED(IMSG_FILE_COMMIT, struct file_commit, IMSG_FD_NO),
@@ -108,6 +109,24 @@ static const struct imsg_rule frontend_from_storage[] = {
 	FIXED(IMSG_HEALTH, struct health_msg, IMSG_FD_NO),
 };
 
+/*
+ * The broker stores what runs produce, under handles frontends had
+ * delegated to it; it may read, list or delete nothing.
+ */
+static const struct imsg_rule storage_from_broker[] = {
+	FIXED(IMSG_AUTH_RELEASE, struct auth_release, IMSG_FD_NO),
+	FIXED(IMSG_FILE_CREATE, struct file_create, IMSG_FD_NO),
+	FIXED(IMSG_FILE_PROGRESS, struct file_key, IMSG_FD_NO),
+	FIXED(IMSG_FILE_COMMIT, struct file_commit, IMSG_FD_NO),
+	FIXED(IMSG_FILE_ABORT, struct file_key, IMSG_FD_NO),
+};
+
+static const struct imsg_rule broker_from_storage[] = {
+	FIXED(IMSG_FILE_CREATED, struct file_rec, IMSG_FD_MUST),
+	FIXED(IMSG_FILE_INFO, struct file_rec, IMSG_FD_NO),
+	FIXED(IMSG_ERROR, struct error_msg, IMSG_FD_NO),
+};
+
 /* A lease of a sandbox session, and what it runs. */
 static const struct imsg_rule broker_from_frontend[] = {
 	FIXED(IMSG_SBX_OPEN, struct sbx_open, IMSG_FD_NO),
@@ -125,14 +144,6 @@ static const struct imsg_rule frontend_from_broker[] = {
 
 #define CHANNEL(recv, send, rules, name)				\
 	{ (recv), (send), { (name), (rules), NRULES(rules), 1 } }
-/*
- * The code-execution pipeline will use these channels; until it lands
- * nothing may be sent on them.  The broker then will create files only
- * under a handle a frontend delegates to it for one session; today the
- * storage helper takes no file operation from it at all.
- */
-#define SILENT(recv, send, name)					\
-	{ (recv), (send), { (name), NULL, 0, 1 } }
 
 static const struct {
 	enum proc_role		 receiver;
@@ -153,10 +164,12 @@ static const struct {
 	    "master <- broker"),
 	CHANNEL(ROLE_STORAGE, ROLE_FRONTEND, storage_from_frontend,
 	    "storage <- frontend"),
-	SILENT(ROLE_STORAGE, ROLE_BROKER, "storage <- broker"),
+	CHANNEL(ROLE_STORAGE, ROLE_BROKER, storage_from_broker,
+	    "storage <- broker"),
 	CHANNEL(ROLE_FRONTEND, ROLE_STORAGE, frontend_from_storage,
 	    "frontend <- storage"),
-	SILENT(ROLE_BROKER, ROLE_STORAGE, "broker <- storage"),
+	CHANNEL(ROLE_BROKER, ROLE_STORAGE, broker_from_storage,
+	    "broker <- storage"),
 	CHANNEL(ROLE_FRONTEND, ROLE_BROKER, frontend_from_broker,
 	    "frontend <- broker"),
 	CHANNEL(ROLE_BROKER, ROLE_FRONTEND, broker_from_frontend,

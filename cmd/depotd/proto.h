@@ -80,6 +80,12 @@ enum imsg_type {
 	IMSG_AUTH_LOOKUP,		/* struct auth_lookup */
 	IMSG_AUTH_RESULT,		/* struct auth_result */
 	IMSG_AUTH_RELEASE,		/* struct auth_release: request over */
+	/*
+	 * struct auth_release: a handle for the broker's channel standing
+	 * for the same caller, good only to store what a run produced;
+	 * answered with IMSG_AUTH_RESULT.
+	 */
+	IMSG_AUTH_DELEGATE,
 	IMSG_FILE_CREATE,		/* struct file_create (intent) */
 	IMSG_FILE_CREATED,		/* struct file_rec, fd: write end */
 	IMSG_FILE_PROGRESS,		/* struct file_key: bytes flowed */
