@@ -173,6 +173,32 @@ uint32_t	 fe_extract(int pdf_fd, int pages, int timeout,
 		    void (*cb)(void *arg, int fd), void *arg);
 void		 fe_extract_cancel(uint32_t);
 
+/* fe_broker.c: sandbox sessions leased from the broker. */
+struct sbx_lease;
+/* status: 0, or what the request should get (502, 503); message why. */
+typedef void	(*sbx_status_cb)(void *arg, int status, const char *message);
+/*
+ * result: {result_block, produced, outputs: [{path, filename, file_id,
+ * size_bytes, mime_type}], skipped: [{path, reason}]}, NULL on failure.
+ */
+typedef void	(*sbx_result_cb)(void *arg, int status, const char *message,
+		    struct json_object *result);
+void		 fe_broker_attach(int fd);
+/*
+ * A session for the request: the caller's storage handle is delegated
+ * to the broker (for the run's outputs), then the session is created.
+ * NULL when there is no broker (cb not called).
+ */
+struct sbx_lease *fe_sbx_open(struct api_req *, sbx_status_cb, void *);
+/* Takes ownership of fd; size bytes are sent under name. */
+void		 fe_sbx_seed(struct sbx_lease *, int fd, const char *name,
+		    int64_t size, sbx_status_cb, void *);
+/* req: {tool, input, tool_use_id?}. */
+void		 fe_sbx_exec(struct sbx_lease *, struct json_object *req,
+		    sbx_result_cb, void *);
+/* The session is destroyed; no callback runs after this. */
+void		 fe_sbx_close(struct sbx_lease *);
+
 /* api_model.c, api_models.c */
 void		 api_model_route(struct api_req *, enum wire);
 void		 api_models_route(struct api_req *);
