@@ -199,6 +199,36 @@ void		 fe_sbx_exec(struct sbx_lease *, struct json_object *req,
 /* The session is destroyed; no callback runs after this. */
 void		 fe_sbx_close(struct sbx_lease *);
 
+/*
+ * tools.c: the gateway's code-execution tool in each wire format: the
+ * caller's declaration taken out, the function the model sees, its
+ * calls found in an answer, a round appended to the transcript, and a
+ * result rendered as text.
+ */
+#define TOOL_CODE_EXECUTION	"code_execution"
+/*
+ * Takes every {"type":"otari_code_execution"} (and provider-native
+ * code-execution declaration, *native then set) out of req's tools.
+ * 1 when there was one.
+ */
+int		 tools_take_declaration(enum wire, struct json_object *req,
+		    int *native);
+void		 tools_declare(enum wire, struct json_object *req);
+/*
+ * The code_execution calls in an answer: [{id, code}]; *foreign counts
+ * the calls of the caller's own tools.  NULL when the answer is not one
+ * of the wire's.
+ */
+struct json_object *tools_calls(enum wire, struct json_object *answer,
+		    int *foreign);
+/* Removes the code_execution calls from an answer (foreign ones stay). */
+void		 tools_strip(enum wire, struct json_object *answer);
+/* The answer's turn, then results [{id, text}], appended to req. */
+int		 tools_append_round(enum wire, struct json_object *req,
+		    struct json_object *answer, struct json_object *results);
+/* A broker result as the model reads it; error when the run failed. */
+char		*tools_render(struct json_object *result, const char *error);
+
 /* api_model.c, api_models.c */
 void		 api_model_route(struct api_req *, enum wire);
 void		 api_models_route(struct api_req *);
