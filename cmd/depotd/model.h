@@ -137,6 +137,7 @@ struct fref {
 	TAILQ_ENTRY(fref)	 entry;
 	struct file_rec		 rec;
 	int			 container_upload; /* named only as such */
+	char			 seed_name[SBX_NAME_MAX]; /* in the sandbox */
 };
 TAILQ_HEAD(fref_list, fref);
 
@@ -173,10 +174,22 @@ uint32_t	 fe_extract(int pdf_fd, int pages, int timeout,
 		    void (*cb)(void *arg, int fd), void *arg);
 void		 fe_extract_cancel(uint32_t);
 
-/* fe_broker.c: sandbox sessions leased from the broker. */
+/*
+ * fe_seed.c: the request's files into the sandbox, in order, each under
+ * a name of its own (seed_names gives them: the stored name's last
+ * segment, then name-2.ext, name-3.ext on a clash).
+ */
+void		 seed_names(struct fref_list *);
+struct seeding;
 struct sbx_lease;
-/* status: 0, or what the request should get (502, 503); message why. */
 typedef void	(*sbx_status_cb)(void *arg, int status, const char *message);
+/* NULL, and no callback, when there is no file to seed. */
+struct seeding	*fe_seed(struct api_req *, struct sbx_lease *,
+		    const struct fref_list *, sbx_status_cb, void *);
+void		 fe_seed_cancel(struct seeding *);
+
+/* fe_broker.c: sandbox sessions leased from the broker. */
+/* sbx_status_cb: 0, or what the request should get (502, 503). */
 /*
  * result: {result_block, produced, outputs: [{path, filename, file_id,
  * size_bytes, mime_type}], skipped: [{path, reason}]}, NULL on failure.
