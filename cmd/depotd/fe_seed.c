@@ -66,11 +66,8 @@ seed_names(struct fref_list *files)
 	int		 n;
 
 	TAILQ_FOREACH(f, files, entry) {
+		/* "file" when nothing usable is left of the name. */
 		name_last_segment(f->rec.filename, base, sizeof(base));
-		/* Nothing usable left: the id is a name too. */
-		if (base[0] == '\0' || strcmp(base, ".") == 0 ||
-		    strcmp(base, "..") == 0)
-			strlcpy(base, f->rec.id, sizeof(base));
 		strlcpy(f->seed_name, base, sizeof(f->seed_name));
 		for (n = 2; name_taken(files, f, f->seed_name); n++)
 			name_dedupe(base, n, f->seed_name,
