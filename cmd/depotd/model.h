@@ -108,6 +108,12 @@ void		 xstream_free(struct xstream *);
 void		 xstream_error(enum wire to, int status, const char *message,
 		    xstream_emit_cb, void *arg);
 
+/*
+ * xstream_replay.c: a whole chat.completion fed to a translator made
+ * from WIRE_CHAT as the chunks a stream would have carried.
+ */
+int		 xstream_replay(struct xstream *, struct json_object *);
+
 /* ubody.c: an upstream request body. */
 struct ubody;
 struct ubody	*ubody_new(struct event_base *);
