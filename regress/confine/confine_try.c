@@ -20,17 +20,19 @@
  * happened: "ok" or the errno name (EPERM, EACCES, ...).  A call the
  * filter kills for prints nothing; the caller sees the signal.
  *
- *	confine_try [-x] [-u user] [-r root] [-R path] [-W path] role
- *	    action [argument]
+ *	confine_try [-x] [-u user] [-r root] [-R path] [-W path] [-p port]
+ *	    role action [argument]
  *	confine_try -L program [argument ...]
  *
  * -x drops to the user without any lockdown: what the same uid could
  * do unconfined, so that a refusal is shown to come from the lockdown.
- * -R and -W (repeatable) are the role's read and read-write paths.
+ * -R and -W (repeatable) are the role's read and read-write paths; -p
+ * (repeatable) the TCP ports a role that connects only to listed ports
+ * (the frontend: its upstreams') may reach.
  *
  * Actions: open PATH, create DIR, unix PATH (connect), tcp PORT
  * (connect to 127.0.0.1), bind (TCP, 127.0.0.1, any port), socket (a
- * new TCP socket), abstract (connect to an abstract unix socket made
+ * new TCP socket), udp (a new UDP socket), abstract (connect to an abstract unix socket made
  * before the lockdown), kill PID (SIGCONT), ptrace PID (attach), exec
  * PATH (runs PATH with the argument "ok"), pair (a descriptor passed
  * over a socketpair, then used).
@@ -75,7 +77,7 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: confine_try [-x] [-u user] [-r root] "
-	    "[-R path] [-W path] role action [argument]\n");
+	    "[-R path] [-W path] [-p port] role action [argument]\n");
 	exit(2);
 }
 
@@ -223,6 +225,8 @@ attempt(struct attempt *a)
 		    loopback(&sin, NULL));
 	if (strcmp(act, "socket") == 0)
 		return socket(AF_INET, SOCK_STREAM, 0) == -1 ? -1 : 0;
+	if (strcmp(act, "udp") == 0)
+		return socket(AF_INET, SOCK_DGRAM, 0) == -1 ? -1 : 0;
 	if (strcmp(act, "abstract") == 0)
 		return connect(a->fd, (struct sockaddr *)&a->sun, a->sunlen);
 	if (strcmp(act, "kill") == 0)
@@ -270,6 +274,9 @@ int
 main(int argc, char *argv[])
 {
 	const struct lockdown_rules	*pol;
+	struct lockdown_rules		 rules;
+	uint16_t			 ports[MAX_PATHS];
+	size_t				 nports = 0;
 	const char			*ro[MAX_PATHS + 1] = { NULL };
 	const char			*rw[MAX_PATHS + 1] = { NULL };
 	const char			*user = "_depotd", *root = NULL;
@@ -277,12 +284,17 @@ main(int argc, char *argv[])
 	struct attempt			 a;
 	int				 ch, nro = 0, nrw = 0, bare = 0;
 
-	while ((ch = getopt(argc, argv, "+Lr:R:u:W:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+Lp:r:R:u:W:x")) != -1) {
 		switch (ch) {
 		case 'L':
 			if (optind >= argc)
 				usage();
 			without_landlock(argv + optind);
+		case 'p':
+			if (nports == MAX_PATHS)
+				usage();
+			ports[nports++] = atoi(optarg);
+			break;
 		case 'r':
 			root = optarg;
 			break;
@@ -306,6 +318,12 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc < 2 || (pol = lockdown_rules_of(argv[0])) == NULL)
 		usage();
+	/* As confine_rules gives the frontend its upstreams' ports. */
+	rules = *pol;
+	if (rules.tcp_connect == LOCKDOWN_TCP_PORTS) {
+		rules.ports = ports;
+		rules.nports = nports;
+	}
 	a.action = argv[1];
 	a.arg = argc > 2 ? argv[2] : "";
 	if (priv_lookup(user, &pu) == -1)
@@ -314,7 +332,7 @@ main(int argc, char *argv[])
 	if (bare)
 		priv_drop(&pu, NULL);
 	else
-		lockdown_role(pol, &pu, root, ro, rw);
+		lockdown_role(&rules, &pu, root, ro, rw);
 	if (attempt(&a) == 0)
 		printf("ok\n");
 	else

@@ -21,7 +21,7 @@
 # the real daemon: every child filtered by seccomp with NoNewPrivs, the
 # storage helper under its own uid, frontends and broker in an empty
 # root, the plan of -n -v and the line of depotctl show status.
-# Runs in about 15 seconds; port 18461.
+# Runs in about 15 seconds; port 18461 (upstreams named: 18500, 18501).
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -134,6 +134,31 @@ refused broker _depotd EACCES tcp "$PGPORT"
 refused broker _depotd EACCES bind
 refused broker _depotd EPERM abstract
 
+# --- a frontend with upstreams: TCP to their ports, nothing else --------
+
+# PostgreSQL's port stands in for an upstream's: it listens.  Port 1 is
+# another upstream's, so that "another port" is refused by the rule
+# set, not because no rule was made.
+extra="-p $PGPORT -p 1"
+allowed frontend _depotd tcp "$PGPORT"
+allowed frontend _depotd socket
+allowed frontend _depotd pair
+extra="-p 1"
+refused frontend _depotd EACCES tcp "$PGPORT"
+extra="-p $PGPORT"
+refused frontend _depotd EPERM open "$work/outside"
+refused frontend _depotd EPERM open /etc/passwd
+refused frontend _depotd EPERM udp
+refused frontend _depotd EACCES bind
+# connect(2) is allowed now, whatever the family: the empty root hides
+# PostgreSQL's socket, and the frontend can make no unix socket.
+refused frontend _depotd ENOENT unix "$pgsock"
+refused frontend _depotd EPERM abstract
+refused frontend _depotd SIGSYS exec /bin/echo
+extra=
+# Without upstreams it has no inet at all (above): not even UDP.
+refused frontend _depotd EPERM udp
+
 # A root another user may write is no jail.
 mkdir -m 755 "$work/badroot"
 chown _depotd "$work/badroot"
@@ -173,6 +198,21 @@ check "and the storage helper's: $DEPOT_STORE_USER, plus its store's paths" \
     '$work/plan'"
 check "and the broker's" \
     grep -qx "broker: user _depotd, root /var/empty" "$work/plan"
+check "a frontend without upstreams may not connect over TCP" \
+    sh -c "sed -n '/^frontend:/,/^[a-z]/p' '$work/plan' |
+    grep -q 'tcp: no connect, no bind'"
+
+# Upstreams on two ports: the plan names both, and the daemon that runs
+# with them still serves.
+up_port=${CONFINE_UPSTREAM_PORT:-18500}
+depot_conf "$work/d" "$port" "upstream \"a\" { url \"http://127.0.0.1:$up_port/v1\" }
+upstream \"b\" { url \"https://localhost/v1\" api anthropic }
+model \"m\" upstream \"a\""
+chown "$DEPOT_STORE_USER" "$work/d/files"
+"$DEPOTD" -n -v -f "$work/d/depotd.conf" >/dev/null 2>"$work/plan-up"
+check "with upstreams, the frontend may connect to their ports only" \
+    grep -q "tcp: connect to ports $up_port, 443 only, no bind" \
+    "$work/plan-up"
 
 if ! depot_start "$work/d"; then
 	notok "depotd starts"
@@ -226,6 +266,13 @@ check "an upload goes through the confined processes ($code)" \
 check "no child was denied a system call it needed (log clean)" \
     sh -c "! grep -Eqi 'not permitted|permission denied|lost child' \
     '$work/d/depotd.log'"
+# The Landlock rules were made at start: a new port waits for a restart.
+printf 'upstream "c" { url "http://127.0.0.1:%s/v1" }\n' $((up_port + 1)) \
+    >>"$work/d/depotd.conf"
+depotctl_ reload >/dev/null 2>&1
+check "a reload that adds an upstream port says it needs a restart" \
+    grep -q "reload: new upstream ports take effect at restart" \
+    "$work/d/depotd.log"
 depot_stop
 
 # --- a kernel without Landlock: said, not hidden --------------------------
@@ -252,6 +299,8 @@ file rules, landlock network rules (ABI 4), landlock signal" "$log"
 	check "depotctl show status says the confinement is partial" \
 	    grep -q "^confinement partial: this kernel lacks landlock" \
 	    "$work/status2"
+	check "and that frontends may then connect to any TCP port" \
+	    grep -q "frontends may connect to any TCP port" "$work/status2"
 	p=$(depot_child "frontend 0")
 	check "the frontend still has its seccomp filter and empty root" \
 	    test "$(status_field "${p:-0}" Seccomp)" = 2 -a \
