@@ -74,7 +74,7 @@ for i in $(seq 50); do [ -S "$work/sock/sbx.sock" ] && break; sleep 0.1; done
 cat >"$work/local.conf" <<CONF
 database "dbname=unused"
 storage "file://$work/files"
-sandbox local { directory "$work/ws" }
+sandbox local { directory "$work/ws" max-sessions 4 }
 CONF
 chmod 600 "$work/local.conf"
 run_peer sandboxd "$work/local.conf" 4 "$work/sock/sbx.sock" "$work/token"
@@ -92,12 +92,15 @@ for i in $(seq 50); do grep -q listening "$work/minimal.log" && break
 cat >"$work/minimal.conf" <<CONF
 database "dbname=unused"
 storage "file://$work/files"
-sandbox "http://127.0.0.1:$port" { token "tok-minimal-0123456789" }
+sandbox "http://127.0.0.1:$port" {
+	token "tok-minimal-0123456789"
+	max-sessions 4
+}
 CONF
 chmod 600 "$work/minimal.conf"
 run_peer minimal "$work/minimal.conf" 4
-check "the broker against the minimal protocol-v1 backend: every check" \
-    "passed" test $? -eq 0
+check "the broker against the minimal protocol-v1 backend: every check \
+passed" test $? -eq 0
 check "the broker against the minimal backend: every check ran" \
     test "$(cat "$work/minimal.n")" -ge 20
 
