@@ -19,7 +19,10 @@
 # "code" runs as `python3 -c` in the session's directory (tests only,
 # on 127.0.0.1, with a token).  Times are numbers, content.type is
 # code_execution_result for every tool kind, content is one object.
-# GET /health (not in the protocol) tells the tests the session count.
+# Two routes outside the protocol, for tests: GET /health tells the
+# session count; POST /__fault {"put": S, "get": S, "exec": S,
+# "exec_delay": SECONDS} makes PutFile, GetFile or Execute answer
+# status S (0: normally) or Execute take that long.
 #
 #	minimal.py PORT TOKEN
 
@@ -39,6 +42,7 @@ from urllib.parse import parse_qs, urlsplit
 
 ROOT = tempfile.mkdtemp(prefix="minimal-sbx-")
 sessions = {}
+faults = {}
 lock = threading.Lock()
 
 
@@ -107,6 +111,8 @@ class Handler(BaseHTTPRequestHandler):
 		if parts[2:] == ["files", "list"]:
 			return self.reply(200, {"files": listing(sid)})
 		if parts[2:] == ["files"]:
+			if faults.get("get"):
+				return self.reply(faults["get"], {"error": "fault"})
 			p = inside(sid, q.get("path", [""])[0])
 			if p is None:
 				return self.reply(403, {"error": "outside"})
@@ -130,6 +136,10 @@ class Handler(BaseHTTPRequestHandler):
 
 	def do_POST(self):
 		_, parts = self.route()
+		if parts == ["__fault"]:
+			faults.clear()
+			faults.update(json.loads(self.body() or b"{}"))
+			return self.reply(204)
 		if not self.authorised():
 			return
 		if parts == ["sessions"]:
@@ -149,8 +159,15 @@ class Handler(BaseHTTPRequestHandler):
 			return self.reply(404, {"error": "no such session"})
 		sid = parts[1]
 		if parts[2:] == ["exec"]:
-			return self.execute(sid, json.loads(self.body()))
+			req = json.loads(self.body())
+			time.sleep(faults.get("exec_delay", 0))
+			if faults.get("exec"):
+				return self.reply(faults["exec"], {"error": "fault"})
+			return self.execute(sid, req)
 		if parts[2:] == ["files"]:
+			if faults.get("put"):
+				self.body()
+				return self.reply(faults["put"], {"error": "fault"})
 			return self.put(sid)
 		self.reply(404, {"error": "no route"})
 
