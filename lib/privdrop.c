@@ -48,6 +48,7 @@ priv_lookup(const char *name, struct privuser *pu)
 void
 priv_drop(const struct privuser *pu, const char *chroot_dir)
 {
+	gid_t	 groups[2];
 	int	 deathsig = 0;
 
 	/* The kernel forgets it when the uid changes: set it again. */
@@ -59,7 +60,9 @@ priv_drop(const struct privuser *pu, const char *chroot_dir)
 	}
 	if (chdir("/") == -1)
 		fatal("chdir /");
-	if (setgroups(1, &pu->gid) == -1)
+	groups[0] = pu->gid;
+	groups[1] = pu->sgid;
+	if (setgroups(pu->sgid != 0 ? 2 : 1, groups) == -1)
 		fatal("setgroups");
 	if (setresgid(pu->gid, pu->gid, pu->gid) == -1)
 		fatal("setresgid");

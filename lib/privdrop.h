@@ -26,12 +26,14 @@ struct privuser {
 	char	 name[64];
 	uid_t	 uid;
 	gid_t	 gid;
+	gid_t	 sgid;		/* one supplementary group, 0 none */
 };
 
 /* Looks the user up (before any chroot: the passwd file is outside). */
 int	 priv_lookup(const char *name, struct privuser *);
 /*
- * chroot (when dir is not NULL or empty), chdir("/"), setgroups,
+ * chroot (when dir is not NULL or empty), chdir("/"), setgroups (the
+ * primary group and sgid if set),
  * setresgid, setresuid, then checks that root cannot be regained and
  * sets again the parent-death signal the uid change cleared.  Any
  * failure is fatal.

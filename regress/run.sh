@@ -51,7 +51,8 @@ if wanted unit; then
 		[ -x "$t" ] || continue
 		# These need a real server; their own suites start one.
 		case ${t##*/} in
-		test_db|test_store_s3|test_store_sftp|test_storage_peer) continue ;;
+		test_db|test_store_s3|test_store_sftp|test_storage_peer|\
+		test_broker_peer) continue ;;
 		esac
 		name=unit/${t##*/}
 		log=$out/${t##*/}.log

@@ -101,6 +101,12 @@ child_conf_begin(struct imsg *imsg)
 		fatal("conf_new");
 }
 
+const char *
+child_root(void)
+{
+	return child.proc.chroot;
+}
+
 /* Who we run as is fixed at start: a reload cannot move a process. */
 static void
 child_conf_proc(struct imsg *imsg)
@@ -162,6 +168,7 @@ child_start(void)
 	strlcpy(pu.name, child.proc.user, sizeof(pu.name));
 	pu.uid = child.proc.uid;
 	pu.gid = child.proc.gid;
+	pu.sgid = child.proc.sgid;
 	if (child.ops->prepare != NULL)
 		child.ops->prepare();
 	lockdown_role(rules, &pu, child.proc.chroot,

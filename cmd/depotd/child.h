@@ -47,6 +47,8 @@ void			 child_run(enum proc_role, int instance,
 			    const struct child_ops *, int debug, int verbose)
 			    __attribute__((noreturn));
 struct event_base	*child_base(void);
+/* The directory the child is confined to ("" for none, or empty). */
+const char		*child_root(void);
 void			 child_peer_init(struct imsgev *, enum proc_role peer,
 			    int fd, imsgev_dispatch_cb, imsgev_closed_cb,
 			    void *);

@@ -82,6 +82,18 @@ conf_url_host_port(const char *url, char *host, size_t hostlen,
 	return errstr == NULL ? 0 : -1;
 }
 
+/* A sandbox "URL"'s port: 1 and *port, or 0 for none (local, none). */
+size_t
+conf_sandbox_port(const struct depotd_conf *c, uint16_t *port)
+{
+	char	 host[256];
+
+	if (c->sandbox != SANDBOX_URL ||
+	    conf_url_host_port(c->sandbox_url, host, sizeof(host), port) == -1)
+		return 0;
+	return 1;
+}
+
 size_t
 conf_upstream_ports(const struct depotd_conf *c, uint16_t *ports,
     size_t max)

@@ -181,6 +181,8 @@ void			 conf_upstream_init(struct upstream_conf *);
  */
 int			 conf_url_host_port(const char *url, char *host,
 			    size_t hostlen, uint16_t *port);
+size_t			 conf_sandbox_port(const struct depotd_conf *,
+			    uint16_t *port);
 /* The distinct ports of the upstreams' URLs, at most max: how many. */
 size_t			 conf_upstream_ports(const struct depotd_conf *,
 			    uint16_t *ports, size_t max);

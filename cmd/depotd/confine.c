@@ -57,7 +57,8 @@ confine_storage_common(const char **ro)
 
 /*
  * A role's rules under this configuration: for the frontend, the
- * upstreams' ports, as they are at lockdown.  Valid until the next
+ * upstreams' ports, for the broker a remote sandbox's, as they are at
+ * lockdown.  Valid until the next
  * call.
  */
 const struct lockdown_rules *
@@ -70,11 +71,14 @@ confine_rules(enum proc_role role, const struct depotd_conf *conf)
 	if ((pol = lockdown_rules_of(role_name(role))) == NULL)
 		return NULL;
 	rules = *pol;
-	if (rules.tcp_connect == LOCKDOWN_TCP_PORTS) {
+	if (rules.tcp_connect != LOCKDOWN_TCP_PORTS)
+		return &rules;
+	rules.ports = ports;
+	if (role == ROLE_BROKER)
+		rules.nports = conf_sandbox_port(conf, ports);
+	else
 		rules.nports = conf_upstream_ports(conf, ports,
 		    CONF_PORTS_MAX);
-		rules.ports = ports;
-	}
 	return &rules;
 }
 

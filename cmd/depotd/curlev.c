@@ -225,3 +225,9 @@ curlev_unpause(struct curlev *curl, CURL *easy)
 	curl_multi_socket_action(curl->multi, CURL_SOCKET_TIMEOUT, 0, &running);
 	curlev_reap(curl);
 }
+
+struct event_base *
+curlev_base(const struct curlev *curl)
+{
+	return curl->base;
+}

@@ -33,6 +33,7 @@ typedef void	(*curlev_done_cb)(void *arg, CURLcode);
 
 struct curlev	*curlev_new(struct event_base *);
 void		 curlev_free(struct curlev *);
+struct event_base *curlev_base(const struct curlev *);
 /* 0, or -1 if curl refused the handle. */
 int		 curlev_add(struct curlev *, CURL *, curlev_done_cb, void *);
 /* Takes a running handle out without calling its done callback. */

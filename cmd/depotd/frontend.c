@@ -159,8 +159,10 @@ frontend_peer(enum proc_role role, int instance, int fd)
 		fe_storage_attach(fd);
 	else if (role == ROLE_EXTRACT)
 		fe_extract_attach(fd);
+	else if (role == ROLE_BROKER)
+		fe_broker_attach(fd);
 	else
-		close(fd);	/* the broker: used by the model pipeline */
+		close(fd);
 }
 
 static void

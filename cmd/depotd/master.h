@@ -55,6 +55,7 @@ void	 master_shutdown(int) __attribute__((noreturn));
 /* master_sandbox.c */
 void	 sandbox_local_spawn(struct child_proc *);
 void	 sandbox_local_cleanup(void);
+const char *sandbox_local_dir(void);
 
 /* master_control.c */
 void	 control_init(const char *path);

@@ -143,6 +143,11 @@ proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
 	pc.gid = master.users[r->user].gid;
 	if (r->chroot == CHROOT_CONF)
 		strlcpy(pc.chroot, conf->chroot, sizeof(pc.chroot));
+	/* The socket is the sandbox user's; its group lets the broker in. */
+	if (r->chroot == CHROOT_SANDBOX && conf->sandbox == SANDBOX_LOCAL) {
+		strlcpy(pc.chroot, sandbox_local_dir(), sizeof(pc.chroot));
+		pc.sgid = master.users[RUN_AS_SANDBOX].gid;
+	}
 	if (imsgev_compose(&cp->iev, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
 	    sizeof(generation)) == -1 ||
 	    imsgev_compose(&cp->iev, IMSG_CONF_PROC, 0, 0, -1, &pc,

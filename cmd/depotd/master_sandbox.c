@@ -22,7 +22,8 @@
  * The sandbox daemon is the master's child like the others: it is
  * stopped with them, and its death is a lost child.  It runs jailed
  * code as its own user (_depotsbx), whose group _depotd belongs to so
- * that the broker can reach the socket.
+ * that the broker can reach the socket.  The socket has a directory of
+ * its own, the broker's root: nothing else is there to reach.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -43,6 +44,7 @@
 #include "roster.h"
 #include "master.h"
 
+static char	 sbx_dir[PATH_MAX];
 static char	 sbx_sock[PATH_MAX];
 static char	 sbx_token[PATH_MAX];
 
@@ -59,6 +61,26 @@ runner_path(const char *self, char *buf, size_t len)
 	snprintf(buf, len, "%s/../cmd/depot-sandboxd/runner.py",
 	    dirname(dir));
 	return access(buf, R_OK);
+}
+
+/* Root's, readable by all: the socket's own mode guards it. */
+static void
+socket_dir(const char *dir)
+{
+	struct stat	 st;
+
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST)
+		fatal("mkdir %s", dir);
+	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode) || st.st_uid != 0)
+		fatalx("%s: not a directory of root's", dir);
+	if (chmod(dir, 0755) == -1)
+		fatal("chmod %s", dir);
+}
+
+const char *
+sandbox_local_dir(void)
+{
+	return sbx_dir;
 }
 
 static void
@@ -115,8 +137,10 @@ sandbox_local_spawn(struct child_proc *cp)
 
 	strlcpy(dir, conf->control_socket, sizeof(dir));
 	strlcpy(dir, dirname(dir), sizeof(dir));
-	if (snprintf(sbx_sock, sizeof(sbx_sock), "%s/depot-sandboxd.sock",
-	    dir) >= (int)sizeof(sbx_sock) || snprintf(sbx_token,
+	if (snprintf(sbx_dir, sizeof(sbx_dir), "%s/sandbox", dir) >=
+	    (int)sizeof(sbx_dir) || snprintf(sbx_sock, sizeof(sbx_sock),
+	    "%s/depot-sandboxd.sock", sbx_dir) >= (int)sizeof(sbx_sock) ||
+	    snprintf(sbx_token,
 	    sizeof(sbx_token), "%s/depot-sandboxd.token", dir) >=
 	    (int)sizeof(sbx_token))
 		fatalx("sandbox local: %s is too long a path", dir);
@@ -127,6 +151,7 @@ sandbox_local_spawn(struct child_proc *cp)
 		fatalx("sandbox local: path too long");
 	if (runner_path(master.self, runner, sizeof(runner)) == -1)
 		fatalx("sandbox local: runner.py not found");
+	socket_dir(sbx_dir);
 	write_token(sbx_token, token, sizeof(token));
 	free(conf->sandbox_token);
 	if ((conf->sandbox_token = strdup(token)) == NULL)

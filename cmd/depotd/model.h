@@ -108,6 +108,12 @@ void		 xstream_free(struct xstream *);
 void		 xstream_error(enum wire to, int status, const char *message,
 		    xstream_emit_cb, void *arg);
 
+/*
+ * xstream_replay.c: a whole chat.completion fed to a translator made
+ * from WIRE_CHAT as the chunks a stream would have carried.
+ */
+int		 xstream_replay(struct xstream *, struct json_object *);
+
 /* ubody.c: an upstream request body. */
 struct ubody;
 struct ubody	*ubody_new(struct event_base *);
@@ -137,6 +143,7 @@ struct fref {
 	TAILQ_ENTRY(fref)	 entry;
 	struct file_rec		 rec;
 	int			 container_upload; /* named only as such */
+	char			 seed_name[SBX_NAME_MAX]; /* in the sandbox */
 };
 TAILQ_HEAD(fref_list, fref);
 
@@ -172,6 +179,74 @@ void		 fe_extract_attach(int fd);
 uint32_t	 fe_extract(int pdf_fd, int pages, int timeout,
 		    void (*cb)(void *arg, int fd), void *arg);
 void		 fe_extract_cancel(uint32_t);
+
+/*
+ * fe_seed.c: the request's files into the sandbox, in order, each under
+ * a name of its own (seed_names gives them: the stored name's last
+ * segment, then name-2.ext, name-3.ext on a clash).
+ */
+void		 seed_names(struct fref_list *);
+struct seeding;
+struct sbx_lease;
+typedef void	(*sbx_status_cb)(void *arg, int status, const char *message);
+/* NULL, and no callback, when there is no file to seed. */
+struct seeding	*fe_seed(struct api_req *, struct sbx_lease *,
+		    const struct fref_list *, sbx_status_cb, void *);
+void		 fe_seed_cancel(struct seeding *);
+
+/* fe_broker.c: sandbox sessions leased from the broker. */
+/* sbx_status_cb: 0, or what the request should get (502, 503). */
+/*
+ * result: {result_block, produced, outputs: [{path, filename, file_id,
+ * size_bytes, mime_type}], skipped: [{path, reason}]}, NULL on failure.
+ */
+typedef void	(*sbx_result_cb)(void *arg, int status, const char *message,
+		    struct json_object *result);
+void		 fe_broker_attach(int fd);
+/*
+ * A session for the request: the caller's storage handle is delegated
+ * to the broker (for the run's outputs), then the session is created.
+ * NULL when there is no broker (cb not called).
+ */
+struct sbx_lease *fe_sbx_open(struct api_req *, sbx_status_cb, void *);
+/* Takes ownership of fd; size bytes are sent under name. */
+void		 fe_sbx_seed(struct sbx_lease *, int fd, const char *name,
+		    int64_t size, sbx_status_cb, void *);
+/* req: {tool, input, tool_use_id?}. */
+void		 fe_sbx_exec(struct sbx_lease *, struct json_object *req,
+		    sbx_result_cb, void *);
+/* The session is destroyed; no callback runs after this. */
+void		 fe_sbx_close(struct sbx_lease *);
+
+/*
+ * tools.c: the gateway's code-execution tool in each wire format: the
+ * caller's declaration taken out, the function the model sees, its
+ * calls found in an answer, a round appended to the transcript, and a
+ * result rendered as text.
+ */
+#define TOOL_CODE_EXECUTION	"code_execution"
+/*
+ * Takes every {"type":"otari_code_execution"} (and provider-native
+ * code-execution declaration, *native then set) out of req's tools.
+ * 1 when there was one.
+ */
+int		 tools_take_declaration(enum wire, struct json_object *req,
+		    int *native);
+void		 tools_declare(enum wire, struct json_object *req);
+/*
+ * The code_execution calls in an answer: [{id, code}]; *foreign counts
+ * the calls of the caller's own tools.  NULL when the answer is not one
+ * of the wire's.
+ */
+struct json_object *tools_calls(enum wire, struct json_object *answer,
+		    int *foreign);
+/* Removes the code_execution calls from an answer (foreign ones stay). */
+void		 tools_strip(enum wire, struct json_object *answer);
+/* The answer's turn, then results [{id, text}], appended to req. */
+int		 tools_append_round(enum wire, struct json_object *req,
+		    struct json_object *answer, struct json_object *results);
+/* A broker result as the model reads it; error when the run failed. */
+char		*tools_render(struct json_object *result, const char *error);
 
 /* api_model.c, api_models.c */
 void		 api_model_route(struct api_req *, enum wire);

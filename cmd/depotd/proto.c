@@ -90,6 +90,7 @@ static const struct imsg_rule master_from_storage[] = {
 static const struct imsg_rule storage_from_frontend[] = {
 	FIXED(IMSG_AUTH_LOOKUP, struct auth_lookup, IMSG_FD_NO),
 	FIXED(IMSG_AUTH_RELEASE, struct auth_release, IMSG_FD_NO),
+	FIXED(IMSG_AUTH_DELEGATE, struct auth_release, IMSG_FD_NO),
 	FIXED(IMSG_FILE_CREATE, struct file_create, IMSG_FD_NO),
 	FIXED(IMSG_FILE_PROGRESS, struct file_key, IMSG_FD_NO),
 	FIXED(IMSG_FILE_COMMIT, struct file_commit, IMSG_FD_NO),
@@ -122,18 +123,41 @@ static const struct imsg_rule extract_from_frontend[] = {
 /* No descriptor when the extraction could not start. */
 static const struct imsg_rule frontend_from_extract[] = {
 	FIXED(IMSG_EXTRACTED, struct extract_res, IMSG_FD_MAY),
+/*
+ * The broker stores what runs produce, under handles frontends had
+ * delegated to it; it may read, list or delete nothing.
+ */
+static const struct imsg_rule storage_from_broker[] = {
+	FIXED(IMSG_AUTH_RELEASE, struct auth_release, IMSG_FD_NO),
+	FIXED(IMSG_FILE_CREATE, struct file_create, IMSG_FD_NO),
+	FIXED(IMSG_FILE_PROGRESS, struct file_key, IMSG_FD_NO),
+	FIXED(IMSG_FILE_COMMIT, struct file_commit, IMSG_FD_NO),
+	FIXED(IMSG_FILE_ABORT, struct file_key, IMSG_FD_NO),
+};
+
+static const struct imsg_rule broker_from_storage[] = {
+	FIXED(IMSG_FILE_CREATED, struct file_rec, IMSG_FD_MUST),
+	FIXED(IMSG_FILE_INFO, struct file_rec, IMSG_FD_NO),
+	FIXED(IMSG_ERROR, struct error_msg, IMSG_FD_NO),
+};
+
+/* A lease of a sandbox session, and what it runs. */
+static const struct imsg_rule broker_from_frontend[] = {
+	FIXED(IMSG_SBX_OPEN, struct sbx_open, IMSG_FD_NO),
+	FIXED(IMSG_SBX_SEED, struct sbx_seed, IMSG_FD_MUST),
+	{ IMSG_SBX_DATA, 1, SBX_DATA_MAX, IMSG_FD_NO },
+	FIXED(IMSG_SBX_EXEC, struct sbx_exec, IMSG_FD_NO),
+	EMPTY(IMSG_SBX_CLOSE),
+};
+
+static const struct imsg_rule frontend_from_broker[] = {
+	FIXED(IMSG_SBX_STATUS, struct sbx_status, IMSG_FD_NO),
+	{ IMSG_SBX_DATA, 1, SBX_DATA_MAX, IMSG_FD_NO },
+	FIXED(IMSG_SBX_RESULT, struct sbx_status, IMSG_FD_NO),
 };
 
 #define CHANNEL(recv, send, rules, name)				\
 	{ (recv), (send), { (name), (rules), NRULES(rules), 1 } }
-/*
- * The code-execution pipeline will use these channels; until it lands
- * nothing may be sent on them.  The broker then will create files only
- * under a handle a frontend delegates to it for one session; today the
- * storage helper takes no file operation from it at all.
- */
-#define SILENT(recv, send, name)					\
-	{ (recv), (send), { (name), NULL, 0, 1 } }
 
 static const struct {
 	enum proc_role		 receiver;
@@ -154,12 +178,10 @@ static const struct {
 	    "master <- broker"),
 	CHANNEL(ROLE_STORAGE, ROLE_FRONTEND, storage_from_frontend,
 	    "storage <- frontend"),
-	SILENT(ROLE_STORAGE, ROLE_BROKER, "storage <- broker"),
+	CHANNEL(ROLE_STORAGE, ROLE_BROKER, storage_from_broker,
+	    "storage <- broker"),
 	CHANNEL(ROLE_FRONTEND, ROLE_STORAGE, frontend_from_storage,
 	    "frontend <- storage"),
-	SILENT(ROLE_BROKER, ROLE_STORAGE, "broker <- storage"),
-	SILENT(ROLE_FRONTEND, ROLE_BROKER, "frontend <- broker"),
-	SILENT(ROLE_BROKER, ROLE_FRONTEND, "broker <- frontend"),
 	CHANNEL(ROLE_EXTRACT, ROLE_MASTER, extract_from_master,
 	    "extract <- master"),
 	CHANNEL(ROLE_MASTER, ROLE_EXTRACT, master_from_child,
@@ -168,6 +190,12 @@ static const struct {
 	    "extract <- frontend"),
 	CHANNEL(ROLE_FRONTEND, ROLE_EXTRACT, frontend_from_extract,
 	    "frontend <- extract"),
+	CHANNEL(ROLE_BROKER, ROLE_STORAGE, broker_from_storage,
+	    "broker <- storage"),
+	CHANNEL(ROLE_FRONTEND, ROLE_BROKER, frontend_from_broker,
+	    "frontend <- broker"),
+	CHANNEL(ROLE_BROKER, ROLE_FRONTEND, broker_from_frontend,
+	    "broker <- frontend"),
 };
 
 const struct imsg_channel *

@@ -82,6 +82,12 @@ enum imsg_type {
 	IMSG_AUTH_LOOKUP,		/* struct auth_lookup */
 	IMSG_AUTH_RESULT,		/* struct auth_result */
 	IMSG_AUTH_RELEASE,		/* struct auth_release: request over */
+	/*
+	 * struct auth_release: a handle for the broker's channel standing
+	 * for the same caller, good only to store what a run produced;
+	 * answered with IMSG_AUTH_RESULT.
+	 */
+	IMSG_AUTH_DELEGATE,
 	IMSG_FILE_CREATE,		/* struct file_create (intent) */
 	IMSG_FILE_CREATED,		/* struct file_rec, fd: write end */
 	IMSG_FILE_PROGRESS,		/* struct file_key: bytes flowed */
@@ -103,6 +109,19 @@ enum imsg_type {
 	/* frontend <-> extract (peerid: the frontend's call number) */
 	IMSG_EXTRACT,			/* struct extract_req, fd: the PDF */
 	IMSG_EXTRACTED,			/* struct extract_res, fd: the text */
+	/*
+	 * frontend <-> broker (peerid: the frontend's lease number).  A
+	 * lease is one backend session for one request; JSON too large
+	 * for one message comes in DATA pieces before the message it
+	 * belongs to.
+	 */
+	IMSG_SBX_OPEN,			/* struct sbx_open */
+	IMSG_SBX_SEED,			/* struct sbx_seed, fd: the file */
+	IMSG_SBX_DATA,			/* bytes: a piece of the next JSON */
+	IMSG_SBX_EXEC,			/* struct sbx_exec, after its input */
+	IMSG_SBX_CLOSE,			/* the lease ends */
+	IMSG_SBX_STATUS,		/* struct sbx_status: open, seed */
+	IMSG_SBX_RESULT,		/* struct sbx_status, after its JSON */
 };
 
 struct peer_msg {
@@ -117,6 +136,7 @@ struct proc_conf_msg {
 	char		 user[64];
 	uint32_t	 uid;
 	uint32_t	 gid;
+	uint32_t	 sgid;		/* a supplementary group, 0 none */
 	char		 chroot[1024];	/* "" = none */
 };
 
@@ -386,5 +406,33 @@ const struct imsg_channel *proto_channel(enum proc_role receiver,
 		    enum proc_role sender);
 extern const struct imsg_channel proto_ctl_request;	/* master <- depotctl */
 extern const struct imsg_channel proto_ctl_reply;	/* depotctl <- master */
+
+/* Code execution, frontend <-> broker. */
+#define SBX_NAME_MAX	256
+#define SBX_DATA_MAX	(60 * 1024)	/* bytes per IMSG_SBX_DATA */
+#define SBX_JSON_MAX	(4 * 1024 * 1024) /* the pieces of one JSON */
+
+struct sbx_open {
+	/* Storage handle the frontend had issued for the broker, for
+	 * the run's output files; "" stores none. */
+	char		 handle[HANDLE_LEN];
+};
+
+struct sbx_seed {
+	char		 name[SBX_NAME_MAX];	/* in the workspace */
+	int64_t		 size;
+};
+
+/* The input ({"tool":..., "input":{...}, "tool_use_id":...}) came
+ * before in IMSG_SBX_DATA pieces. */
+struct sbx_exec {
+	int32_t		 reserved;
+};
+
+/* 0 or the status the request should get (502 backend, 503 full). */
+struct sbx_status {
+	int32_t		 status;
+	char		 message[256];
+};
 
 #endif

@@ -40,6 +40,7 @@ enum run_as {
 enum chroot_policy {
 	CHROOT_NONE,
 	CHROOT_CONF,		/* the `chroot' keyword's directory, if set */
+	CHROOT_SANDBOX,		/* sandbox local: its socket's directory */
 };
 
 /* Which lockdown (Landlock, seccomp) a child applies after the drop. */

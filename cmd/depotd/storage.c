@@ -96,6 +96,24 @@ storage_peer_closed(struct imsgev *iev, const char *why, void *arg)
 	free(p);
 }
 
+/* The broker's channel, NULL when it has none (yet). */
+struct storage_peer *
+storage_broker(void)
+{
+	struct storage_peer	*p;
+
+	TAILQ_FOREACH(p, &peers, entry)
+		if (p->role == ROLE_BROKER)
+			return p;
+	return NULL;
+}
+
+int
+storage_peer_is_broker(const struct storage_peer *p)
+{
+	return p->role == ROLE_BROKER;
+}
+
 static void
 storage_add_peer(enum proc_role role, int instance, int fd)
 {

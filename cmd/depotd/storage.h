@@ -123,7 +123,10 @@ int	 sreq_query(struct sreq *, const char *sql, int n,
 void	 sfiles_rec_from_row(struct file_rec *, const PGresult *, int);
 /* storage_auth.c */
 void	 sauth_lookup(struct storage_peer *, struct imsg *);
+struct storage_peer *storage_broker(void);
+int	 storage_peer_is_broker(const struct storage_peer *);
 void	 sauth_release(struct storage_peer *, struct imsg *);
+void	 sauth_delegate(struct storage_peer *, struct imsg *);
 const struct principal_ref *sauth_handle(struct storage_peer *, uint32_t peerid,
 	    const char *handle);
 int	 sauth_handle_live(struct storage_peer *, const char *handle);

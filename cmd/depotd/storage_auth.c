@@ -294,6 +294,34 @@ sauth_release(struct storage_peer *p, struct imsg *imsg)
 		sauth_handle_free(h);
 }
 
+/*
+ * A frontend lends the broker its caller for one lease: a new handle on
+ * the broker's channel for the same owner.  The broker's channel table
+ * lets it only create files, so the handle cannot read or list; the
+ * upload path marks what it creates as code-execution output.
+ */
+void
+sauth_delegate(struct storage_peer *p, struct imsg *imsg)
+{
+	struct auth_release	 del;
+	struct auth_result	 ar;
+	struct sauth_handle	*h;
+	struct storage_peer	*broker = storage_broker();
+
+	IMSG_TAKE(imsg, del);
+	del.handle[sizeof(del.handle) - 1] = '\0';
+	memset(&ar, 0, sizeof(ar));
+	if ((h = sauth_handle_find(p, del.handle)) == NULL || broker == NULL)
+		ar.status = h == NULL ? AUTH_UNKNOWN : AUTH_UNAVAILABLE;
+	else {
+		h->last_used = mono_seconds();
+		sauth_handle_new(broker, &h->ref, ar.handle);
+		ar.status = AUTH_OK;
+	}
+	storage_reply(p, IMSG_AUTH_RESULT, imsg->hdr.peerid, -1, &ar,
+	    sizeof(ar));
+}
+
 /* Every handle of a revoked key goes, with its uploads. */
 void
 sauth_key_revoked(const char *key_id)

@@ -628,6 +628,9 @@ sfiles_dispatch(struct storage_peer *p, struct imsg *imsg)
 	case IMSG_AUTH_RELEASE:
 		sauth_release(p, imsg);
 		break;
+	case IMSG_AUTH_DELEGATE:
+		sauth_delegate(p, imsg);
+		break;
 	case IMSG_FILE_CREATE:
 		supload_create(p, imsg);
 		break;

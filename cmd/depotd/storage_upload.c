@@ -280,6 +280,12 @@ supload_create(struct storage_peer *p, struct imsg *imsg)
 	r->rec.filename[sizeof(r->rec.filename) - 1] = '\0';
 	r->rec.mime_type[sizeof(r->rec.mime_type) - 1] = '\0';
 	r->rec.purpose[sizeof(r->rec.purpose) - 1] = '\0';
+	/* All the broker stores is what code produced, whatever it says. */
+	if (storage_peer_is_broker(p)) {
+		r->rec.source = SOURCE_CODE_EXECUTION;
+		strlcpy(r->rec.purpose, "code_execution_output",
+		    sizeof(r->rec.purpose));
+	}
 	id_new(r->rec.id, sizeof(r->rec.id), "file-");
 	store_ref_for_id(r->ref, sizeof(r->ref), r->rec.id);
 	supload_insert(r);

@@ -1,0 +1,84 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * broker.h: the sandbox broker's parts: the process and its channels
+ * (broker.c), leases of backend sessions (broker_lease.c), and calls
+ * to the backend (broker_sbx.c).
+ */
+#ifndef DEPOTD_BROKER_H
+#define DEPOTD_BROKER_H
+
+#include <sys/queue.h>
+
+#include "depotd.h"
+#include "broker_sbx.h"
+
+struct json_object;
+struct broker_peer;
+struct lease;
+struct output;
+
+/* The stored outputs of a run: {stored: [...], skipped: [...]}. */
+typedef void	(*output_done_cb)(struct lease *, struct json_object *);
+
+/* One backend session, for one request of one frontend. */
+struct lease {
+	TAILQ_ENTRY(lease)	 entry;		/* every lease */
+	TAILQ_ENTRY(lease)	 peer_entry;	/* its frontend's */
+	struct broker_peer	*peer;
+	uint32_t		 peerid;	/* the frontend's number */
+	char			 session[130];	/* "" until created */
+	char			 handle[HANDLE_LEN];
+	struct sbx_call		*call;		/* at most one at a time */
+	char			*input;		/* the next Execute's */
+	size_t			 inlen;
+	struct json_object	*exec_req;	/* waiting on the baseline */
+	struct json_object	*result;	/* the last result block */
+	struct json_object	*listing;	/* files before the run */
+	struct json_object	*produced;	/* by the last run */
+	struct output		*output;	/* storing them */
+};
+TAILQ_HEAD(lease_list, lease);
+
+struct broker_peer {
+	enum proc_role		 role;
+	int			 instance;
+	struct imsgev		 iev;
+	struct lease_list	 leases;
+};
+
+struct broker {
+	struct depotd_conf	*conf;
+	struct sbx_backend	 backend;
+};
+extern struct broker broker;
+
+/* broker_lease.c */
+void	 lease_dispatch(struct broker_peer *, struct imsg *);
+void	 lease_peer_gone(struct broker_peer *);
+int	 lease_count(void);
+int	 lease_end_all(void);
+
+/* broker_output.c */
+void	 output_storage_attach(struct imsgev *);
+void	 output_storage_msg(struct imsg *);
+void	 output_store(struct lease *, struct json_object *produced,
+	    output_done_cb);
+void	 output_cancel(struct lease *);
+void	 output_release(const char *handle);
+
+#endif

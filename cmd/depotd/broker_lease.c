@@ -1,0 +1,534 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * broker_lease.c: the broker's leases.  A frontend opens one lease per
+ * request that runs code; each lease is one session at the backend,
+ * created on open and destroyed on close, or when the frontend's
+ * channel closes, so that no session outlives its request.
+ *
+ * An Execute is followed by a listing of the workspace: what is new or
+ * changed since the listing before (and whatever the result block
+ * names) is what the run produced.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json.h>
+
+#include "log.h"
+#include "depotd.h"
+#include "broker.h"
+#include "broker_sbx.h"
+
+static struct lease_list all_leases = TAILQ_HEAD_INITIALIZER(all_leases);
+static int nleases;
+static int ndeleting;		/* DELETEs still under way */
+
+static void	lease_exec_start(struct lease *);
+
+int
+lease_count(void)
+{
+	return nleases;
+}
+
+static void
+lease_status(struct lease *l, uint32_t type, int status, const char *msg)
+{
+	struct sbx_status	 st;
+
+	memset(&st, 0, sizeof(st));
+	st.status = status;
+	if (msg != NULL)
+		strlcpy(st.message, msg, sizeof(st.message));
+	if (l->peer != NULL)
+		imsgev_compose(&l->peer->iev, type, l->peerid, 0, -1, &st,
+		    sizeof(st));
+}
+
+/* A JSON answer for the frontend, in pieces, then the closing type. */
+static void
+lease_send_json(struct lease *l, struct json_object *o, uint32_t type,
+    int status, const char *msg)
+{
+	const char	*s;
+	size_t		 len, off, n;
+
+	if (l->peer == NULL)
+		return;
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	len = strlen(s);
+	for (off = 0; off < len && len <= SBX_JSON_MAX; off += n) {
+		n = len - off > SBX_DATA_MAX ? SBX_DATA_MAX : len - off;
+		imsgev_compose(&l->peer->iev, IMSG_SBX_DATA, l->peerid, 0, -1,
+		    s + off, n);
+	}
+	lease_status(l, type, len > SBX_JSON_MAX ? 502 : status,
+	    len > SBX_JSON_MAX ? "result too large" : msg);
+}
+
+static struct lease *
+lease_find(struct broker_peer *p, uint32_t peerid)
+{
+	struct lease	*l;
+
+	TAILQ_FOREACH(l, &p->leases, peer_entry)
+		if (l->peerid == peerid)
+			return l;
+	return NULL;
+}
+
+static void
+lease_destroyed(void *arg, long status, struct json_object *body,
+    int64_t bytes, const char *err)
+{
+	char	*sid = arg;
+
+	ndeleting--;
+	if (status != 204 && status != 404)
+		log_warnx("sandbox: destroying session %s: %s", sid,
+		    err != NULL ? err : "unexpected status");
+	free(sid);
+}
+
+/*
+ * The lease goes; its session is destroyed at the backend.  The
+ * DELETE outlives the lease, which may go with its frontend.
+ */
+static void
+lease_free(struct lease *l)
+{
+	char	 path[256], *sid;
+
+	sbx_cancel(l->call);
+	output_cancel(l);
+	output_release(l->handle);
+	if (l->session[0] != '\0' && snprintf(path, sizeof(path),
+	    "/sessions/%s", l->session) < (int)sizeof(path) &&
+	    (sid = strdup(l->session)) != NULL) {
+		if (sbx_json(&broker.backend, "DELETE", path, NULL, 30,
+		    lease_destroyed, sid) == NULL)
+			free(sid);
+		else
+			ndeleting++;
+	}
+	if (l->peer != NULL)
+		TAILQ_REMOVE(&l->peer->leases, l, peer_entry);
+	TAILQ_REMOVE(&all_leases, l, entry);
+	nleases--;
+	json_object_put(l->listing);
+	json_object_put(l->produced);
+	json_object_put(l->result);
+	json_object_put(l->exec_req);
+	free(l->input);
+	free(l);
+}
+
+/* Every lease goes; the number of sessions still being destroyed. */
+int
+lease_end_all(void)
+{
+	struct lease	*l;
+
+	while ((l = TAILQ_FIRST(&all_leases)) != NULL)
+		lease_free(l);
+	return ndeleting;
+}
+
+void
+lease_peer_gone(struct broker_peer *p)
+{
+	struct lease	*l;
+
+	while ((l = TAILQ_FIRST(&p->leases)) != NULL)
+		lease_free(l);
+}
+
+static void
+lease_created(void *arg, long status, struct json_object *body,
+    int64_t bytes, const char *err)
+{
+	struct lease		*l = arg;
+	struct json_object	*id;
+	char			 msg[256];
+
+	l->call = NULL;
+	if (status == 201 && json_object_object_get_ex(body, "session_id",
+	    &id) && json_object_is_type(id, json_type_string) &&
+	    strlcpy(l->session, json_object_get_string(id),
+	    sizeof(l->session)) < sizeof(l->session)) {
+		lease_status(l, IMSG_SBX_STATUS, 0, NULL);
+		return;
+	}
+	l->session[0] = '\0';
+	snprintf(msg, sizeof(msg), "sandbox backend: %s",
+	    status == 503 ? "at capacity" : err != NULL ? err :
+	    "session refused");
+	log_warnx("%s (status %ld)", msg, status);
+	lease_status(l, IMSG_SBX_STATUS, status == 503 ? 503 : 502, msg);
+}
+
+static void
+lease_open(struct broker_peer *p, struct imsg *imsg)
+{
+	struct sbx_open		 req;
+	struct json_object	*o;
+	struct lease		*l;
+	int			 max = broker.conf->max_sessions > 0 ?
+				    broker.conf->max_sessions : 16;
+
+	memcpy(&req, imsg->data, sizeof(req));
+	if (lease_find(p, imsg->hdr.peerid) != NULL)
+		fatalx("broker: lease %u opened twice", imsg->hdr.peerid);
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		fatal("calloc");
+	l->peer = p;
+	l->peerid = imsg->hdr.peerid;
+	strlcpy(l->handle, req.handle, sizeof(l->handle));
+	TAILQ_INSERT_TAIL(&p->leases, l, peer_entry);
+	TAILQ_INSERT_TAIL(&all_leases, l, entry);
+	nleases++;
+	if (nleases > max) {
+		lease_status(l, IMSG_SBX_STATUS, 503,
+		    "too many code-execution sessions");
+		return;
+	}
+	o = json_object_new_object();
+	l->call = sbx_json(&broker.backend, "POST", "/sessions", o, 30,
+	    lease_created, l);
+	json_object_put(o);
+	if (l->call == NULL)
+		lease_status(l, IMSG_SBX_STATUS, 502, "sandbox call failed");
+}
+
+static void
+lease_seeded(void *arg, long status, struct json_object *body,
+    int64_t bytes, const char *err)
+{
+	struct lease	*l = arg;
+	char		 msg[256];
+
+	l->call = NULL;
+	if (status == 201) {
+		lease_status(l, IMSG_SBX_STATUS, 0, NULL);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "sandbox refused a file (%s)",
+	    err != NULL ? err : status == 413 ? "too large" : "refused");
+	log_warnx("session %s: %s, status %ld", l->session, msg, status);
+	lease_status(l, IMSG_SBX_STATUS, 502, msg);
+}
+
+static void
+lease_seed(struct lease *l, struct imsg *imsg)
+{
+	struct sbx_seed	 req;
+	int		 fd = imsg_get_fd(imsg);
+
+	memcpy(&req, imsg->data, sizeof(req));
+	req.name[sizeof(req.name) - 1] = '\0';
+	if (l->session[0] == '\0' || l->call != NULL || req.size < 0) {
+		close(fd);
+		lease_status(l, IMSG_SBX_STATUS, 502, "no session to seed");
+		return;
+	}
+	l->call = sbx_put(&broker.backend, l->session, req.name, fd, req.size,
+	    lease_seeded, l);
+	if (l->call == NULL)
+		lease_status(l, IMSG_SBX_STATUS, 502, "sandbox call failed");
+}
+
+/* Pieces of the next Execute's input. */
+static void
+lease_data(struct lease *l, struct imsg *imsg)
+{
+	size_t	 n = imsg->datalen;
+	char	*p;
+
+	if (l->inlen + n > SBX_JSON_MAX)
+		fatalx("broker: lease %u: input too large", l->peerid);
+	if ((p = realloc(l->input, l->inlen + n + 1)) == NULL)
+		fatal("realloc");
+	l->input = p;
+	memcpy(l->input + l->inlen, imsg->data, n);
+	l->inlen += n;
+	l->input[l->inlen] = '\0';
+}
+
+/* Does the listing before hold path with the same size and time? */
+static int
+lease_unchanged(struct json_object *before, struct json_object *f)
+{
+	struct json_object	*b, *v;
+	const char		*path, *bp;
+	size_t			 i, n;
+
+	if (before == NULL || !json_object_object_get_ex(f, "path", &v))
+		return 0;
+	path = json_object_get_string(v);
+	n = json_object_array_length(before);
+	for (i = 0; i < n; i++) {
+		b = json_object_array_get_idx(before, i);
+		if (!json_object_object_get_ex(b, "path", &v) ||
+		    (bp = json_object_get_string(v)) == NULL ||
+		    strcmp(bp, path) != 0)
+			continue;
+		return json_object_equal(
+		    json_object_object_get(b, "size_bytes"),
+		    json_object_object_get(f, "size_bytes")) &&
+		    json_object_equal(
+		    json_object_object_get(b, "modified_at"),
+		    json_object_object_get(f, "modified_at"));
+	}
+	return 0;
+}
+
+/* Is path named as an output in the result block? */
+static int
+lease_named(struct json_object *block, const char *path)
+{
+	struct json_object	*c, *list, *f, *name;
+	size_t			 i, n;
+
+	if (!json_object_object_get_ex(block, "content", &c) ||
+	    !json_object_object_get_ex(c, "content", &list) ||
+	    !json_object_is_type(list, json_type_array))
+		return 0;
+	n = json_object_array_length(list);
+	for (i = 0; i < n; i++) {
+		f = json_object_array_get_idx(list, i);
+		if (json_object_object_get_ex(f, "filename", &name) &&
+		    json_object_is_type(name, json_type_string) &&
+		    strcmp(json_object_get_string(name), path) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * What the run produced: new or changed files, and those the result
+ * names, as they are listed now; at most max-output-files of them.
+ */
+static struct json_object *
+lease_produced(struct lease *l, struct json_object *after)
+{
+	struct json_object	*out, *f, *v;
+	size_t			 i, n;
+	int			 max = broker.conf->max_output_files > 0 ?
+				    broker.conf->max_output_files : 20;
+
+	out = json_object_new_array();
+	n = json_object_array_length(after);
+	for (i = 0; i < n; i++) {
+		f = json_object_array_get_idx(after, i);
+		if (!json_object_object_get_ex(f, "path", &v) ||
+		    !json_object_is_type(v, json_type_string))
+			continue;
+		if (lease_unchanged(l->listing, f) &&
+		    !lease_named(l->result, json_object_get_string(v)))
+			continue;
+		if ((int)json_object_array_length(out) >= max) {
+			log_info("session %s: outputs past %d not kept",
+			    l->session, max);
+			break;
+		}
+		json_object_array_add(out, json_object_get(f));
+	}
+	return out;
+}
+
+/* The run's result, what it produced, and what of that was stored. */
+static void
+lease_exec_done(struct lease *l, struct json_object *stored)
+{
+	struct json_object	*o;
+
+	o = json_object_new_object();
+	json_object_object_add(o, "result_block", json_object_get(l->result));
+	json_object_object_add(o, "produced", l->produced);
+	l->produced = NULL;
+	json_object_object_add(o, "outputs", json_object_get(
+	    json_object_object_get(stored, "stored")));
+	json_object_object_add(o, "skipped", json_object_get(
+	    json_object_object_get(stored, "skipped")));
+	lease_send_json(l, o, IMSG_SBX_RESULT, 0, NULL);
+	json_object_put(o);
+	json_object_put(l->result);
+	l->result = NULL;
+}
+
+static void
+lease_fail(struct lease *l, const char *what, long status, const char *err)
+{
+	char	 msg[256];
+
+	snprintf(msg, sizeof(msg), "sandbox %s failed (%s)", what,
+	    err != NULL ? err : "unexpected answer");
+	log_warnx("session %s: %s, status %ld", l->session, msg, status);
+	json_object_put(l->result);
+	l->result = NULL;
+	lease_status(l, IMSG_SBX_RESULT, 502, msg);
+}
+
+static int
+lease_files(struct json_object *body, struct json_object **files)
+{
+	return json_object_object_get_ex(body, "files", files) &&
+	    json_object_is_type(*files, json_type_array);
+}
+
+static void
+lease_listed(void *arg, long status, struct json_object *body,
+    int64_t bytes, const char *err)
+{
+	struct lease		*l = arg;
+	struct json_object	*files;
+
+	l->call = NULL;
+	if (status != 200 || !lease_files(body, &files)) {
+		lease_fail(l, "listing", status, err);
+		return;
+	}
+	if (l->result == NULL) {	/* the baseline, before the first run */
+		l->listing = json_object_get(files);
+		lease_exec_start(l);
+		return;
+	}
+	l->produced = lease_produced(l, files);
+	output_store(l, l->produced, lease_exec_done);
+	json_object_put(l->listing);
+	l->listing = json_object_get(files);
+}
+
+static void
+lease_exec_list(struct lease *l)
+{
+	char	 path[256];
+
+	snprintf(path, sizeof(path), "/sessions/%s/files/list?path=.",
+	    l->session);
+	if ((l->call = sbx_json(&broker.backend, "GET", path, NULL, 30,
+	    lease_listed, l)) == NULL)
+		lease_fail(l, "listing", 0, "call failed");
+}
+
+static void
+lease_executed(void *arg, long status, struct json_object *body,
+    int64_t bytes, const char *err)
+{
+	struct lease		*l = arg;
+	struct json_object	*block;
+
+	l->call = NULL;
+	if (status != 200 || !json_object_object_get_ex(body, "result_block",
+	    &block) || !json_object_is_type(block, json_type_object)) {
+		lease_fail(l, "execution", status, err);
+		return;
+	}
+	l->result = json_object_get(block);
+	lease_exec_list(l);
+}
+
+static void
+lease_exec_start(struct lease *l)
+{
+	struct json_object	*req, *in = l->exec_req;
+	char			 path[256];
+	int			 timeout = broker.conf->exec_timeout > 0 ?
+				    broker.conf->exec_timeout : 60;
+
+	l->exec_req = NULL;
+	req = json_object_new_object();
+	json_object_object_add(req, "tool", json_object_get(
+	    json_object_object_get(in, "tool")));
+	json_object_object_add(req, "input", json_object_get(
+	    json_object_object_get(in, "input")));
+	if (json_object_object_get(in, "tool_use_id") != NULL)
+		json_object_object_add(req, "tool_use_id", json_object_get(
+		    json_object_object_get(in, "tool_use_id")));
+	json_object_object_add(req, "timeout_seconds",
+	    json_object_new_int(timeout));
+	json_object_put(in);
+	snprintf(path, sizeof(path), "/sessions/%s/exec", l->session);
+	/* The backend has the whole budget; the call a little more. */
+	l->call = sbx_json(&broker.backend, "POST", path, req, timeout + 10,
+	    lease_executed, l);
+	json_object_put(req);
+	if (l->call == NULL)
+		lease_fail(l, "execution", 0, "call failed");
+}
+
+static void
+lease_exec(struct lease *l)
+{
+	struct json_object	*in;
+
+	in = l->input != NULL ? json_tokener_parse(l->input) : NULL;
+	free(l->input);
+	l->input = NULL;
+	l->inlen = 0;
+	if (l->session[0] == '\0' || l->call != NULL || l->output != NULL ||
+	    in == NULL || !json_object_is_type(in, json_type_object) ||
+	    !json_object_is_type(json_object_object_get(in, "tool"),
+	    json_type_string)) {
+		json_object_put(in);
+		lease_status(l, IMSG_SBX_RESULT, 502, "no session, or a bad "
+		    "execution request");
+		return;
+	}
+	l->exec_req = in;
+	if (l->listing == NULL)
+		lease_exec_list(l);	/* the baseline first */
+	else
+		lease_exec_start(l);
+}
+
+void
+lease_dispatch(struct broker_peer *p, struct imsg *imsg)
+{
+	struct lease	*l;
+
+	if (imsg->hdr.type == IMSG_SBX_OPEN) {
+		lease_open(p, imsg);
+		return;
+	}
+	if ((l = lease_find(p, imsg->hdr.peerid)) == NULL) {
+		/* A close may cross the open's failure: nothing to do. */
+		if (imsg->hdr.type == IMSG_SBX_CLOSE)
+			return;
+		fatalx("broker: no lease %u", imsg->hdr.peerid);
+	}
+	switch (imsg->hdr.type) {
+	case IMSG_SBX_SEED:
+		lease_seed(l, imsg);
+		break;
+	case IMSG_SBX_DATA:
+		lease_data(l, imsg);
+		break;
+	case IMSG_SBX_EXEC:
+		lease_exec(l);
+		break;
+	case IMSG_SBX_CLOSE:
+		lease_free(l);
+		break;
+	}
+}

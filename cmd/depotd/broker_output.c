@@ -1,0 +1,371 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * broker_output.c: what a run produced becomes files of the caller.
+ *
+ * One file at a time (an upload counts against the caller's key's
+ * max-uploads-per-key): the storage helper is asked to create it under
+ * the handle the frontend delegated for the lease, GetFile streams the
+ * bytes into the descriptor it hands back while they are hashed, and
+ * the file is committed, or aborted when the fetch failed or passed
+ * the call's byte budget.  A file that fails is logged and skipped; it
+ * never fails the run.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json.h>
+
+#include "log.h"
+#include "names.h"
+#include "util.h"
+#include "depotd.h"
+#include "broker.h"
+
+#define OUTPUT_PROGRESS	5	/* seconds between heartbeats */
+
+struct output {
+	TAILQ_ENTRY(output)	 entry;
+	struct lease		*lease;		/* NULL once the lease went */
+	char			 handle[HANDLE_LEN];
+	uint32_t		 call;		/* storage call, 0 none */
+	struct json_object	*todo;		/* produced files */
+	size_t			 next;
+	int64_t			 budget;	/* bytes left for this call */
+	struct json_object	*stored;	/* [{filename, file_id, ...}] */
+	struct json_object	*skipped;	/* [{path, reason}] */
+	struct file_rec		 rec;		/* the one being stored */
+	const char		*path;
+	struct sbx_call		*get;
+	struct sha256_ctx	 sha;
+	time_t			 last_progress;
+	output_done_cb		 done;
+};
+
+static TAILQ_HEAD(, output)	 outputs = TAILQ_HEAD_INITIALIZER(outputs);
+static struct imsgev		*storage_iev;
+static uint32_t			 next_call = 1;
+
+static void	output_next(struct output *);
+
+void
+output_storage_attach(struct imsgev *iev)
+{
+	storage_iev = iev;
+}
+
+static uint32_t
+output_send(struct output *o, uint32_t type, const void *data, size_t len)
+{
+	uint32_t	 id = next_call++;
+
+	if (storage_iev == NULL || imsgev_compose(storage_iev, type, id, 0,
+	    -1, data, len) == -1)
+		return 0;
+	return id;
+}
+
+static void
+output_skip(struct output *o, const char *reason)
+{
+	struct json_object	*s = json_object_new_object();
+
+	log_warnx("session %s: output %s not stored: %s",
+	    o->lease != NULL ? o->lease->session : "-", o->path, reason);
+	json_object_object_add(s, "path", json_object_new_string(o->path));
+	json_object_object_add(s, "reason", json_object_new_string(reason));
+	json_object_array_add(o->skipped, s);
+}
+
+static void
+output_free(struct output *o)
+{
+	TAILQ_REMOVE(&outputs, o, entry);
+	sbx_cancel(o->get);
+	sha256_abort(&o->sha);
+	json_object_put(o->todo);
+	json_object_put(o->stored);
+	json_object_put(o->skipped);
+	free(o);
+}
+
+static void
+output_finish(struct output *o)
+{
+	struct json_object	*res = json_object_new_object();
+
+	json_object_object_add(res, "stored", json_object_get(o->stored));
+	json_object_object_add(res, "skipped", json_object_get(o->skipped));
+	if (o->lease != NULL) {
+		o->lease->output = NULL;
+		o->done(o->lease, res);
+	}
+	json_object_put(res);
+	output_free(o);
+}
+
+/* The file being stored is given up: the storage helper drops it. */
+static void
+output_abort(struct output *o)
+{
+	struct file_key	 fk;
+
+	memset(&fk, 0, sizeof(fk));
+	strlcpy(fk.handle, o->handle,
+	    sizeof(fk.handle));
+	strlcpy(fk.id, o->rec.id, sizeof(fk.id));
+	output_send(o, IMSG_FILE_ABORT, &fk, sizeof(fk));
+	sha256_abort(&o->sha);
+}
+
+static void
+output_tap(void *arg, const void *p, size_t len)
+{
+	struct output	*o = arg;
+	struct file_key	 fk;
+	time_t		 now = time(NULL);
+
+	sha256_update(&o->sha, p, len);
+	/* A long fetch must not look abandoned to the storage helper. */
+	if (now - o->last_progress >= OUTPUT_PROGRESS && o->lease != NULL) {
+		o->last_progress = now;
+		memset(&fk, 0, sizeof(fk));
+		strlcpy(fk.handle, o->handle, sizeof(fk.handle));
+		strlcpy(fk.id, o->rec.id, sizeof(fk.id));
+		output_send(o, IMSG_FILE_PROGRESS, &fk, sizeof(fk));
+	}
+}
+
+static void
+output_fetched(void *arg, long status, struct json_object *body,
+    int64_t bytes, const char *err)
+{
+	struct output		*o = arg;
+	struct file_commit	 fc;
+
+	o->get = NULL;
+	if (status != 200 || err != NULL || o->lease == NULL) {
+		output_skip(o, err != NULL ? err : "GetFile refused");
+		output_abort(o);
+		output_next(o);
+		return;
+	}
+	o->budget -= bytes;
+	memset(&fc, 0, sizeof(fc));
+	strlcpy(fc.key.handle, o->handle, sizeof(fc.key.handle));
+	strlcpy(fc.key.id, o->rec.id, sizeof(fc.key.id));
+	fc.bytes = bytes;
+	sha256_final_hex(&o->sha, fc.sha256);
+	strlcpy(fc.purpose, "code_execution_output", sizeof(fc.purpose));
+	o->rec.bytes = bytes;
+	if ((o->call = output_send(o, IMSG_FILE_COMMIT, &fc,
+	    sizeof(fc))) == 0) {
+		output_skip(o, "storage unreachable");
+		output_next(o);
+	}
+}
+
+/* The storage helper made the file: fetch its bytes into it. */
+static void
+output_created(struct output *o, struct imsg *imsg)
+{
+	int	 fd = imsg_get_fd(imsg);
+
+	memcpy(&o->rec, imsg->data, sizeof(o->rec));
+	o->rec.id[sizeof(o->rec.id) - 1] = '\0';
+	if (o->lease == NULL || sha256_init(&o->sha) == -1) {
+		close(fd);
+		output_abort(o);
+		output_next(o);
+		return;
+	}
+	o->last_progress = time(NULL);
+	o->get = sbx_get(&broker.backend, o->lease->session, o->path, fd,
+	    o->budget, output_tap, output_fetched, o);
+	if (o->get == NULL) {
+		output_skip(o, "GetFile could not start");
+		output_abort(o);
+		output_next(o);
+	}
+}
+
+static void
+output_committed(struct output *o)
+{
+	struct json_object	*f = json_object_new_object();
+
+	json_object_object_add(f, "path", json_object_new_string(o->path));
+	json_object_object_add(f, "filename",
+	    json_object_new_string(o->rec.filename));
+	json_object_object_add(f, "file_id", json_object_new_string(o->rec.id));
+	json_object_object_add(f, "size_bytes",
+	    json_object_new_int64(o->rec.bytes));
+	json_object_object_add(f, "mime_type",
+	    json_object_new_string(o->rec.mime_type));
+	json_object_array_add(o->stored, f);
+	output_next(o);
+}
+
+/* The storage helper's answer to one of our calls. */
+void
+output_storage_msg(struct imsg *imsg)
+{
+	struct output		*o;
+	struct error_msg	 em;
+
+	TAILQ_FOREACH(o, &outputs, entry)
+		if (o->call != 0 && o->call == imsg->hdr.peerid)
+			break;
+	if (o == NULL) {	/* an abort's or progress's, or too late */
+		if (imsg->hdr.type == IMSG_FILE_CREATED)
+			close(imsg_get_fd(imsg));
+		return;
+	}
+	o->call = 0;
+	switch (imsg->hdr.type) {
+	case IMSG_FILE_CREATED:
+		output_created(o, imsg);
+		break;
+	case IMSG_FILE_INFO:
+		output_committed(o);
+		break;
+	case IMSG_ERROR:
+		memcpy(&em, imsg->data, sizeof(em));
+		em.message[sizeof(em.message) - 1] = '\0';
+		output_skip(o, em.message);
+		output_next(o);
+		break;
+	}
+}
+
+static const char *
+output_str(struct json_object *f, const char *key)
+{
+	struct json_object	*v;
+
+	if (!json_object_object_get_ex(f, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* The next produced file that fits, or the end. */
+static void
+output_next(struct output *o)
+{
+	struct file_create	 fc;
+	struct json_object	*f, *v;
+	const char		*mime;
+
+	sha256_abort(&o->sha);
+	while (o->lease != NULL &&
+	    o->next < json_object_array_length(o->todo)) {
+		f = json_object_array_get_idx(o->todo, o->next++);
+		if ((o->path = output_str(f, "path")) == NULL)
+			continue;
+		if (json_object_object_get_ex(f, "size_bytes", &v) &&
+		    json_object_get_int64(v) > o->budget) {
+			output_skip(o, "over the per-call output size");
+			continue;
+		}
+		memset(&fc, 0, sizeof(fc));
+		strlcpy(fc.handle, o->handle, sizeof(fc.handle));
+		name_last_segment(o->path, fc.rec.filename,
+		    sizeof(fc.rec.filename));
+		mime = output_str(f, "mime_type");
+		strlcpy(fc.rec.mime_type, mime != NULL ? mime :
+		    "application/octet-stream", sizeof(fc.rec.mime_type));
+		fc.rec.source = SOURCE_CODE_EXECUTION;
+		strlcpy(fc.rec.purpose, "code_execution_output",
+		    sizeof(fc.rec.purpose));
+		if ((o->call = output_send(o, IMSG_FILE_CREATE, &fc,
+		    sizeof(fc))) != 0)
+			return;
+		output_skip(o, "storage unreachable");
+	}
+	output_finish(o);
+}
+
+/*
+ * Stores the produced files of a run, then calls done with
+ * {stored: [...], skipped: [...]}.  Without a delegated handle nothing
+ * is stored.
+ */
+void
+output_store(struct lease *l, struct json_object *produced,
+    output_done_cb done)
+{
+	struct output	*o;
+
+	if ((o = calloc(1, sizeof(*o))) == NULL)
+		fatal("calloc");
+	o->lease = l;
+	strlcpy(o->handle, l->handle, sizeof(o->handle));
+	o->todo = json_object_get(produced);
+	o->budget = broker.conf->max_output_size > 0 ?
+	    broker.conf->max_output_size : 64 * 1024 * 1024;
+	o->stored = json_object_new_array();
+	o->skipped = json_object_new_array();
+	o->done = done;
+	TAILQ_INSERT_TAIL(&outputs, o, entry);
+	l->output = o;
+	if (l->handle[0] == '\0')
+		o->next = json_object_array_length(produced);
+	output_next(o);
+}
+
+/* The lease is over: its delegated handle goes, and any upload under it. */
+void
+output_release(const char *handle)
+{
+	struct auth_release	 rel;
+
+	if (handle[0] == '\0' || storage_iev == NULL)
+		return;
+	memset(&rel, 0, sizeof(rel));
+	strlcpy(rel.handle, handle, sizeof(rel.handle));
+	imsgev_compose(storage_iev, IMSG_AUTH_RELEASE, 0, 0, -1, &rel,
+	    sizeof(rel));
+}
+
+/*
+ * The lease goes before its outputs are stored: the file in progress
+ * is aborted; a create still in flight is aborted when it answers.
+ */
+void
+output_cancel(struct lease *l)
+{
+	struct output	*o = l->output;
+
+	if (o == NULL)
+		return;
+	l->output = NULL;
+	if (o->get != NULL) {
+		sbx_cancel(o->get);
+		o->get = NULL;
+		output_abort(o);
+	}
+	o->lease = NULL;
+	if (o->call == 0)
+		output_free(o);
+}

@@ -1,0 +1,265 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * fe_broker.c: a frontend's leases of sandbox sessions.
+ *
+ * Each lease has a number that travels as the imsg peer id.  One call
+ * at a time per lease (the broker runs one at a time); JSON comes and
+ * goes in IMSG_SBX_DATA pieces before the message it belongs to.  A
+ * closed lease drops whatever the broker still sends for it, and the
+ * broker destroys the session.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json.h>
+
+#include "log.h"
+#include "child.h"
+#include "model.h"
+
+struct sbx_lease {
+	TAILQ_ENTRY(sbx_lease)	 entry;
+	uint32_t		 id;
+	struct api_req		*ar;
+	uint32_t		 delegate;	/* storage call under way */
+	sbx_status_cb		 status_cb;
+	sbx_result_cb		 result_cb;
+	void			*arg;
+	char			*data;		/* pieces of a result */
+	size_t			 datalen;
+};
+
+static TAILQ_HEAD(, sbx_lease)	 leases = TAILQ_HEAD_INITIALIZER(leases);
+static struct imsgev		 broker_iev;
+static int			 broker_up;
+static uint32_t			 next_lease = 1;
+
+static struct sbx_lease *
+lease_find(uint32_t id)
+{
+	struct sbx_lease	*l;
+
+	TAILQ_FOREACH(l, &leases, entry)
+		if (l->id == id)
+			return l;
+	return NULL;
+}
+
+static void
+lease_send(struct sbx_lease *l, uint32_t type, int fd, const void *data,
+    size_t len)
+{
+	if (imsgev_compose(&broker_iev, type, l->id, 0, fd, data, len) == -1)
+		fatal("imsg_compose");
+}
+
+/* The answer ends the call: the callback is taken before it runs. */
+static void
+lease_status(struct sbx_lease *l, struct sbx_status *st)
+{
+	sbx_status_cb	 cb = l->status_cb;
+
+	l->status_cb = NULL;
+	st->message[sizeof(st->message) - 1] = '\0';
+	if (cb != NULL)
+		cb(l->arg, st->status, st->message);
+}
+
+static void
+lease_result(struct sbx_lease *l, struct sbx_status *st)
+{
+	sbx_result_cb		 cb = l->result_cb;
+	struct json_object	*res = NULL;
+
+	l->result_cb = NULL;
+	st->message[sizeof(st->message) - 1] = '\0';
+	if (st->status == 0 && l->data != NULL)
+		res = json_tokener_parse(l->data);
+	free(l->data);
+	l->data = NULL;
+	l->datalen = 0;
+	if (cb != NULL)
+		cb(l->arg, res != NULL ? st->status : 502, res != NULL ?
+		    st->message : "the sandbox's answer was unreadable", res);
+	json_object_put(res);
+}
+
+static void
+lease_data(struct sbx_lease *l, struct imsg *imsg)
+{
+	char	*p;
+
+	if (l->datalen + imsg->datalen > SBX_JSON_MAX)
+		fatalx("broker: result too large");
+	if ((p = realloc(l->data, l->datalen + imsg->datalen + 1)) == NULL)
+		fatal("realloc");
+	l->data = p;
+	memcpy(l->data + l->datalen, imsg->data, imsg->datalen);
+	l->datalen += imsg->datalen;
+	l->data[l->datalen] = '\0';
+}
+
+static void
+frontend_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct sbx_lease	*l;
+	struct sbx_status	 st;
+
+	if ((l = lease_find(imsg->hdr.peerid)) == NULL)
+		return;		/* closed already */
+	switch (imsg->hdr.type) {
+	case IMSG_SBX_DATA:
+		lease_data(l, imsg);
+		return;
+	case IMSG_SBX_STATUS:
+		memcpy(&st, imsg->data, sizeof(st));
+		lease_status(l, &st);
+		return;
+	case IMSG_SBX_RESULT:
+		memcpy(&st, imsg->data, sizeof(st));
+		lease_result(l, &st);
+		return;
+	}
+}
+
+static void
+broker_closed(struct imsgev *iev, const char *why, void *arg)
+{
+	fatalx("lost the broker: %s", why);
+}
+
+void
+fe_broker_attach(int fd)
+{
+	if (broker_up)
+		fatalx("a second broker channel");
+	child_peer_init(&broker_iev, ROLE_BROKER, fd,
+	    frontend_dispatch_broker, broker_closed, NULL);
+	broker_up = 1;
+}
+
+/* The storage helper lent the broker our caller: now the session. */
+static void
+lease_delegated(void *arg, struct imsg *imsg)
+{
+	struct sbx_lease	*l = arg;
+	struct auth_result	 res;
+	struct sbx_open		 o;
+	struct sbx_status	 st;
+
+	l->delegate = 0;
+	memset(&o, 0, sizeof(o));
+	if (imsg->hdr.type == IMSG_AUTH_RESULT) {
+		memcpy(&res, imsg->data, sizeof(res));
+		if (res.status == AUTH_OK)
+			strlcpy(o.handle, res.handle, sizeof(o.handle));
+		explicit_bzero(&res, sizeof(res));
+	}
+	if (o.handle[0] == '\0') {
+		memset(&st, 0, sizeof(st));
+		st.status = 502;
+		strlcpy(st.message, "the request's files could not be lent to "
+		    "the sandbox", sizeof(st.message));
+		lease_status(l, &st);
+		return;
+	}
+	lease_send(l, IMSG_SBX_OPEN, -1, &o, sizeof(o));
+	explicit_bzero(&o, sizeof(o));
+}
+
+struct sbx_lease *
+fe_sbx_open(struct api_req *ar, sbx_status_cb cb, void *arg)
+{
+	struct sbx_lease	*l;
+	struct auth_release	 del;
+
+	if (!broker_up || !fe_storage_up())
+		return NULL;
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		fatal("calloc");
+	do {
+		l->id = next_lease++;
+	} while (l->id == 0 || lease_find(l->id) != NULL);
+	l->ar = ar;
+	l->status_cb = cb;
+	l->arg = arg;
+	TAILQ_INSERT_TAIL(&leases, l, entry);
+	memset(&del, 0, sizeof(del));
+	strlcpy(del.handle, ar->who.handle, sizeof(del.handle));
+	l->delegate = fe_storage_call(IMSG_AUTH_DELEGATE, -1, &del,
+	    sizeof(del), lease_delegated, l);
+	return l;
+}
+
+void
+fe_sbx_seed(struct sbx_lease *l, int fd, const char *name, int64_t size,
+    sbx_status_cb cb, void *arg)
+{
+	struct sbx_seed	 s;
+
+	memset(&s, 0, sizeof(s));
+	strlcpy(s.name, name, sizeof(s.name));
+	s.size = size;
+	l->status_cb = cb;
+	l->arg = arg;
+	lease_send(l, IMSG_SBX_SEED, fd, &s, sizeof(s));
+}
+
+void
+fe_sbx_exec(struct sbx_lease *l, struct json_object *req, sbx_result_cb cb,
+    void *arg)
+{
+	struct sbx_exec	 e;
+	const char	*s;
+	size_t		 len, off, n;
+
+	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	len = strlen(s);
+	l->result_cb = cb;
+	l->arg = arg;
+	if (len > SBX_JSON_MAX) {
+		struct sbx_status st = { 502, "code too large to run" };
+
+		lease_result(l, &st);
+		return;
+	}
+	for (off = 0; off < len; off += n) {
+		n = len - off > SBX_DATA_MAX ? SBX_DATA_MAX : len - off;
+		lease_send(l, IMSG_SBX_DATA, -1, s + off, n);
+	}
+	memset(&e, 0, sizeof(e));
+	lease_send(l, IMSG_SBX_EXEC, -1, &e, sizeof(e));
+}
+
+void
+fe_sbx_close(struct sbx_lease *l)
+{
+	if (l == NULL)
+		return;
+	if (l->delegate != 0)
+		fe_storage_cancel(l->delegate);
+	else
+		lease_send(l, IMSG_SBX_CLOSE, -1, NULL, 0);
+	TAILQ_REMOVE(&leases, l, entry);
+	free(l->data);
+	free(l);
+}

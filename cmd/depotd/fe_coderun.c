@@ -1,0 +1,476 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * fe_coderun.c: a model request that runs code (SPEC 6.2).
+ *
+ * The route has resolved the request's files and translated it for
+ * the upstream; here the broker leases a session before the first
+ * upstream call (so an unreachable backend is a 502 before anything
+ * else), the files are seeded, and the model is asked, round after
+ * round, without streaming: each code_execution call it makes runs in
+ * the session, its result (with the files the run produced, stored as
+ * the caller's) goes back as the tool's result, until the model
+ * answers without one or max-tool-iterations is reached.  The last
+ * answer goes to the caller in its own wire; a streaming caller gets
+ * it as a stream, with keep-alives while the gateway's rounds run, and
+ * never sees those rounds.
+ */
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <json.h>
+
+#include "log.h"
+#include "frontend.h"
+#include "fe_upstream.h"
+#include "fe_coderun.h"
+
+#define KEEPALIVE_EVERY		5	/* seconds */
+#define ITERATIONS_DEFAULT	8
+
+struct coderun {
+	struct coderun_params	 p;
+	struct sbx_lease	*lease;
+	struct seeding		*seeding;
+	struct upcall		*call;
+	struct ubody		*body;		/* this round's */
+	struct json_object	*ureq;		/* grows round by round */
+	struct json_object	*answer;	/* the round's, its calls */
+	struct json_object	*calls;
+	struct json_object	*results;
+	size_t			 next_call;
+	size_t			 next_file;	/* being opened again */
+	uint32_t		 open_call;
+	int			 rounds;
+	int			 max_rounds;
+	int			 started;	/* our SSE reply began */
+	struct event		*keepalive;
+	struct upcall_result	 res;		/* summed for the log */
+};
+
+static void	coderun_round(struct coderun *);
+
+static void
+coderun_report(struct coderun *cr, int status)
+{
+	coderun_done_cb	 done = cr->p.done;
+
+	cr->p.done = NULL;
+	cr->res.status = status;
+	if (done != NULL)
+		done(cr->p.arg, &cr->res);
+}
+
+/* Our own SSE lines to the caller. */
+static void
+coderun_emit(void *arg, const char *event, const char *data, size_t len)
+{
+	struct coderun	*cr = arg;
+	struct http_request *req = cr->p.ar->req;
+
+	if (event != NULL && event[0] != '\0') {
+		http_reply_data(req, "event: ", 7);
+		http_reply_data(req, event, strlen(event));
+		http_reply_data(req, "\n", 1);
+	}
+	http_reply_data(req, "data: ", 6);
+	http_reply_data(req, data, len);
+	http_reply_data(req, "\n\n", 2);
+}
+
+/* An error in the caller's terms, whether or not the stream began. */
+static void
+coderun_fail(struct coderun *cr, int status, const char *msg)
+{
+	evtimer_del(cr->keepalive);
+	if (cr->started) {
+		xstream_error(cr->p.caller, status, msg, coderun_emit, cr);
+		coderun_report(cr, status);
+		http_reply_end(cr->p.ar->req);
+		return;
+	}
+	coderun_report(cr, status);
+	api_error(cr->p.ar, status, NULL, "%s", msg);
+}
+
+static void
+coderun_keepalive(evutil_socket_t fd, short what, void *arg)
+{
+	struct coderun	*cr = arg;
+	struct timeval	 tv = { KEEPALIVE_EVERY, 0 };
+
+	/* The SDKs skip comments (OpenAI) and pings (Anthropic). */
+	if (cr->p.caller == WIRE_MESSAGES)
+		coderun_emit(cr, "ping", "{\"type\":\"ping\"}", 15);
+	else
+		http_reply_data(cr->p.ar->req, ": keepalive\n\n", 13);
+	evtimer_add(cr->keepalive, &tv);
+}
+
+/* A streaming caller hears from us from the first gateway round on. */
+static void
+coderun_stream_begin(struct coderun *cr)
+{
+	struct timeval	 tv = { KEEPALIVE_EVERY, 0 };
+
+	if (!cr->p.stream || cr->started)
+		return;
+	http_reply_header(cr->p.ar->req, "Cache-Control", "no-cache");
+	http_reply_start(cr->p.ar->req, 200,
+	    "text/event-stream; charset=utf-8", -1);
+	cr->started = 1;
+	evtimer_add(cr->keepalive, &tv);
+}
+
+/* The model is done: its last answer, in the caller's wire. */
+static void
+coderun_final(struct coderun *cr, struct json_object *answer)
+{
+	struct json_object	*out, *chat;
+	struct xstream		*xs;
+	char			 err[160];
+
+	err[0] = '\0';
+	if (!cr->p.stream) {
+		if ((out = xlate_response(cr->p.wire, cr->p.caller, answer,
+		    cr->p.asked, err, sizeof(err))) == NULL) {
+			coderun_fail(cr, 502, err[0] ? err :
+			    "the upstream's answer is malformed");
+			return;
+		}
+		coderun_report(cr, 200);
+		api_reply_json(cr->p.ar, 200, out);
+		return;
+	}
+	chat = cr->p.wire == WIRE_CHAT ? json_object_get(answer) :
+	    xlate_response(cr->p.wire, WIRE_CHAT, answer, cr->p.asked, err,
+	    sizeof(err));
+	if (chat == NULL) {
+		coderun_fail(cr, 502, err[0] ? err :
+		    "the upstream's answer is malformed");
+		return;
+	}
+	coderun_stream_begin(cr);
+	evtimer_del(cr->keepalive);
+	if ((xs = xstream_new(WIRE_CHAT, cr->p.caller, cr->p.asked,
+	    coderun_emit, cr)) == NULL || xstream_replay(xs, chat) == -1 ||
+	    xstream_end(xs) == -1) {
+		if (xs != NULL)
+			xstream_free(xs);
+		json_object_put(chat);
+		coderun_fail(cr, 502, "the answer could not be streamed");
+		return;
+	}
+	xstream_free(xs);
+	json_object_put(chat);
+	coderun_report(cr, 200);
+	http_reply_end(cr->p.ar->req);
+}
+
+/* --- running the model's calls --- */
+
+static void	coderun_exec_next(struct coderun *);
+
+static void
+coderun_executed(void *arg, int status, const char *message,
+    struct json_object *result)
+{
+	struct coderun		*cr = arg;
+	struct json_object	*r, *call;
+	char			*text;
+
+	call = json_object_array_get_idx(cr->calls, cr->next_call - 1);
+	text = tools_render(result, status == 0 ? NULL : message[0] ?
+	    message : "the sandbox failed");
+	r = json_object_new_object();
+	json_object_object_add(r, "id", json_object_get(
+	    json_object_object_get(call, "id")));
+	json_object_object_add(r, "text", json_object_new_string(text != NULL ?
+	    text : "[tool error] out of memory"));
+	json_object_array_add(cr->results, r);
+	free(text);
+	coderun_exec_next(cr);
+}
+
+/* One call after the other, in the order the model made them. */
+static void
+coderun_exec_next(struct coderun *cr)
+{
+	struct json_object	*call, *req, *in, *code;
+
+	if (cr->next_call == json_object_array_length(cr->calls)) {
+		if (tools_append_round(cr->p.wire, cr->ureq, cr->answer,
+		    cr->results) == -1) {
+			coderun_fail(cr, 502, "the upstream's answer cannot "
+			    "be continued");
+			return;
+		}
+		cr->rounds++;
+		coderun_round(cr);
+		return;
+	}
+	call = json_object_array_get_idx(cr->calls, cr->next_call++);
+	code = json_object_object_get(call, "code");
+	if (code == NULL || !json_object_is_type(code, json_type_string)) {
+		coderun_executed(cr, 400, "the call has no code argument", NULL);
+		return;
+	}
+	req = json_object_new_object();
+	in = json_object_new_object();
+	json_object_object_add(in, "code", json_object_get(code));
+	json_object_object_add(req, "tool",
+	    json_object_new_string("code_execution"));
+	json_object_object_add(req, "input", in);
+	json_object_object_add(req, "tool_use_id", json_object_get(
+	    json_object_object_get(call, "id")));
+	fe_sbx_exec(cr->lease, req, coderun_executed, cr);
+	json_object_put(req);
+}
+
+static void
+coderun_sum(struct coderun *cr, const struct upcall_result *res)
+{
+	cr->res.upstream_status = res->upstream_status;
+	if (cr->res.ttfb_us < 0)
+		cr->res.ttfb_us = res->ttfb_us;
+	cr->res.sent += res->sent;
+	if (res->tokens_in >= 0)
+		cr->res.tokens_in = (cr->res.tokens_in > 0 ?
+		    cr->res.tokens_in : 0) + res->tokens_in;
+	if (res->tokens_out >= 0)
+		cr->res.tokens_out = (cr->res.tokens_out > 0 ?
+		    cr->res.tokens_out : 0) + res->tokens_out;
+}
+
+static void
+coderun_answered(void *arg, const struct upcall_result *res)
+{
+	struct coderun	*cr = arg;
+	int		 foreign;
+
+	cr->call = NULL;
+	coderun_sum(cr, res);
+	if (res->status != 200 || res->answer == NULL) {
+		if (res->status == 429 && res->retry_after[0] != '\0' &&
+		    !cr->started)
+			http_reply_header(cr->p.ar->req, "retry-after",
+			    res->retry_after);
+		coderun_fail(cr, res->status != 200 ? res->status : 502,
+		    res->message[0] ? res->message : "the upstream failed");
+		return;
+	}
+	json_object_put(cr->answer);
+	json_object_put(cr->calls);
+	cr->answer = json_object_get(res->answer);
+	cr->calls = tools_calls(cr->p.wire, cr->answer, &foreign);
+	if (cr->calls == NULL) {
+		coderun_fail(cr, 502, "the upstream's answer is malformed");
+		return;
+	}
+	/* Done, or the caller's own tools are called: the caller's turn. */
+	if (json_object_array_length(cr->calls) == 0 || foreign > 0) {
+		if (foreign > 0)
+			tools_strip(cr->p.wire, cr->answer);
+		coderun_final(cr, cr->answer);
+		return;
+	}
+	coderun_stream_begin(cr);
+	json_object_put(cr->results);
+	cr->results = json_object_new_array();
+	cr->next_call = 0;
+	coderun_exec_next(cr);
+}
+
+/* --- the rounds --- */
+
+static void
+coderun_call(struct coderun *cr)
+{
+	struct upcall_params	 up;
+
+	if (ubody_set_json(cr->body, cr->ureq) == -1) {
+		coderun_fail(cr, 500, "the upstream request could not be made");
+		return;
+	}
+	memset(&up, 0, sizeof(up));
+	up.upstream = cr->p.upstream;
+	up.caller = cr->p.caller;
+	up.wire = cr->p.wire;
+	up.model = cr->p.asked;
+	up.body = cr->body;
+	up.collect = 1;
+	if ((cr->call = upcall_start(cr->p.ar, &up, coderun_answered,
+	    cr)) == NULL)
+		coderun_fail(cr, 502, "the upstream call could not start");
+}
+
+static void	coderun_open_next(struct coderun *);
+
+/* A file of the request opened again, for this round's body. */
+static void
+coderun_reopened(void *arg, struct imsg *imsg)
+{
+	struct coderun	*cr = arg;
+	int		 fd;
+
+	cr->open_call = 0;
+	if (imsg->hdr.type != IMSG_FILE_OPENED ||
+	    (fd = imsg_get_fd(imsg)) == -1) {
+		coderun_fail(cr, 502, "a file of the request could not be "
+		    "read again");
+		return;
+	}
+	ubody_bind(cr->body, cr->next_file++, fd);
+	coderun_open_next(cr);
+}
+
+static void
+coderun_open_next(struct coderun *cr)
+{
+	struct file_open	 fo;
+
+	if (cr->next_file == ubody_nfiles(cr->body)) {
+		coderun_call(cr);
+		return;
+	}
+	memset(&fo, 0, sizeof(fo));
+	strlcpy(fo.key.handle, cr->p.ar->who.handle, sizeof(fo.key.handle));
+	strlcpy(fo.key.id, ubody_file_tag(cr->body, cr->next_file),
+	    sizeof(fo.key.id));
+	fo.range_first = fo.range_last = -1;
+	cr->open_call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
+	    coderun_reopened, cr);
+}
+
+/*
+ * Each round sends the whole transcript again; a body reads its files'
+ * descriptors once, so a later round opens them afresh.
+ */
+static void
+coderun_round(struct coderun *cr)
+{
+	char	 msg[160];
+
+	if (cr->rounds >= cr->max_rounds) {
+		snprintf(msg, sizeof(msg), "the model asked to run code more "
+		    "than %d times (max-tool-iterations)", cr->max_rounds);
+		coderun_fail(cr, 422, msg);
+		return;
+	}
+	if (cr->rounds == 0) {
+		cr->body = cr->p.body;
+		coderun_call(cr);
+		return;
+	}
+	if (cr->body != cr->p.body)
+		ubody_free(cr->body);
+	if ((cr->body = ubody_again(cr->p.body, fe.base)) == NULL) {
+		coderun_fail(cr, 503, "out of memory");
+		return;
+	}
+	cr->next_file = 0;
+	coderun_open_next(cr);
+}
+
+/* --- the session --- */
+
+static void
+coderun_seeded(void *arg, int status, const char *message)
+{
+	struct coderun	*cr = arg;
+
+	cr->seeding = NULL;
+	if (status != 0) {
+		coderun_fail(cr, 502, message != NULL && message[0] ? message :
+		    "the sandbox refused a file of the request");
+		return;
+	}
+	coderun_round(cr);
+}
+
+static void
+coderun_opened(void *arg, int status, const char *message)
+{
+	struct coderun	*cr = arg;
+
+	if (status != 0) {
+		coderun_fail(cr, status == 503 ? 503 : 502, message[0] ?
+		    message : "the sandbox could not be reached");
+		return;
+	}
+	if (cr->p.files == NULL || (cr->seeding = fe_seed(cr->p.ar,
+	    cr->lease, cr->p.files, coderun_seeded, cr)) == NULL)
+		coderun_round(cr);
+}
+
+struct coderun *
+coderun_start(const struct coderun_params *p)
+{
+	struct coderun	*cr;
+
+	if ((cr = calloc(1, sizeof(*cr))) == NULL ||
+	    (cr->keepalive = evtimer_new(fe.base, coderun_keepalive,
+	    cr)) == NULL) {
+		free(cr);
+		api_error(p->ar, 503, NULL, "out of memory");
+		return NULL;
+	}
+	cr->p = *p;
+	cr->ureq = json_object_get(p->ureq);
+	cr->max_rounds = p->max_rounds > 0 ? p->max_rounds :
+	    ITERATIONS_DEFAULT;
+	cr->res.tokens_in = cr->res.tokens_out = cr->res.ttfb_us = -1;
+	if ((cr->lease = fe_sbx_open(p->ar, coderun_opened, cr)) == NULL) {
+		coderun_free(cr);
+		api_error(p->ar, 502, NULL, "no sandbox broker");
+		return NULL;
+	}
+	return cr;
+}
+
+void
+coderun_result(const struct coderun *cr, struct upcall_result *res)
+{
+	*res = cr->res;
+}
+
+/* Whatever happened, the session goes with the request. */
+void
+coderun_free(struct coderun *cr)
+{
+	if (cr == NULL)
+		return;
+	upcall_free(cr->call);
+	if (cr->open_call != 0)
+		fe_storage_cancel(cr->open_call);
+	fe_seed_cancel(cr->seeding);
+	fe_sbx_close(cr->lease);
+	if (cr->body != NULL && cr->body != cr->p.body)
+		ubody_free(cr->body);
+	if (cr->keepalive != NULL)
+		event_free(cr->keepalive);
+	json_object_put(cr->ureq);
+	json_object_put(cr->answer);
+	json_object_put(cr->calls);
+	json_object_put(cr->results);
+	free(cr);
+}

@@ -1,0 +1,52 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * fe_coderun.h: a model request that runs code in a sandbox session
+ * (fe_coderun.c), as the model route hands it over.
+ */
+#ifndef DEPOTD_FE_CODERUN_H
+#define DEPOTD_FE_CODERUN_H
+
+#include "fe_upstream.h"
+
+typedef void	(*coderun_done_cb)(void *arg, const struct upcall_result *);
+
+struct coderun_params {
+	struct api_req		*ar;
+	enum wire		 caller;
+	enum wire		 wire;		/* the upstream's */
+	const char		*upstream;	/* its name */
+	const char		*asked;		/* the caller's model name */
+	int			 stream;
+	int			 max_rounds;	/* max-tool-iterations */
+	/* The upstream request (code_execution declared), not taken. */
+	struct json_object	*ureq;
+	/* Its body, placeholders bound; the route keeps and frees it. */
+	struct ubody		*body;
+	const struct fref_list	*files;		/* to seed, or NULL */
+	coderun_done_cb		 done;		/* once, when answered */
+	void			*arg;
+};
+
+struct coderun;
+/* NULL when it could not start (the caller was answered). */
+struct coderun	*coderun_start(const struct coderun_params *);
+void		 coderun_result(const struct coderun *,
+		    struct upcall_result *);
+void		 coderun_free(struct coderun *);
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * fe_seed.c: a request's files go into its sandbox session before the
+ * model runs any code: each opened at the storage helper and its
+ * descriptor handed to the broker, which streams it with PutFile.  One
+ * file at a time, in the order the request names them; the first
+ * refusal ends the seeding (and the request gets a 502).
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "names.h"
+#include "model.h"
+
+struct seeding {
+	struct api_req		*ar;
+	struct sbx_lease	*lease;
+	const struct fref	*next;
+	uint32_t		 call;		/* FILE_OPEN under way */
+	int			 seeding;	/* a SEED under way */
+	sbx_status_cb		 done;
+	void			*arg;
+};
+
+static int
+name_taken(const struct fref_list *files, const struct fref *upto,
+    const char *name)
+{
+	const struct fref	*f;
+
+	TAILQ_FOREACH(f, files, entry) {
+		if (f == upto)
+			break;
+		if (strcmp(f->seed_name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+void
+seed_names(struct fref_list *files)
+{
+	struct fref	*f;
+	char		 base[SBX_NAME_MAX];
+	int		 n;
+
+	TAILQ_FOREACH(f, files, entry) {
+		/* "file" when nothing usable is left of the name. */
+		name_last_segment(f->rec.filename, base, sizeof(base));
+		strlcpy(f->seed_name, base, sizeof(f->seed_name));
+		for (n = 2; name_taken(files, f, f->seed_name); n++)
+			name_dedupe(base, n, f->seed_name,
+			    sizeof(f->seed_name));
+	}
+}
+
+static void	seed_next(struct seeding *);
+
+static void
+seed_end(struct seeding *s, int status, const char *message)
+{
+	sbx_status_cb	 done = s->done;
+	void		*arg = s->arg;
+
+	free(s);
+	done(arg, status, message);
+}
+
+static void
+seed_sent(void *arg, int status, const char *message)
+{
+	struct seeding	*s = arg;
+
+	s->seeding = 0;
+	if (status != 0) {
+		seed_end(s, status, message);
+		return;
+	}
+	s->next = TAILQ_NEXT(s->next, entry);
+	seed_next(s);
+}
+
+static void
+seed_opened(void *arg, struct imsg *imsg)
+{
+	struct seeding		*s = arg;
+	struct file_opened	 fo;
+	char			 msg[256];
+	int			 fd;
+
+	s->call = 0;
+	if (imsg->hdr.type != IMSG_FILE_OPENED ||
+	    imsg->datalen != sizeof(fo) || (fd = imsg_get_fd(imsg)) == -1) {
+		snprintf(msg, sizeof(msg), "file %s could not be read for the "
+		    "sandbox", s->next->rec.id);
+		seed_end(s, 502, msg);
+		return;
+	}
+	memcpy(&fo, imsg->data, sizeof(fo));
+	s->seeding = 1;
+	fe_sbx_seed(s->lease, fd, s->next->seed_name, fo.length, seed_sent, s);
+}
+
+static void
+seed_next(struct seeding *s)
+{
+	struct file_open	 fo;
+
+	if (s->next == NULL) {
+		seed_end(s, 0, NULL);
+		return;
+	}
+	memset(&fo, 0, sizeof(fo));
+	strlcpy(fo.key.handle, s->ar->who.handle, sizeof(fo.key.handle));
+	strlcpy(fo.key.id, s->next->rec.id, sizeof(fo.key.id));
+	fo.range_first = fo.range_last = -1;
+	s->call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
+	    seed_opened, s);
+}
+
+struct seeding *
+fe_seed(struct api_req *ar, struct sbx_lease *lease,
+    const struct fref_list *files, sbx_status_cb done, void *arg)
+{
+	struct seeding	*s;
+
+	if (TAILQ_EMPTY(files))
+		return NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		fatal("calloc");
+	s->ar = ar;
+	s->lease = lease;
+	s->next = TAILQ_FIRST(files);
+	s->done = done;
+	s->arg = arg;
+	seed_next(s);
+	return s;
+}
+
+/*
+ * Called just before the lease is closed: a file being sent dies with
+ * the session, an open under way is dropped when it answers.
+ */
+void
+fe_seed_cancel(struct seeding *s)
+{
+	if (s == NULL)
+		return;
+	if (s->call != 0)
+		fe_storage_cancel(s->call);
+	free(s);
+}

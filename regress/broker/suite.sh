@@ -1,0 +1,117 @@
+#!/bin/sh
+# Copyright (c) 2026 The depotd authors
+#
+# Permission to use, copy, modify, and distribute this software for any
+# purpose with or without fee is hereby granted, provided that the above
+# copyright notice and this permission notice appear in all copies.
+#
+# THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+# WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+# MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+# ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+# WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+# ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+# OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+
+# regress/broker/suite.sh: the broker's leases, against the project's
+# own backend (depot-sandboxd on a unix socket, reached the way
+# `sandbox local' reaches it: from a root holding only the socket, with
+# the sandbox group) and against regress/broker/minimal.py, a second
+# backend written from SPEC section 7 alone, over TCP with a token.
+# test_broker_peer plays the master and a frontend of a real broker.
+# Port 18701 (BROKER_PORT overrides).
+
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/regress/harness/depotd.sh"
+. "$top/regress/harness/tap.sh"
+
+work=${BROKER_WORK:-$top/build/regress-broker}
+port=${BROKER_PORT:-18701}
+peer=$top/build/regress/test_broker_peer
+sbx_pid=
+min_pid=
+
+cleanup() {
+	trap - EXIT INT TERM
+	# Only the daemons this suite started.
+	[ -n "$sbx_pid" ] && kill "$sbx_pid" 2>/dev/null
+	[ -n "$min_pid" ] && kill "$min_pid" 2>/dev/null
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+make -s build/depotd build/depot-sandboxd "$peer" >&2 ||
+    { echo "not ok - build"; exit 1; }
+depot_user
+rm -rf "$work"
+mkdir -p "$work/sock" "$work/ws"
+chmod 755 "$work" "$work/sock"
+
+# Lines of the driver, tagged with the backend they ran against.
+run_peer() {	# tag conf [socket token-file]
+	local tag=$1
+	shift
+	"$peer" "$top/build/depotd" "$@" >"$work/$tag.out" 2>"$work/$tag.err"
+	local rc=$?
+	sed -n "s/^\(not \)*ok - /&$tag: /p" "$work/$tag.out" |
+	    sed 's/ regress\/unit\/test_broker_peer.c:[0-9]*://'
+	grep -c '^ok - ' "$work/$tag.out" >"$work/$tag.n"
+	return $rc
+}
+
+# depot-sandboxd, as `sandbox local' starts it.
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+chmod 600 "$work/token"
+"$top/build/depot-sandboxd" -d -r "$top/cmd/depot-sandboxd/runner.py" \
+    -w "$work/ws" -t "$work/token" -s "$work/sock/sbx.sock" \
+    -u _depotsbx >"$work/sandboxd.log" 2>&1 &
+sbx_pid=$!
+for i in $(seq 50); do [ -S "$work/sock/sbx.sock" ] && break; sleep 0.1; done
+cat >"$work/local.conf" <<CONF
+database "dbname=unused"
+storage "file://$work/files"
+sandbox local { directory "$work/ws" max-sessions 4 }
+CONF
+chmod 600 "$work/local.conf"
+run_peer sandboxd "$work/local.conf" 4 "$work/sock/sbx.sock" "$work/token"
+check "the broker against depot-sandboxd: every check passed" \
+    test $? -eq 0
+check "the broker against depot-sandboxd: every check ran" \
+    test "$(cat "$work/sandboxd.n")" -ge 20
+
+# The second backend, over TCP.
+python3 "$top/regress/broker/minimal.py" "$port" tok-minimal-0123456789 \
+    >"$work/minimal.log" 2>&1 &
+min_pid=$!
+for i in $(seq 50); do grep -q listening "$work/minimal.log" && break
+	sleep 0.1; done
+cat >"$work/minimal.conf" <<CONF
+database "dbname=unused"
+storage "file://$work/files"
+sandbox "http://127.0.0.1:$port" {
+	token "tok-minimal-0123456789"
+	max-sessions 4
+}
+CONF
+chmod 600 "$work/minimal.conf"
+run_peer minimal "$work/minimal.conf" 4
+check "the broker against the minimal protocol-v1 backend: every check \
+passed" test $? -eq 0
+check "the broker against the minimal backend: every check ran" \
+    test "$(cat "$work/minimal.n")" -ge 20
+
+# A backend that is not there: a lease is a 502, not a hang.
+cat >"$work/gone.conf" <<CONF
+database "dbname=unused"
+storage "file://$work/files"
+sandbox "http://127.0.0.1:$((port + 1))" { token "tok-minimal-0123456789" }
+CONF
+chmod 600 "$work/gone.conf"
+"$peer" "$top/build/depotd" "$work/gone.conf" 1 >"$work/gone.out" 2>&1
+check "an unreachable backend: the lease is refused with 502" \
+    grep -q "^not ok - .*a lease opens (status 502" "$work/gone.out"
+exit $((failed > 0))

@@ -1,0 +1,497 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * test_broker_peer.c: the broker leases backend sessions to frontends
+ * and leaves none behind.
+ *
+ *	test_broker_peer DEPOTD CONF MAX-SESSIONS [UNIX-SOCKET TOKEN-FILE]
+ *
+ * Acts as the master of a real broker (DEPOTD -P broker) configured by
+ * CONF's sandbox line, and as a frontend on a channel to it: opens a
+ * lease, seeds a file, runs code that reads it and writes another, and
+ * checks what the broker says the run produced; then that closing a
+ * lease, or the whole channel, destroys the backend's sessions, that
+ * past max-sessions a lease is refused with 503, and that a short file
+ * is refused rather than sent short.  The backend's own GET /health
+ * tells how many sessions it holds.  With a socket and a token file,
+ * the broker is pointed at them as the master does for `sandbox local'.
+ * Run by regress/broker/suite.sh,
+ * against depot-sandboxd and against regress/broker/minimal.py.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <json.h>
+
+#include "t.h"
+#include "imsg.h"
+#include "log.h"
+#include "privdrop.h"
+#include "depotd.h"
+#include "roster.h"
+
+static struct imsgev	 master_iev;	/* only its buffer is used */
+#define master	 (master_iev.ibuf)
+static char		 health_url[1100];
+static char		 health_sock[1024];
+static char		 health_auth[300];
+
+/* What the master does for `sandbox local': its socket, its token. */
+static void
+local_sandbox(struct depotd_conf *conf, const char *sock, const char *tokf)
+{
+	char	 token[256];
+	FILE	*f;
+
+	if ((f = fopen(tokf, "r")) == NULL ||
+	    fgets(token, sizeof(token), f) == NULL)
+		err(1, "%s", tokf);
+	fclose(f);
+	token[strcspn(token, "\n")] = '\0';
+	snprintf(health_auth, sizeof(health_auth),
+	    "Authorization: Bearer %s", token);
+	free(conf->sandbox_token);
+	if ((conf->sandbox_token = strdup(token)) == NULL)
+		err(1, "strdup");
+	snprintf(conf->sandbox_url, sizeof(conf->sandbox_url), "unix:%s",
+	    sock);
+}
+
+static void
+send_config(struct event_base *base, int fd, const char *conffile,
+    char *argv[])
+{
+	const struct role	*r = roster_role(ROLE_BROKER);
+	struct depotd_conf	*conf;
+	struct proc_conf_msg	 pc;
+	struct privuser		 pu;
+	uint32_t		 generation = 1;
+
+	if ((conf = parse_config(conffile, 0)) == NULL)
+		errx(1, "%s: bad configuration", conffile);
+	if (argv[0] != NULL)
+		local_sandbox(conf, argv[0], argv[1]);
+	if (strncmp(conf->sandbox_url, "unix:", 5) == 0) {
+		strlcpy(health_sock, conf->sandbox_url + 5,
+		    sizeof(health_sock));
+		strlcpy(health_url, "http://sandbox/health",
+		    sizeof(health_url));
+	} else
+		snprintf(health_url, sizeof(health_url), "%s/health",
+		    conf->sandbox_url);
+	if (priv_lookup(roster_user(r->user, conf), &pu) == -1)
+		errx(1, "no user %s", roster_user(r->user, conf));
+	memset(&pc, 0, sizeof(pc));
+	strlcpy(pc.user, pu.name, sizeof(pc.user));
+	pc.uid = pu.uid;
+	pc.gid = pu.gid;
+	/* As the master does: the broker's root holds the socket. */
+	if (argv[0] != NULL) {
+		strlcpy(pc.chroot, argv[0], sizeof(pc.chroot));
+		*strrchr(pc.chroot, '/') = '\0';
+		if (priv_lookup(roster_user(RUN_AS_SANDBOX, conf), &pu) == -1)
+			errx(1, "no sandbox user");
+		pc.sgid = pu.gid;
+	}
+	if (imsgev_init(&master_iev, base, fd, NULL, NULL, NULL) == -1)
+		err(1, "imsgev_init");
+	imsg_compose(&master, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
+	    sizeof(generation));
+	imsg_compose(&master, IMSG_CONF_PROC, 0, 0, -1, &pc, sizeof(pc));
+	conf_send(&master_iev, conf, r->parts, r->secrets);
+	imsg_compose(&master, IMSG_CONF_END, 0, 0, -1, NULL, 0);
+	conf_free(conf);
+}
+
+static pid_t
+spawn_broker(const char *depotd, int *fd)
+{
+	int	 sv[2];
+	pid_t	 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		err(1, "socketpair");
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0) {
+		close(sv[0]);
+		if (dup2(sv[1], PARENT_SOCK_FILENO) == -1)
+			err(1, "dup2");
+		execl(depotd, depotd, "-P", "broker", "-I", "0", "-d",
+		    (char *)NULL);
+		err(1, "exec %s", depotd);
+	}
+	close(sv[1]);
+	*fd = sv[0];
+	return pid;
+}
+
+static void
+channel(struct imsgbuf *ib)
+{
+	struct peer_msg	 pm;
+	int		 sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		err(1, "socketpair");
+	pm.role = ROLE_FRONTEND;
+	pm.instance = 0;
+	imsg_compose(&master, IMSG_PEER_FD, 0, 0, sv[1], &pm, sizeof(pm));
+	imsgbuf_init(ib, sv[0]);
+}
+
+/* The next message within 90 s (an Execute may take a while). */
+static int
+next_msg(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pollfd	 pfd = { ib->fd, POLLIN, 0 };
+	int		 n;
+
+	for (;;) {
+		if ((n = imsg_get(ib, imsg)) == -1)
+			errx(1, "imsg_get");
+		if (n > 0)
+			return 1;
+		if (poll(&pfd, 1, 90000) <= 0 || imsgbuf_read(ib) <= 0)
+			return 0;
+	}
+}
+
+struct answer {
+	uint32_t		 type;
+	struct sbx_status	 st;
+	struct json_object	*json;	/* a result's */
+};
+
+/* Waits for lease id's STATUS or RESULT, gathering DATA pieces. */
+static void
+answer(struct imsgbuf *ib, uint32_t id, struct answer *a)
+{
+	struct imsg	 imsg;
+	char		*buf = NULL;
+	size_t		 len = 0;
+
+	memset(a, 0, sizeof(*a));
+	while (next_msg(ib, &imsg)) {
+		if (imsg.hdr.peerid != id) {
+			imsg_free(&imsg);
+			continue;
+		}
+		if (imsg.hdr.type == IMSG_SBX_DATA) {
+			if ((buf = realloc(buf, len + imsg.datalen + 1)) ==
+			    NULL)
+				err(1, "realloc");
+			memcpy(buf + len, imsg.data, imsg.datalen);
+			len += imsg.datalen;
+			buf[len] = '\0';
+			imsg_free(&imsg);
+			continue;
+		}
+		a->type = imsg.hdr.type;
+		if (imsg.datalen == sizeof(a->st))
+			memcpy(&a->st, imsg.data, sizeof(a->st));
+		imsg_free(&imsg);
+		break;
+	}
+	if (buf != NULL)
+		a->json = json_tokener_parse(buf);
+	free(buf);
+}
+
+static void
+send_msg(struct imsgbuf *ib, uint32_t type, uint32_t id, int fd,
+    const void *data, size_t len)
+{
+	if (imsg_compose(ib, type, id, 0, fd, data, len) == -1 ||
+	    imsgbuf_flush(ib) == -1)
+		err(1, "imsg_compose");
+}
+
+static void
+open_lease(struct imsgbuf *ib, uint32_t id, struct answer *a)
+{
+	struct sbx_open	 o;
+
+	memset(&o, 0, sizeof(o));
+	send_msg(ib, IMSG_SBX_OPEN, id, -1, &o, sizeof(o));
+	answer(ib, id, a);
+}
+
+/* A pipe carrying data, whose size is said to be size. */
+static void
+seed(struct imsgbuf *ib, uint32_t id, const char *name, const char *data,
+    int64_t size, struct answer *a)
+{
+	struct sbx_seed	 s;
+	int		 p[2];
+
+	if (pipe(p) == -1)
+		err(1, "pipe");
+	if (write(p[1], data, strlen(data)) != (ssize_t)strlen(data))
+		err(1, "write");
+	close(p[1]);
+	memset(&s, 0, sizeof(s));
+	strlcpy(s.name, name, sizeof(s.name));
+	s.size = size;
+	send_msg(ib, IMSG_SBX_SEED, id, p[0], &s, sizeof(s));
+	answer(ib, id, a);
+}
+
+static void
+exec_code(struct imsgbuf *ib, uint32_t id, const char *code,
+    struct answer *a)
+{
+	struct json_object	*o, *in;
+	struct sbx_exec		 e;
+	const char		*s;
+
+	o = json_object_new_object();
+	in = json_object_new_object();
+	json_object_object_add(in, "code", json_object_new_string(code));
+	json_object_object_add(o, "tool",
+	    json_object_new_string("code_execution"));
+	json_object_object_add(o, "input", in);
+	s = json_object_to_json_string(o);
+	send_msg(ib, IMSG_SBX_DATA, id, -1, s, strlen(s));
+	json_object_put(o);
+	memset(&e, 0, sizeof(e));
+	send_msg(ib, IMSG_SBX_EXEC, id, -1, &e, sizeof(e));
+	answer(ib, id, a);
+}
+
+static size_t
+collect(char *p, size_t size, size_t n, void *arg)
+{
+	char	*buf = arg;
+	size_t	 have = strlen(buf), len = size * n;
+
+	if (have + len < 4096) {
+		memcpy(buf + have, p, len);
+		buf[have + len] = '\0';
+	}
+	return len;
+}
+
+/* The backend's session count, -1 if it does not say. */
+static int
+backend_sessions(void)
+{
+	struct json_object	*o, *v;
+	struct curl_slist	*h = NULL;
+	CURL			*c;
+	char			 buf[4096] = "";
+	int			 n = -1;
+
+	if ((c = curl_easy_init()) == NULL)
+		return -1;
+	curl_easy_setopt(c, CURLOPT_URL, health_url);
+	if (health_sock[0] != '\0')
+		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, health_sock);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, buf);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	if (health_auth[0] != '\0') {
+		h = curl_slist_append(h, health_auth);
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	}
+	if (curl_easy_perform(c) == CURLE_OK &&
+	    (o = json_tokener_parse(buf)) != NULL) {
+		if (json_object_object_get_ex(o, "sessions", &v))
+			n = json_object_get_int(v);
+		json_object_put(o);
+	}
+	curl_easy_cleanup(c);
+	curl_slist_free_all(h);
+	return n;
+}
+
+/* Waits up to 10 s for the backend to hold want sessions. */
+static int
+sessions_become(int want)
+{
+	int	 i, n = -1;
+
+	for (i = 0; i < 100; i++) {
+		if ((n = backend_sessions()) == want)
+			return n;
+		usleep(100000);
+	}
+	return n;
+}
+
+static const char *
+result_field(struct answer *a, const char *key)
+{
+	struct json_object	*b, *c, *v;
+
+	if (!json_object_object_get_ex(a->json, "result_block", &b) ||
+	    !json_object_object_get_ex(b, "content", &c) ||
+	    !json_object_object_get_ex(c, key, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int
+produced(struct answer *a, const char *path)
+{
+	struct json_object	*list, *f, *v;
+	size_t			 i;
+
+	if (!json_object_object_get_ex(a->json, "produced", &list))
+		return -1;
+	if (path == NULL)
+		return json_object_array_length(list);
+	for (i = 0; i < json_object_array_length(list); i++) {
+		f = json_object_array_get_idx(list, i);
+		if (json_object_object_get_ex(f, "path", &v) &&
+		    strcmp(json_object_get_string(v), path) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+test_run(struct imsgbuf *ib)
+{
+	struct answer	 a;
+	const char	*out;
+	int		 base = backend_sessions();
+
+	open_lease(ib, 1, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 0,
+	    "a lease opens (status %d: %s)", a.st.status, a.st.message);
+	T_EQ_INT(backend_sessions(), base + 1,
+	    "the backend holds one session more");
+	seed(ib, 1, "data.csv", "x,y\n1,2\n", 8, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 0,
+	    "a file is seeded from a pipe (%s)", a.st.message);
+	exec_code(ib, 1, "d = open('data.csv').read()\n"
+	    "open('out.txt', 'w').write(d.upper())\nprint('rows', "
+	    "len(d.splitlines()))", &a);
+	T_OK(a.type == IMSG_SBX_RESULT && a.st.status == 0 && a.json != NULL,
+	    "code runs (status %d: %s)", a.st.status, a.st.message);
+	out = result_field(&a, "stdout");
+	T_OK(out != NULL && strstr(out, "rows 2") != NULL,
+	    "the run read the seeded file");
+	T_OK(produced(&a, "out.txt") == 1,
+	    "the written file is named as produced");
+	T_OK(produced(&a, "data.csv") == 0,
+	    "the seeded file is not named as produced");
+	json_object_put(a.json);
+	exec_code(ib, 1, "print(open('out.txt').read())", &a);
+	out = result_field(&a, "stdout");
+	T_OK(out != NULL && strstr(out, "X,Y") != NULL,
+	    "state persists between runs in a session");
+	T_EQ_INT(produced(&a, NULL), 0, "a run that writes nothing produced "
+	    "nothing");
+	json_object_put(a.json);
+	exec_code(ib, 1, "import sys; print('bad', file=sys.stderr); "
+	    "sys.exit(3)", &a);
+	T_OK(a.type == IMSG_SBX_RESULT && a.st.status == 0 &&
+	    result_field(&a, "return_code") != NULL &&
+	    strcmp(result_field(&a, "return_code"), "3") == 0,
+	    "a failing program is a result with its return code, not an "
+	    "error");
+	json_object_put(a.json);
+	seed(ib, 1, "short.bin", "abc", 10, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 502,
+	    "a file shorter than it says is refused, not sent short");
+	send_msg(ib, IMSG_SBX_CLOSE, 1, -1, NULL, 0);
+	T_EQ_INT(sessions_become(base), base,
+	    "closing the lease destroys its session");
+}
+
+static void
+test_capacity(struct imsgbuf *ib, int max)
+{
+	struct answer	 a;
+	uint32_t	 id;
+	int		 ok = 1, base = backend_sessions();
+
+	for (id = 100; id < 100 + (uint32_t)max; id++) {
+		open_lease(ib, id, &a);
+		ok &= a.type == IMSG_SBX_STATUS && a.st.status == 0;
+	}
+	T_OK(ok, "%d leases open at once", max);
+	open_lease(ib, id, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 503,
+	    "lease %d is refused with 503 (%s)", max + 1, a.st.message);
+	send_msg(ib, IMSG_SBX_CLOSE, id, -1, NULL, 0);
+	send_msg(ib, IMSG_SBX_CLOSE, 100, -1, NULL, 0);
+	open_lease(ib, id + 1, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 0,
+	    "after one closes, another opens");
+	T_EQ_INT(backend_sessions(), base + max,
+	    "the backend holds exactly the open leases");
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct event_base	*base;
+	struct imsgbuf		 fe;
+	struct imsg		 imsg;
+	int			 fd, status, ready = 0, max, before;
+	pid_t			 pid;
+
+	if (argc != 4 && argc != 6)
+		errx(1, "usage: test_broker_peer depotd conf max-sessions "
+		    "[socket token-file]");
+	max = atoi(argv[3]);
+	signal(SIGPIPE, SIG_IGN);
+	log_init("test_broker_peer", 1, 0);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if ((base = event_base_new()) == NULL)
+		errx(1, "event_base_new");
+	pid = spawn_broker(argv[1], &fd);
+	send_config(base, fd, argv[2], argv + 4);
+	channel(&fe);
+	imsg_compose(&master, IMSG_START, 0, 0, -1, NULL, 0);
+	imsgbuf_flush(&master);
+	while (!ready && next_msg(&master, &imsg)) {
+		ready = imsg.hdr.type == IMSG_READY;
+		imsg_free(&imsg);
+	}
+	T_OK(ready, "the broker starts under a test master");
+	if (ready) {
+		before = backend_sessions();
+		T_OK(before >= 0, "the backend answers");
+		test_run(&fe);
+		test_capacity(&fe, max);
+		/* A frontend that dies takes its leases with it. */
+		close(fe.fd);
+		imsgbuf_clear(&fe);
+		T_EQ_INT(sessions_become(before), before, "the channel's end "
+		    "destroys every session it leased");
+		T_OK(kill(pid, 0) == 0, "the broker is still up");
+	}
+	if (pid > 1) {
+		kill(pid, SIGTERM);
+		waitpid(pid, &status, 0);
+	}
+	return t_done();
+}
