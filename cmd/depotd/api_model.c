@@ -43,6 +43,7 @@
 #include "log.h"
 #include "frontend.h"
 #include "fe_upstream.h"
+#include "fe_coderun.h"
 
 /* One model request. */
 struct model_req {
@@ -58,6 +59,8 @@ struct model_req {
 	struct ubody		*ub;
 	struct refs		*refs;
 	struct upcall		*call;
+	int			 runs_code;	/* otari_code_execution */
+	struct coderun		*coderun;
 	int64_t			 t0;		/* monotonic usec */
 	int			 logged;
 };
@@ -172,9 +175,13 @@ model_free(struct api_req *ar)
 	if (!mr->logged && mr->call != NULL) {
 		upcall_result(mr->call, &res);
 		model_log(mr, &res, 499);
+	} else if (!mr->logged && mr->coderun != NULL) {
+		coderun_result(mr->coderun, &res);
+		model_log(mr, &res, 499);
 	} else if (!mr->logged && mr->asked[0] != '\0')
 		model_log_early(mr, 499);
 	upcall_free(mr->call);
+	coderun_free(mr->coderun);
 	if (mr->refs != NULL)
 		refs_free(mr->refs);
 	if (mr->ub != NULL)
@@ -205,6 +212,36 @@ model_include_usage(struct json_object *req)
 	    json_object_new_boolean(1));
 }
 
+/*
+ * Code execution: the gateway's rounds go without streaming, and the
+ * model sees code_execution(code) among its tools (fe_coderun.c).
+ */
+static void
+model_run_code(struct model_req *mr, struct json_object *up)
+{
+	struct coderun_params	 p;
+
+	json_object_object_del(up, "stream");
+	json_object_object_del(up, "stream_options");
+	tools_declare(mr->wire, up);
+	memset(&p, 0, sizeof(p));
+	p.ar = mr->ar;
+	p.caller = mr->caller;
+	p.wire = mr->wire;
+	p.upstream = mr->model.upstream;
+	p.asked = mr->asked;
+	p.stream = mr->stream;
+	p.max_rounds = mr->model.max_tool_iterations > 0 ?
+	    mr->model.max_tool_iterations : fe.conf->max_tool_iterations;
+	p.ureq = up;
+	p.body = mr->ub;
+	p.files = refs_files(mr->refs);
+	p.done = model_upcall_done;
+	p.arg = mr;
+	if ((mr->coderun = coderun_start(&p)) == NULL)
+		model_answered(mr);
+}
+
 static void
 model_refs_done(void *arg, int ok)
 {
@@ -229,6 +266,11 @@ model_refs_done(void *arg, int ok)
 	json_object_object_add(up, "model", json_object_new_string(
 	    mr->model.remote_name[0] ? mr->model.remote_name :
 	    mr->model.name));
+	if (mr->runs_code) {
+		model_run_code(mr, up);
+		json_object_put(up);
+		return;
+	}
 	if (mr->wire == WIRE_CHAT && mr->stream &&
 	    model_include_usage(up) == -1) {
 		json_object_put(up);
@@ -325,6 +367,21 @@ model_select(struct model_req *mr)
 	return 0;
 }
 
+/* Does the request run code, and can it?  0 or answered. */
+static int
+model_code_execution(struct model_req *mr)
+{
+	int	 native;
+
+	mr->runs_code = tools_take_declaration(mr->caller, mr->req, &native);
+	if (mr->runs_code && fe.conf->sandbox == SANDBOX_NONE) {
+		api_error(mr->ar, 400, "tools", "code execution needs a "
+		    "sandbox, and this gateway has none");
+		return -1;
+	}
+	return 0;
+}
+
 static void
 model_body_end(struct api_req *ar)
 {
@@ -346,7 +403,7 @@ model_body_end(struct api_req *ar)
 		model_answered(mr);
 		return;
 	}
-	if (model_select(mr) == -1) {
+	if (model_select(mr) == -1 || model_code_execution(mr) == -1) {
 		model_answered(mr);
 		return;
 	}
@@ -356,7 +413,7 @@ model_body_end(struct api_req *ar)
 		return;
 	}
 	mr->refs = refs_resolve(ar, mr->caller, mr->req, &mr->model, mr->ub,
-	    0, model_refs_done, mr);
+	    mr->runs_code, model_refs_done, mr);
 	if (mr->refs == NULL && !ar->req->replied) {
 		api_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);

@@ -524,7 +524,8 @@ refs_apply_site(struct refs *r, struct rsite *s)
 	int		 rc;
 
 	if (s->treat == TREAT_NATIVE) {
-		ph = ubody_placeholder(r->ub, s->fd, s->size);
+		ph = ubody_placeholder_tagged(r->ub, s->fd, s->size,
+		    f->fr.rec.id);
 		s->fd = -1;		/* the body's now */
 		if (ph == NULL)
 			return -1;

@@ -196,6 +196,13 @@ upcall_report(struct upcall *u, int status)
 static void
 upcall_error(struct upcall *u, int status, const char *msg)
 {
+	if (u->p.collect) {
+		strlcpy(u->res.message, msg, sizeof(u->res.message));
+		strlcpy(u->res.retry_after, u->retry_after,
+		    sizeof(u->res.retry_after));
+		upcall_report(u, status);
+		return;
+	}
 	upcall_report(u, status);
 	if (status == 429 && u->retry_after[0] != '\0')
 		http_reply_header(u->ar->req, "retry-after", u->retry_after);
@@ -264,6 +271,13 @@ upcall_answer_ok(struct upcall *u)
 		return;
 	}
 	xlate_usage(u->p.wire, resp, &u->res.tokens_in, &u->res.tokens_out);
+	if (u->p.collect) {
+		u->res.answer = resp;
+		upcall_report(u, 200);
+		u->res.answer = NULL;
+		json_object_put(resp);
+		return;
+	}
 	err[0] = '\0';
 	out = xlate_response(u->p.wire, u->p.caller, resp, u->model, err,
 	    sizeof(err));
@@ -650,6 +664,15 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	return 0;
 }
 
+/* A call that cannot start; a collecting caller answers for itself. */
+static void
+upcall_refuse(struct api_req *ar, const struct upcall_params *p, int status,
+    const char *msg)
+{
+	if (!p->collect)
+		api_error(ar, status, NULL, "%s", msg);
+}
+
 struct upcall *
 upcall_start(struct api_req *ar, const struct upcall_params *p,
     upcall_done_cb done, void *arg)
@@ -658,13 +681,13 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	struct upcall			*u;
 
 	if ((up = upcall_upstream(p->upstream)) == NULL) {
-		api_error(ar, 502, NULL, "the model's upstream is no longer "
+		upcall_refuse(ar, p, 502, "the model's upstream is no longer "
 		    "configured");
 		return NULL;
 	}
 	fe_upstream_init();
 	if ((u = calloc(1, sizeof(*u))) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
+		upcall_refuse(ar, p, 503, "out of memory");
 		return NULL;
 	}
 	u->ar = ar;
@@ -682,7 +705,7 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	    upcall_setup(u, up) == -1 ||
 	    curlev_add(fe_curl, u->easy, upcall_curl_done, u) == -1) {
 		upcall_destroy(u);
-		api_error(ar, 502, NULL, "the upstream call could not start");
+		upcall_refuse(ar, p, 502, "the upstream call could not start");
 		return NULL;
 	}
 	u->running = 1;

@@ -32,6 +32,12 @@ struct upcall_params {
 	const char	*model;		/* the name the caller asked for */
 	int		 stream;
 	struct ubody	*body;		/* the route keeps it */
+	/*
+	 * The answer is not the caller's: a 200 is handed to done as
+	 * JSON (upcall_result.answer), an error as its status and
+	 * message; nothing is sent to the caller.  Not with stream.
+	 */
+	int		 collect;
 };
 
 /* How it went, for the route's log line and metrics. */
@@ -42,6 +48,10 @@ struct upcall_result {
 	int64_t		 tokens_out;
 	int64_t		 ttfb_us;		/* -1: no byte came */
 	int64_t		 sent;			/* request bytes sent */
+	/* collect: the upstream's answer (during done only), or why not */
+	struct json_object *answer;
+	char		 message[160];
+	char		 retry_after[32];
 };
 
 struct upcall;

@@ -122,6 +122,18 @@ struct ubody	*ubody_new(struct event_base *);
  * size bytes belongs (inside a string value).  The body owns fd.
  */
 const char	*ubody_placeholder(struct ubody *, int fd, int64_t size);
+/* The same, naming the file (its id) the descriptor reads. */
+const char	*ubody_placeholder_tagged(struct ubody *, int fd,
+		    int64_t size, const char *tag);
+/*
+ * For a JSON sent again (a code-execution round): the same
+ * placeholders, each to be bound to a fresh descriptor of the file its
+ * tag names.
+ */
+struct ubody	*ubody_again(const struct ubody *, struct event_base *);
+size_t		 ubody_nfiles(const struct ubody *);
+const char	*ubody_file_tag(const struct ubody *, size_t);
+void		 ubody_bind(struct ubody *, size_t, int fd);
 /* Serialises obj, cutting it at the placeholders.  0 or -1. */
 int		 ubody_set_json(struct ubody *, struct json_object *);
 int64_t		 ubody_length(const struct ubody *);

@@ -123,6 +123,8 @@ static const struct imsg_rule extract_from_frontend[] = {
 /* No descriptor when the extraction could not start. */
 static const struct imsg_rule frontend_from_extract[] = {
 	FIXED(IMSG_EXTRACTED, struct extract_res, IMSG_FD_MAY),
+};
+
 /*
  * The broker stores what runs produce, under handles frontends had
  * delegated to it; it may read, list or delete nothing.

@@ -57,6 +57,7 @@ struct ufd {
 	int64_t		 size;
 	int		 used;		/* found in the JSON */
 	char		 ph[UB_PH_LEN];
+	char		 tag[IDLEN];	/* the file's id, "" none */
 };
 
 struct useg {
@@ -116,8 +117,25 @@ ubody_new(struct event_base *base)
 const char *
 ubody_placeholder(struct ubody *ub, int fd, int64_t size)
 {
+	return ubody_placeholder_tagged(ub, fd, size, NULL);
+}
+
+/* Makes fd non-blocking: a pipe from the storage helper may lag. */
+static void
+ubody_nonblock(int fd)
+{
+	int	 flags;
+
+	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
+		log_warn("%s: O_NONBLOCK", __func__);
+}
+
+const char *
+ubody_placeholder_tagged(struct ubody *ub, int fd, int64_t size,
+    const char *tag)
+{
 	struct ufd	*f, **nf;
-	int		 flags;
 
 	if (ub->nfds >= UB_MAXFDS || size < 0 ||
 	    (f = calloc(1, sizeof(*f))) == NULL)
@@ -127,9 +145,9 @@ ubody_placeholder(struct ubody *ub, int fd, int64_t size)
 		goto fail;
 	}
 	ub->fds = nf;
-	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
-	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
-		log_warn("%s: O_NONBLOCK", __func__);
+	ubody_nonblock(fd);
+	if (tag != NULL)
+		strlcpy(f->tag, tag, sizeof(f->tag));
 	f->fd = fd;
 	f->size = size;
 	snprintf(f->ph, sizeof(f->ph), "%s%zuZ", ub->prefix, ub->nfds);
@@ -364,6 +382,63 @@ ubody_read(char *buf, size_t size, size_t nitems, void *arg)
 	return n;
 }
 
+/*
+ * A body for the same JSON once more: the same placeholders, each
+ * waiting for a fresh descriptor of its file (ubody_bind).
+ */
+struct ubody *
+ubody_again(const struct ubody *old, struct event_base *base)
+{
+	struct ubody	*ub;
+	size_t		 i;
+
+	if ((ub = calloc(1, sizeof(*ub))) == NULL)
+		return NULL;
+	ub->base = base;
+	strlcpy(ub->prefix, old->prefix, sizeof(ub->prefix));
+	if (old->nfds > 0 && (ub->fds = calloc(old->nfds,
+	    sizeof(*ub->fds))) == NULL) {
+		free(ub);
+		return NULL;
+	}
+	for (i = 0; i < old->nfds; i++) {
+		if ((ub->fds[i] = malloc(sizeof(*ub->fds[i]))) == NULL) {
+			ubody_free(ub);
+			return NULL;
+		}
+		*ub->fds[i] = *old->fds[i];
+		ub->fds[i]->fd = -1;
+		ub->fds[i]->used = 0;
+		ub->nfds++;
+	}
+	return ub;
+}
+
+size_t
+ubody_nfiles(const struct ubody *ub)
+{
+	return ub->nfds;
+}
+
+const char *
+ubody_file_tag(const struct ubody *ub, size_t i)
+{
+	return i < ub->nfds ? ub->fds[i]->tag : "";
+}
+
+void
+ubody_bind(struct ubody *ub, size_t i, int fd)
+{
+	if (i >= ub->nfds) {
+		close(fd);
+		return;
+	}
+	if (ub->fds[i]->fd != -1)
+		close(ub->fds[i]->fd);
+	ubody_nonblock(fd);
+	ub->fds[i]->fd = fd;
+}
+
 void
 ubody_free(struct ubody *ub)
 {
@@ -374,7 +449,8 @@ ubody_free(struct ubody *ub)
 	if (ub->ev != NULL)
 		event_free(ub->ev);
 	for (i = 0; i < ub->nfds; i++) {
-		close(ub->fds[i]->fd);
+		if (ub->fds[i]->fd != -1)
+			close(ub->fds[i]->fd);
 		free(ub->fds[i]);
 	}
 	free(ub->fds);
