@@ -86,6 +86,24 @@ lease_send_json(struct lease *l, struct json_object *o, uint32_t type,
 	    len > SBX_JSON_MAX ? "result too large" : msg);
 }
 
+/* Why the backend refused: its error's message, else err, else what. */
+static const char *
+lease_why(struct json_object *body, const char *err, const char *what)
+{
+	struct json_object	*e, *m;
+
+	if (err != NULL)
+		return err;
+	if (json_object_object_get_ex(body, "error", &e)) {
+		if (json_object_is_type(e, json_type_string))
+			return json_object_get_string(e);
+		if (json_object_object_get_ex(e, "message", &m) &&
+		    json_object_is_type(m, json_type_string))
+			return json_object_get_string(m);
+	}
+	return what;
+}
+
 static struct lease *
 lease_find(struct broker_peer *p, uint32_t peerid)
 {
@@ -181,8 +199,8 @@ lease_created(void *arg, long status, struct json_object *body,
 	}
 	l->session[0] = '\0';
 	snprintf(msg, sizeof(msg), "sandbox backend: %s",
-	    status == 503 ? "at capacity" : err != NULL ? err :
-	    "session refused");
+	    status == 503 ? "at capacity" : lease_why(body, err,
+	    "session refused"));
 	log_warnx("%s (status %ld)", msg, status);
 	lease_status(l, IMSG_SBX_STATUS, status == 503 ? 503 : 502, msg);
 }
@@ -233,7 +251,7 @@ lease_seeded(void *arg, long status, struct json_object *body,
 		return;
 	}
 	snprintf(msg, sizeof(msg), "sandbox refused a file (%s)",
-	    err != NULL ? err : status == 413 ? "too large" : "refused");
+	    status == 413 ? "too large" : lease_why(body, err, "refused"));
 	log_warnx("session %s: %s, status %ld", l->session, msg, status);
 	lease_status(l, IMSG_SBX_STATUS, 502, msg);
 }
@@ -405,7 +423,7 @@ lease_listed(void *arg, long status, struct json_object *body,
 
 	l->call = NULL;
 	if (status != 200 || !lease_files(body, &files)) {
-		lease_fail(l, "listing", status, err);
+		lease_fail(l, "listing", status, lease_why(body, err, NULL));
 		return;
 	}
 	if (l->result == NULL) {	/* the baseline, before the first run */
@@ -441,7 +459,8 @@ lease_executed(void *arg, long status, struct json_object *body,
 	l->call = NULL;
 	if (status != 200 || !json_object_object_get_ex(body, "result_block",
 	    &block) || !json_object_is_type(block, json_type_object)) {
-		lease_fail(l, "execution", status, err);
+		lease_fail(l, "execution", status, lease_why(body, err,
+		    NULL));
 		return;
 	}
 	l->result = json_object_get(block);
