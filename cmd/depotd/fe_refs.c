@@ -504,6 +504,7 @@ refs_pump(struct refs *r)
 			refs_plan(r);
 			continue;
 		}
+		seed_names(&r->list);	/* the sandbox's, whether or not */
 		if (refs_apply(r) == 0)
 			refs_finish(r, 1);
 		break;
@@ -634,8 +635,8 @@ refs_resolve(struct api_req *ar, enum wire wire, struct json_object *body,
 	return r;
 }
 
-const struct fref_list *
-refs_files(const struct refs *r)
+struct fref_list *
+refs_files(struct refs *r)
 {
 	return &r->list;
 }

@@ -299,42 +299,11 @@ refs_marker(enum ref_treat t, const char *name, char *out, size_t len)
 
 /* --- names in the sandbox --- */
 
-static int
-name_taken(char **names, size_t n, const char *name)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return 1;
-	return 0;
-}
-
+/* The name fr has in the sandbox: every file's, given in order. */
 void
-refs_seed_name(const struct fref_list *list, const struct fref *fr,
-    char *out, size_t len)
+refs_seed_name(struct fref_list *list, const struct fref *fr, char *out,
+    size_t len)
 {
-	const struct fref	*f;
-	char			**names = NULL, seg[FILENAME_MAX_BYTES];
-	char			 cand[FILENAME_MAX_BYTES];
-	size_t			 n = 0, i;
-	int			 k;
-
-	cand[0] = '\0';
-	TAILQ_FOREACH(f, list, entry) {
-		name_last_segment(f->rec.filename, seg, sizeof(seg));
-		strlcpy(cand, seg, sizeof(cand));
-		for (k = 2; name_taken(names, n, cand); k++)
-			name_dedupe(seg, k, cand, sizeof(cand));
-		if (f == fr)
-			break;
-		if ((names = reallocarray(names, n + 1, sizeof(*names))) ==
-		    NULL || (names[n] = strdup(cand)) == NULL)
-			fatal("%s", __func__);
-		n++;
-	}
-	strlcpy(out, cand, len);
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	seed_names(list);
+	strlcpy(out, fr->seed_name, len);
 }

@@ -176,7 +176,7 @@ typedef void	(*refs_done_cb)(void *arg, int ok);
 struct refs	*refs_resolve(struct api_req *, enum wire,
 		    struct json_object *body, const struct model_conf *,
 		    struct ubody *, int sandbox, refs_done_cb, void *);
-const struct fref_list *refs_files(const struct refs *);
+struct fref_list *refs_files(struct refs *);
 /* Cancels whatever is in flight; no callback after this. */
 void		 refs_free(struct refs *);
 

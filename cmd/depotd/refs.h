@@ -92,7 +92,7 @@ void		 refs_marker(enum ref_treat, const char *name, char *out,
  * The name fr gets in the sandbox: its last path segment, -2, -3 ...
  * when a file before it in the list took that name (SPEC 6.2).
  */
-void		 refs_seed_name(const struct fref_list *,
+void		 refs_seed_name(struct fref_list *,
 		    const struct fref *, char *out, size_t len);
 
 #endif
