@@ -19,7 +19,7 @@
 # models).
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for b in ${BENCHES:-files stores sandbox models}; do
+for b in ${BENCHES:-files stores sandbox models coderun}; do
 	[ -f "$top/regress/bench/$b.sh" ] || continue
 	echo "== $b"
 	sh "$top/regress/bench/$b.sh" || echo "bench $b failed"
