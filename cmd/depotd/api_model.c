@@ -60,6 +60,7 @@ struct model_req {
 	struct refs		*refs;
 	struct upcall		*call;
 	int			 runs_code;	/* otari_code_execution */
+	int			 native;	/* or the provider's own */
 	struct coderun		*coderun;
 	int64_t			 t0;		/* monotonic usec */
 	int			 logged;
@@ -236,6 +237,7 @@ model_run_code(struct model_req *mr, struct json_object *up)
 	p.ureq = up;
 	p.body = mr->ub;
 	p.files = refs_files(mr->refs);
+	p.native = mr->native;
 	p.done = model_upcall_done;
 	p.arg = mr;
 	if ((mr->coderun = coderun_start(&p)) == NULL)
@@ -371,9 +373,8 @@ model_select(struct model_req *mr)
 static int
 model_code_execution(struct model_req *mr)
 {
-	int	 native;
-
-	mr->runs_code = tools_take_declaration(mr->caller, mr->req, &native);
+	mr->runs_code = tools_take_declaration(mr->caller, mr->req,
+	    &mr->native);
 	if (mr->runs_code && fe.conf->sandbox == SANDBOX_NONE) {
 		api_error(mr->ar, 400, "tools", "code execution needs a "
 		    "sandbox, and this gateway has none");

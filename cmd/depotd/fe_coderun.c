@@ -57,6 +57,7 @@ struct coderun {
 	struct json_object	*answer;	/* the round's, its calls */
 	struct json_object	*calls;
 	struct json_object	*results;
+	struct json_object	*runs;		/* native: every run */
 	size_t			 next_call;
 	size_t			 next_file;	/* being opened again */
 	uint32_t		 open_call;
@@ -157,6 +158,8 @@ coderun_final(struct coderun *cr, struct json_object *answer)
 			    "the upstream's answer is malformed");
 			return;
 		}
+		if (cr->p.native)
+			native_prepend(cr->p.caller, out, cr->runs);
 		coderun_report(cr, 200);
 		api_reply_json(cr->p.ar, 200, out);
 		return;
@@ -199,6 +202,8 @@ coderun_executed(void *arg, int status, const char *message,
 	char			*text;
 
 	call = json_object_array_get_idx(cr->calls, cr->next_call - 1);
+	if (cr->p.native && status == 0)
+		native_record(cr->runs, call, result);
 	text = tools_render(result, status == 0 ? NULL : message[0] ?
 	    message : "the sandbox failed");
 	r = json_object_new_object();
@@ -436,6 +441,7 @@ coderun_start(const struct coderun_params *p)
 	}
 	cr->p = *p;
 	cr->ureq = json_object_get(p->ureq);
+	cr->runs = json_object_new_array();
 	cr->max_rounds = p->max_rounds > 0 ? p->max_rounds :
 	    ITERATIONS_DEFAULT;
 	cr->res.tokens_in = cr->res.tokens_out = cr->res.ttfb_us = -1;
@@ -472,5 +478,6 @@ coderun_free(struct coderun *cr)
 	json_object_put(cr->answer);
 	json_object_put(cr->calls);
 	json_object_put(cr->results);
+	json_object_put(cr->runs);
 	free(cr);
 }

@@ -38,6 +38,7 @@ struct coderun_params {
 	/* Its body, placeholders bound; the route keeps and frees it. */
 	struct ubody		*body;
 	const struct fref_list	*files;		/* to seed, or NULL */
+	int			 native;	/* provider's own tool asked */
 	coderun_done_cb		 done;		/* once, when answered */
 	void			*arg;
 };
@@ -48,5 +49,11 @@ struct coderun	*coderun_start(const struct coderun_params *);
 void		 coderun_result(const struct coderun *,
 		    struct upcall_result *);
 void		 coderun_free(struct coderun *);
+
+/* coderun_native.c: the provider's own blocks for the gateway's runs. */
+void		 native_record(struct json_object *runs,
+		    struct json_object *call, struct json_object *result);
+void		 native_prepend(enum wire caller, struct json_object *answer,
+		    struct json_object *runs);
 
 #endif

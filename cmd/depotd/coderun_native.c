@@ -1,0 +1,173 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * coderun_native.c: a caller that declared a provider's own
+ * code-execution tool gets the provider's own blocks for the runs the
+ * gateway made: Anthropic's server_tool_use and
+ * code_execution_tool_result, the Responses API's code_interpreter_call,
+ * carrying depotd's file ids.  Only in a whole answer: a streamed one
+ * carries the model's words alone.
+ */
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json.h>
+
+#include "model.h"
+#include "fe_coderun.h"
+
+static struct json_object *
+get(struct json_object *o, const char *key)
+{
+	struct json_object	*v;
+
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* One run: the call's id and code, and what the broker said. */
+void
+native_record(struct json_object *runs, struct json_object *call,
+    struct json_object *result)
+{
+	struct json_object	*r = json_object_new_object();
+
+	json_object_object_add(r, "id", json_object_get(get(call, "id")));
+	json_object_object_add(r, "code", json_object_get(get(call, "code")));
+	json_object_object_add(r, "result", json_object_get(result));
+	json_object_array_add(runs, r);
+}
+
+static struct json_object *
+str_or_empty(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_string) ?
+	    json_object_get(v) : json_object_new_string("");
+}
+
+/* Anthropic's pair of blocks for one run. */
+static void
+messages_blocks(struct json_object *list, struct json_object *run)
+{
+	struct json_object	*use, *res, *c, *files, *out, *f, *o;
+	struct json_object	*result = get(run, "result");
+	struct json_object	*rc = get(get(get(result, "result_block"),
+				    "content"), "return_code");
+	char			 id[160];
+	size_t			 i;
+
+	snprintf(id, sizeof(id), "srvtoolu_%s",
+	    json_object_get_string(get(run, "id")));
+	use = json_object_new_object();
+	json_object_object_add(use, "type",
+	    json_object_new_string("server_tool_use"));
+	json_object_object_add(use, "id", json_object_new_string(id));
+	json_object_object_add(use, "name",
+	    json_object_new_string("code_execution"));
+	c = json_object_new_object();
+	json_object_object_add(c, "code", str_or_empty(get(run, "code")));
+	json_object_object_add(use, "input", c);
+	json_object_array_add(list, use);
+
+	c = get(get(result, "result_block"), "content");
+	res = json_object_new_object();
+	json_object_object_add(res, "type",
+	    json_object_new_string("code_execution_result"));
+	json_object_object_add(res, "stdout", str_or_empty(get(c, "stdout")));
+	json_object_object_add(res, "stderr", str_or_empty(get(c, "stderr")));
+	json_object_object_add(res, "return_code", json_object_new_int(
+	    rc != NULL ? json_object_get_int(rc) : -1));
+	files = json_object_new_array();
+	out = get(result, "outputs");
+	for (i = 0; out != NULL && i < json_object_array_length(out); i++) {
+		o = json_object_array_get_idx(out, i);
+		f = json_object_new_object();
+		json_object_object_add(f, "type",
+		    json_object_new_string("code_execution_output"));
+		json_object_object_add(f, "file_id",
+		    json_object_get(get(o, "file_id")));
+		json_object_array_add(files, f);
+	}
+	json_object_object_add(res, "content", files);
+	c = json_object_new_object();
+	json_object_object_add(c, "type",
+	    json_object_new_string("code_execution_tool_result"));
+	json_object_object_add(c, "tool_use_id", json_object_new_string(id));
+	json_object_object_add(c, "content", res);
+	json_object_array_add(list, c);
+}
+
+/* The Responses API's item for one run; files named in its logs. */
+static void
+responses_item(struct json_object *list, struct json_object *run,
+    char *text)
+{
+	struct json_object	*item, *outs, *log;
+	char			 id[160];
+
+	snprintf(id, sizeof(id), "ci_%s",
+	    json_object_get_string(get(run, "id")));
+	item = json_object_new_object();
+	json_object_object_add(item, "type",
+	    json_object_new_string("code_interpreter_call"));
+	json_object_object_add(item, "id", json_object_new_string(id));
+	json_object_object_add(item, "status",
+	    json_object_new_string("completed"));
+	json_object_object_add(item, "code", str_or_empty(get(run, "code")));
+	json_object_object_add(item, "container_id", NULL);
+	outs = json_object_new_array();
+	log = json_object_new_object();
+	json_object_object_add(log, "type", json_object_new_string("logs"));
+	json_object_object_add(log, "logs", json_object_new_string(
+	    text != NULL ? text : ""));
+	json_object_array_add(outs, log);
+	json_object_object_add(item, "outputs", outs);
+	json_object_array_add(list, item);
+}
+
+/* The runs' blocks first, then the answer's own. */
+void
+native_prepend(enum wire caller, struct json_object *answer,
+    struct json_object *runs)
+{
+	struct json_object	*list, *old, *run;
+	const char		*key = caller == WIRE_MESSAGES ? "content" :
+				    "output";
+	char			*text;
+	size_t			 i;
+
+	if (caller == WIRE_CHAT || (old = get(answer, key)) == NULL ||
+	    !json_object_is_type(old, json_type_array))
+		return;
+	list = json_object_new_array();
+	for (i = 0; i < json_object_array_length(runs); i++) {
+		run = json_object_array_get_idx(runs, i);
+		if (caller == WIRE_MESSAGES)
+			messages_blocks(list, run);
+		else {
+			text = tools_render(get(run, "result"), NULL);
+			responses_item(list, run, text);
+			free(text);
+		}
+	}
+	for (i = 0; i < json_object_array_length(old); i++)
+		json_object_array_add(list, json_object_get(
+		    json_object_array_get_idx(old, i)));
+	json_object_object_add(answer, key, list);
+}
