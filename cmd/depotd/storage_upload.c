@@ -402,6 +402,9 @@ supload_commit(struct storage_peer *p, struct imsg *imsg)
 	strlcpy(r->sha256, fc.sha256, sizeof(r->sha256));
 	strlcpy(r->purpose, fc.purpose[0] ? fc.purpose : "user_data",
 	    sizeof(r->purpose));
+	if (storage_peer_is_broker(p))
+		strlcpy(r->purpose, "code_execution_output",
+		    sizeof(r->purpose));
 	snprintf(r->expires, sizeof(r->expires), "%" PRId64,
 	    supload_expiry_seconds(fc.expires_after));
 	strlcpy(r->ref, u->ref, sizeof(r->ref));

@@ -30,7 +30,7 @@ if [ "$store" = file ]; then
 	check "the fake frontend gets nothing it may not have" \
 	    test "$peer_rc" -eq 0
 	check "the fake frontend's test ran every check" \
-	    test "$(grep -c '^ok - ' "$T/peer.out")" -ge 33
+	    test "$(grep -c '^ok - ' "$T/peer.out")" -ge 40
 fi
 
 # --- revocation and prefixes ---

@@ -474,6 +474,89 @@ test_cache(struct imsgbuf *fa)
  * as a lost child and stop.  Run last.  1 when the helper is gone (and
  * reaped).
  */
+static void
+delegate(struct imsgbuf *ib, const char *handle, struct answer *a)
+{
+	struct auth_release	 rel;
+
+	memset(&rel, 0, sizeof(rel));
+	strlcpy(rel.handle, handle, sizeof(rel.handle));
+	ask(ib, IMSG_AUTH_DELEGATE, &rel, sizeof(rel), a);
+}
+
+static void
+create_as(struct imsgbuf *ib, const char *handle, struct answer *a)
+{
+	struct file_create	 fc;
+
+	memset(&fc, 0, sizeof(fc));
+	strlcpy(fc.handle, handle, sizeof(fc.handle));
+	strlcpy(fc.rec.filename, "out.txt", sizeof(fc.rec.filename));
+	strlcpy(fc.rec.mime_type, "text/plain", sizeof(fc.rec.mime_type));
+	strlcpy(fc.rec.purpose, "assistants", sizeof(fc.rec.purpose));
+	fc.rec.source = SOURCE_UPLOAD;
+	ask(ib, IMSG_FILE_CREATE, &fc, sizeof(fc), a);
+}
+
+/*
+ * A frontend lends the broker its caller for code execution: the
+ * broker may then create files for that caller, marked as output,
+ * and nothing with a handle of a frontend's channel.
+ */
+static void
+test_delegation(struct imsgbuf *fa, struct imsgbuf *fb, struct imsgbuf *bk,
+    const char *alice)
+{
+	struct answer		 a;
+	struct file_commit	 fc;
+	char			 ha[HANDLE_LEN], hd[HANDLE_LEN], id[IDLEN];
+
+	lookup(fa, alice, "", &a);
+	strlcpy(ha, a.auth.handle, sizeof(ha));
+	create_as(bk, ha, &a);
+	T_OK(refused(&a) && a.status == 401,
+	    "the broker creating under a frontend's handle: 401");
+	delegate(fb, ha, &a);
+	T_OK(a.type == IMSG_AUTH_RESULT && a.auth.status != AUTH_OK &&
+	    a.auth.handle[0] == '\0',
+	    "another frontend cannot lend alice's handle");
+	delegate(fa, ha, &a);
+	T_OK(a.type == IMSG_AUTH_RESULT && a.auth.status == AUTH_OK &&
+	    strncmp(a.auth.handle, "hdl-", 4) == 0 &&
+	    strcmp(a.auth.handle, ha) != 0,
+	    "alice's frontend lends her handle: a new one");
+	strlcpy(hd, a.auth.handle, sizeof(hd));
+	create_as(fa, hd, &a);
+	T_OK(refused(&a) && a.status == 401,
+	    "the lent handle is worth nothing on the frontend's channel");
+	create_as(bk, hd, &a);
+	T_OK(a.type == IMSG_FILE_CREATED && a.fd != -1 &&
+	    a.rec.source == SOURCE_CODE_EXECUTION &&
+	    strcmp(a.rec.purpose, "code_execution_output") == 0,
+	    "the broker creates under it, as code-execution output (%s)",
+	    a.rec.purpose);
+	if (a.fd == -1)
+		return;
+	if (write(a.fd, "hi", 2) != 2)
+		err(1, "write");
+	close(a.fd);
+	strlcpy(id, a.rec.id, sizeof(id));
+	memset(&fc, 0, sizeof(fc));
+	strlcpy(fc.key.handle, hd, sizeof(fc.key.handle));
+	strlcpy(fc.key.id, id, sizeof(fc.key.id));
+	fc.bytes = 2;
+	sha256_hex("hi", 2, fc.sha256);
+	strlcpy(fc.purpose, "assistants", sizeof(fc.purpose));
+	ask(bk, IMSG_FILE_COMMIT, &fc, sizeof(fc), &a);
+	T_OK(a.type == IMSG_FILE_INFO && strcmp(a.rec.id, id) == 0,
+	    "and commits it");
+	keyed(fa, IMSG_FILE_GET, ha, id, &a);
+	T_OK(a.type == IMSG_FILE_INFO && strcmp(a.rec.purpose,
+	    "code_execution_output") == 0 && a.rec.bytes == 2,
+	    "alice sees it, as code_execution_output whatever the commit "
+	    "said (%s)", a.rec.purpose);
+}
+
 static int
 test_broker(struct imsgbuf *bk, pid_t pid, const char *ha,
     const char *alice_file)
@@ -530,6 +613,7 @@ main(int argc, char *argv[])
 		test_nonsense(&fa, ha);
 		test_release(&fa, ha, argv[4]);
 		test_cache(&fa);
+		test_delegation(&fa, &fb, &bk, argv[3]);
 		gone = test_broker(&bk, pid, ha, argv[4]);
 	}
 	/* Our own child only, and only while it is not yet reaped. */
