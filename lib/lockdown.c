@@ -102,10 +102,16 @@ lockdown_print_plan(FILE *fp, const struct lockdown_rules *pol,
 		root = LOCKDOWN_EMPTY_DIR;
 	fprintf(fp, "%s: user %s, root %s\n", pol->role, user,
 	    pol->empty_root ? root : "/");
-	fprintf(fp, "\tsystem calls: \"%s\"; execve, ptrace: killed; "
-	    "others: EPERM\n", pol->promises);
-	print_paths(fp, "read", ro);
-	print_paths(fp, "read and write", rw);
+	fprintf(fp, "\tsystem calls: \"%s\"; %sptrace: killed; "
+	    "others: EPERM\n", pol->promises,
+	    strstr(pol->promises, "exec") != NULL ? "" : "execve, ");
+	if (pol->no_fs_rules)
+		fprintf(fp, "\tfiles: what its user may open (no Landlock "
+		    "file rules: they forbid bubblewrap's mounts)\n");
+	else {
+		print_paths(fp, "read", ro);
+		print_paths(fp, "read and write", rw);
+	}
 	fprintf(fp, "\ttcp: %s; signals, abstract sockets: own only\n",
 	    pol->tcp_connect ? "connect (any port), no bind" :
 	    "no connect, no bind");

@@ -38,6 +38,11 @@ struct lockdown_rules {
 	const char	*promises;	/* pledge(2) promises */
 	int		 empty_root;	/* chroot to an empty directory */
 	int		 tcp_connect;	/* may connect to any TCP port */
+	/*
+	 * No Landlock file rules: a domain with them may not mount(2),
+	 * and bubblewrap mounts.  Network rules and scoping still hold.
+	 */
+	int		 no_fs_rules;
 };
 
 /* What this kernel can enforce. */

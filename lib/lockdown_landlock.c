@@ -126,7 +126,8 @@ ruleset_attr(const struct lockdown_rules *pol, int abi,
     struct ll_ruleset_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	attr->handled_access_fs = fs_rights(abi);
+	if (!pol->no_fs_rules)
+		attr->handled_access_fs = fs_rights(abi);
 	if (abi < 4)
 		return sizeof(attr->handled_access_fs);
 	attr->handled_access_net = LL_NET_BIND_TCP;
@@ -151,6 +152,11 @@ lockdown_landlock(const struct lockdown_rules *pol, int abi,
 	if (abi < 1) {
 		log_warnx("landlock is not available in this kernel; "
 		    "file system and network lockdown skipped");
+		return -1;
+	}
+	if (pol->no_fs_rules && abi < 4) {
+		log_warnx("landlock has no network rules in this kernel "
+		    "(ABI %d); network lockdown skipped", abi);
 		return -1;
 	}
 	len = ruleset_attr(pol, abi, &attr);

@@ -39,8 +39,12 @@
 #include "lockdown.h"
 
 static const char *const calls_fatal[] = {
-	"execve", "execveat", "ptrace", "process_vm_readv",
-	"process_vm_writev", NULL
+	"ptrace", "process_vm_readv", "process_vm_writev", NULL
+};
+
+/* Fatal too, unless the role promised "exec". */
+static const char *const calls_exec[] = {
+	"execve", "execveat", NULL
 };
 
 /* The ioctls of stdio: non-blocking mode, bytes waiting, isatty. */
@@ -112,6 +116,33 @@ add_stdio_args(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/*
+ * "proc": new processes and signals to any of them (Landlock's scoping
+ * keeps signals to the role's own descendants); "jail": the sockets
+ * and the ioctl bubblewrap brings its loopback up with.
+ */
+static int
+add_proc_args(scmp_filter_ctx ctx)
+{
+	if (add_call(ctx, SCMP_ACT_ALLOW, "kill", 0, NULL) < 0 ||
+	    add_call(ctx, SCMP_ACT_ALLOW, "tgkill", 0, NULL) < 0 ||
+	    add_call(ctx, SCMP_ACT_ALLOW, "clone", 0, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+add_jail_args(scmp_filter_ctx ctx)
+{
+	static const unsigned long	 families[] = { AF_UNIX, AF_NETLINK };
+	static const unsigned long	 ifindex[] = { SIOCGIFINDEX };
+
+	if (add_call_if(ctx, "socket", 0, families, 2) < 0 ||
+	    add_call_if(ctx, "ioctl", 1, ifindex, 1) < 0)
+		return -1;
+	return 0;
+}
+
 static int
 add_promise(scmp_filter_ctx ctx, const char *promise)
 {
@@ -127,6 +158,10 @@ add_promise(scmp_filter_ctx ctx, const char *promise)
 		return -1;
 	if (strcmp(promise, "stdio") == 0)
 		return add_stdio_args(ctx);
+	if (strcmp(promise, "proc") == 0)
+		return add_proc_args(ctx);
+	if (strcmp(promise, "jail") == 0)
+		return add_jail_args(ctx);
 	if (strcmp(promise, "unix") == 0)
 		return add_call_if(ctx, "socket", 0, unix_family, 1);
 	if (strcmp(promise, "inet") == 0 || strcmp(promise, "dns") == 0)
@@ -134,17 +169,22 @@ add_promise(scmp_filter_ctx ctx, const char *promise)
 	return 0;
 }
 
+/* Adds each promise; *exec is set when one of them is "exec". */
 static int
-add_promises(scmp_filter_ctx ctx, const char *promises)
+add_promises(scmp_filter_ctx ctx, const char *promises, int *exec)
 {
 	char	*copy, *p, *word;
 	int	 rc = 0;
 
+	*exec = 0;
 	if ((copy = strdup(promises)) == NULL)
 		return -1;
-	for (p = copy; rc == 0 && (word = strsep(&p, " ")) != NULL;)
+	for (p = copy; rc == 0 && (word = strsep(&p, " ")) != NULL;) {
 		if (*word != '\0')
 			rc = add_promise(ctx, word);
+		if (strcmp(word, "exec") == 0)
+			*exec = 1;
+	}
 	free(copy);
 	return rc;
 }
@@ -154,14 +194,15 @@ int
 lockdown_seccomp(const struct lockdown_rules *pol)
 {
 	scmp_filter_ctx	 ctx;
-	int		 rc;
+	int		 rc, exec;
 
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
 		fatalx("seccomp_init");
 	/* Every thread, also any a library started before now. */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0 ||
-	    add_promises(ctx, pol->promises) == -1 ||
-	    add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_fatal) == -1)
+	    add_promises(ctx, pol->promises, &exec) == -1 ||
+	    add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_fatal) == -1 ||
+	    (!exec && add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_exec) == -1))
 		fatalx("seccomp: cannot build the %s filter", pol->role);
 	rc = seccomp_load(ctx);
 	seccomp_release(ctx);

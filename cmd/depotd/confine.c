@@ -31,7 +31,7 @@
 #include "confine.h"
 
 static const enum proc_role confined_roles[] = {
-	ROLE_FRONTEND, ROLE_STORAGE, ROLE_BROKER,
+	ROLE_FRONTEND, ROLE_STORAGE, ROLE_BROKER, ROLE_EXTRACT,
 };
 
 /*

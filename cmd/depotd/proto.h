@@ -33,6 +33,7 @@ enum proc_role {
 	ROLE_STORAGE,
 	ROLE_BROKER,
 	ROLE_SANDBOXD,		/* sandbox local: no channel, only a pid */
+	ROLE_EXTRACT,		/* PDF to text: pdftotext in bubblewrap */
 	ROLE_MAX,
 };
 #define ROLE_BIT(r)		(1U << (r))
@@ -97,6 +98,10 @@ enum imsg_type {
 	IMSG_HEALTH_REQ,
 	IMSG_HEALTH,			/* struct health_msg */
 	IMSG_ERROR,			/* struct error_msg */
+
+	/* frontend <-> extract (peerid: the frontend's call number) */
+	IMSG_EXTRACT,			/* struct extract_req, fd: the PDF */
+	IMSG_EXTRACTED,			/* struct extract_res, fd: the text */
 };
 
 struct peer_msg {
@@ -329,6 +334,23 @@ struct health_msg {
 struct error_msg {
 	int32_t		 status;	/* HTTP status to answer */
 	char		 message[512];
+};
+
+/*
+ * PDF to text.  The frontend bounds both the pages and the time; the
+ * extract child bounds them again (EXTRACT_*_MAX) whatever it asks.
+ */
+#define EXTRACT_PAGES_MAX	10000
+#define EXTRACT_TIMEOUT_MAX	600	/* seconds */
+
+struct extract_req {
+	int32_t		 pages;		/* -l: the last page read */
+	int32_t		 timeout;	/* seconds, CPU and wall clock */
+};
+
+/* status 0: fd is the read end of pdftotext's output; -1: no fd. */
+struct extract_res {
+	int32_t		 status;
 };
 
 /*

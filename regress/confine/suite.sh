@@ -20,8 +20,9 @@
 # the lockdown, succeeding: the refusal is the lockdown's doing.  Then
 # the real daemon: every child filtered by seccomp with NoNewPrivs, the
 # storage helper under its own uid, frontends and broker in an empty
-# root, the plan of -n -v and the line of depotctl show status.
-# Runs in about 15 seconds; port 18461.
+# root, the extract child as its user with bwrap's rights, the plan of
+# -n -v and the line of depotctl show status.  Runs in about 15
+# seconds; port 18461.
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -160,6 +161,35 @@ refused storage "$u" SIGSYS exec /bin/echo
 refused storage "$u" SIGSYS ptrace "$sibling"
 extra=
 
+# --- the extract child: bubblewrap and pdftotext -------------------------
+
+# It may fork and exec (bwrap), and make namespaces; it has no Landlock
+# file rules, because a domain with them may not mount(2) and bwrap
+# mounts.  Its user keeps it from files; seccomp from TCP sockets and
+# from connect(2) of any kind; Landlock's network rules and scoping
+# from binding TCP ports, signals to processes not its own and
+# abstract sockets.
+start_sibling _depotd
+extra=
+refused extract _depotd EPERM socket
+refused extract _depotd EPERM tcp "$PGPORT"
+refused extract _depotd EPERM unix "$pgsock"
+refused extract _depotd EACCES bind
+refused extract _depotd EPERM kill "$sibling"
+refused extract _depotd EPERM abstract
+refused extract _depotd SIGSYS ptrace "$sibling"
+allowed extract _depotd exec /bin/echo
+allowed extract _depotd pair
+# A file only root may read, as /etc/shadow is: the uid's doing alone.
+echo secret >"$work/rootonly"
+chmod 600 "$work/rootonly"
+got=$(outcome -u _depotd extract open "$work/rootonly")
+check "extract: a file only root may read is refused ($got)" \
+    test "$got" = EACCES
+got=$(outcome -u _depotd extract open "$work/outside")
+check "extract: a file anyone may read is readable: no file rules ($got)" \
+    test "$got" = ok
+
 # --- the daemon ---------------------------------------------------------
 
 depot_conf "$work/d" "$port"
@@ -173,6 +203,10 @@ check "and the storage helper's: $DEPOT_STORE_USER, plus its store's paths" \
     '$work/plan'"
 check "and the broker's" \
     grep -qx "broker: user _depotd, root /var/empty" "$work/plan"
+check "and the extract child's: _depotd, no file rules" \
+    sh -c "grep -qx 'extract: user _depotd, root /' '$work/plan' &&
+    grep -q 'files: what its user may open (no Landlock file rules' \
+    '$work/plan'"
 
 if ! depot_start "$work/d"; then
 	notok "depotd starts"
@@ -187,7 +221,7 @@ status_field() {	# pid field
 
 fe_uid=
 st_uid=
-for role in "frontend 0" "frontend 1" storage broker; do
+for role in "frontend 0" "frontend 1" storage broker extract; do
 	p=$(depot_child "$role")
 	if [ -z "$p" ]; then
 		notok "a child titled 'depotd: $role' runs"
@@ -198,6 +232,11 @@ for role in "frontend 0" "frontend 1" storage broker; do
 	    "$(status_field "$p" NoNewPrivs)" = 1
 	root=$(readlink "/proc/$p/root")
 	case $role in
+	extract)
+		check "'$role' runs as _depotd, root / (it runs bwrap)" \
+		    test "$(status_field "$p" Uid)" = "$(id -u _depotd)" -a \
+		    "$root" = /
+		;;
 	storage)
 		st_uid=$(status_field "$p" Uid)
 		check "'$role' runs as $DEPOT_STORE_USER" \
@@ -246,8 +285,8 @@ if depot_start "$work/d"; then
 	check "the master logs the missing layers at start" \
 	    grep -q "master.*confinement partial: this kernel lacks landlock \
 file rules, landlock network rules (ABI 4), landlock signal" "$log"
-	check "each of the 4 children says it went without Landlock" \
-	    test "$(grep -c "landlock is not available" "$log")" -eq 4
+	check "each of the 5 children says it went without Landlock" \
+	    test "$(grep -c "landlock is not available" "$log")" -eq 5
 	depotctl_ show status >"$work/status2" 2>&1
 	check "depotctl show status says the confinement is partial" \
 	    grep -q "^confinement partial: this kernel lacks landlock" \
