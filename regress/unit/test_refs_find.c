@@ -344,47 +344,55 @@ test_attached(void)
 static void
 test_treatment(void)
 {
-	struct model_conf	 native, text, pdftext;
+	static const struct {
+		enum ref_kind	 kind;
+		int		 model;	/* 0 native, 1 text-only, 2 pdf */
+		const char	*name, *mime;
+		int		 sandbox;
+		enum ref_treat	 want;
+		const char	*what;
+	} cases[] = {
+	{ REF_IMAGE, 0, "a.png", "image/png", 0, TREAT_NATIVE,
+	    "image, native model" },
+	{ REF_IMAGE, 0, "a.png", "Image/PNG; x=y", 0, TREAT_NATIVE,
+	    "image type in any case, parameters" },
+	{ REF_IMAGE, 0, "a.bmp", "image/bmp", 0, TREAT_OMIT,
+	    "an image type upstreams do not take" },
+	{ REF_IMAGE, 0, "a.txt", "text/plain", 0, TREAT_TEXT,
+	    "a text file in an image block" },
+	{ REF_DOCUMENT, 0, "a.pdf", "application/pdf", 0, TREAT_NATIVE,
+	    "PDF, native model" },
+	{ REF_DOCUMENT, 0, "a.csv", "text/csv", 0, TREAT_TEXT,
+	    "CSV document: text even for a native model" },
+	{ REF_DOCUMENT, 0, "a.zip", "application/zip", 0, TREAT_OMIT,
+	    "a zip: omitted" },
+	{ REF_IMAGE, 1, "a.png", "image/png", 0, TREAT_OMIT,
+	    "image, text-only model" },
+	{ REF_DOCUMENT, 1, "a.pdf", "application/pdf", 0, TREAT_PDF,
+	    "PDF, text-only model" },
+	{ REF_DOCUMENT, 1, "main.py", "application/octet-stream", 0,
+	    TREAT_TEXT, "source code by its name" },
+	{ REF_DOCUMENT, 2, "a.pdf", "application/pdf", 0, TREAT_PDF,
+	    "PDF under pdf-as-text" },
+	{ REF_IMAGE, 2, "a.gif", "image/gif", 0, TREAT_NATIVE,
+	    "image under pdf-as-text" },
+	{ REF_CONTAINER_UPLOAD, 0, "a.pdf", "application/pdf", 1,
+	    TREAT_SANDBOX, "container_upload, sandbox" },
+	{ REF_CONTAINER_UPLOAD, 0, "a.pdf", "application/pdf", 0,
+	    TREAT_NATIVE, "container_upload, none" },
+	{ REF_CONTAINER_UPLOAD, 1, "a.json", "application/json", 0,
+	    TREAT_TEXT, "container_upload, none, text-only" },
+	};
+	struct model_conf	 m[3];
+	size_t			 i;
 
-	memset(&native, 0, sizeof(native));
-	text = pdftext = native;
-	text.text_only = 1;
-	pdftext.pdf_as_text = 1;
-#define TREAT(k, m, name, mime, sbx)	\
-	refs_treatment(k, &m, rec_of(name, mime), sbx)
-	T_EQ_INT(TREAT(REF_IMAGE, native, "a.png", "image/png", 0),
-	    TREAT_NATIVE, "image, native model");
-	T_EQ_INT(TREAT(REF_IMAGE, native, "a.png", "Image/PNG; x=y", 0),
-	    TREAT_NATIVE, "image type in any case, parameters");
-	T_EQ_INT(TREAT(REF_IMAGE, native, "a.bmp", "image/bmp", 0),
-	    TREAT_OMIT, "an image type upstreams do not take");
-	T_EQ_INT(TREAT(REF_IMAGE, native, "a.txt", "text/plain", 0),
-	    TREAT_TEXT, "a text file in an image block");
-	T_EQ_INT(TREAT(REF_DOCUMENT, native, "a.pdf", "application/pdf", 0),
-	    TREAT_NATIVE, "PDF, native model");
-	T_EQ_INT(TREAT(REF_DOCUMENT, native, "a.csv", "text/csv", 0),
-	    TREAT_TEXT, "CSV document: text even for a native model");
-	T_EQ_INT(TREAT(REF_DOCUMENT, native, "a.zip", "application/zip", 0),
-	    TREAT_OMIT, "a zip: omitted");
-	T_EQ_INT(TREAT(REF_IMAGE, text, "a.png", "image/png", 0),
-	    TREAT_OMIT, "image, text-only model");
-	T_EQ_INT(TREAT(REF_DOCUMENT, text, "a.pdf", "application/pdf", 0),
-	    TREAT_PDF, "PDF, text-only model");
-	T_EQ_INT(TREAT(REF_DOCUMENT, text, "main.py",
-	    "application/octet-stream", 0), TREAT_TEXT,
-	    "source code by its name");
-	T_EQ_INT(TREAT(REF_DOCUMENT, pdftext, "a.pdf", "application/pdf", 0),
-	    TREAT_PDF, "PDF under pdf-as-text");
-	T_EQ_INT(TREAT(REF_IMAGE, pdftext, "a.gif", "image/gif", 0),
-	    TREAT_NATIVE, "image under pdf-as-text");
-	T_EQ_INT(TREAT(REF_CONTAINER_UPLOAD, native, "a.pdf",
-	    "application/pdf", 1), TREAT_SANDBOX, "container_upload, sandbox");
-	T_EQ_INT(TREAT(REF_CONTAINER_UPLOAD, native, "a.pdf",
-	    "application/pdf", 0), TREAT_NATIVE, "container_upload, none");
-	T_EQ_INT(TREAT(REF_CONTAINER_UPLOAD, text, "a.json",
-	    "application/json", 0), TREAT_TEXT,
-	    "container_upload, none, text-only");
-#undef TREAT
+	memset(m, 0, sizeof(m));
+	m[1].text_only = 1;
+	m[2].pdf_as_text = 1;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		T_EQ_INT(refs_treatment(cases[i].kind, &m[cases[i].model],
+		    rec_of(cases[i].name, cases[i].mime), cases[i].sandbox),
+		    cases[i].want, cases[i].what);
 	T_EQ_STR(refs_native_mime(REF_IMAGE, rec_of("a", "image/jpg")),
 	    "image/jpeg", "image/jpg is sent as image/jpeg");
 }
