@@ -121,7 +121,8 @@ test_find_messages(void)
 	    "[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"file_id\":"
 	    "\"file-x\",\"data\":\"\"}},"
 	    "{\"type\":\"image\",\"source\":{\"type\":\"file\",\"file_id\":5}},"
-	    "{\"type\":\"image\",\"source\":{\"type\":\"file\",\"file_id\":\"\"}},"
+	    "{\"type\":\"image\",\"source\":{\"type\":\"file\","
+	    "\"file_id\":\"\"}},"
 	    "{\"type\":\"document\",\"source\":\"file-y\"},"
 	    "{\"type\":\"container_upload\"},"
 	    "{\"type\":\"tool_result\",\"content\":[{\"type\":\"tool_result\","
@@ -129,7 +130,8 @@ test_find_messages(void)
 	    "\"file-z\"}]}]},"
 	    "{\"source\":{\"type\":\"file\",\"file_id\":\"file-w\"}},"
 	    "[{\"type\":\"container_upload\",\"file_id\":\"file-v\"}]]}],"
-	    "\"system\":[{\"type\":\"container_upload\",\"file_id\":\"file-s\"}]}",
+	    "\"system\":[{\"type\":\"container_upload\",\"file_id\":"
+	    "\"file-s\"}]}",
 	    "", "Messages: not references (other sources, bad ids, nesting, "
 	    "system)");
 	found_is(WIRE_MESSAGES, "[1,2]", "", "Messages: not an object");
@@ -177,8 +179,9 @@ test_find_responses(void)
 	    "Responses: bare items, in messages, in a function's output");
 	found_is(WIRE_RESPONSES, "{\"input\":\"file-a\"}", "",
 	    "Responses: a string input");
-	found_is(WIRE_RESPONSES, "{\"messages\":[{\"role\":\"user\",\"content\":"
-	    "[{\"type\":\"input_file\",\"file_id\":\"file-a\"}]}]}", "",
+	found_is(WIRE_RESPONSES, "{\"messages\":[{\"role\":\"user\","
+	    "\"content\":[{\"type\":\"input_file\",\"file_id\":"
+	    "\"file-a\"}]}]}", "",
 	    "Responses: messages is not where input is");
 }
 
@@ -257,16 +260,17 @@ test_rewrite_native(void)
 	    NULL, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":"
 	    "\"image\",\"source\":{\"type\":\"base64\",\"media_type\":"
 	    "\"image/png\",\"data\":\"PH\"},\"cache_control\":{\"type\":"
-	    "\"ephemeral\"}}]}]}", "Messages image: base64, cache_control kept");
+	    "\"ephemeral\"}}]}]}",
+	    "Messages image: base64, cache_control kept");
 	rewrite_is(WIRE_MESSAGES, "{\"messages\":[{\"content\":[{\"type\":"
 	    "\"document\",\"title\":\"T\",\"context\":\"C\",\"citations\":"
 	    "{\"enabled\":true},\"source\":{\"type\":\"file\",\"file_id\":"
 	    "\"file-a\"}}]}]}", "r.pdf", "application/pdf", NULL,
 	    "{\"messages\":[{\"content\":[{\"type\":\"document\",\"title\":"
 	    "\"T\",\"context\":\"C\",\"citations\":{\"enabled\":true},"
-	    "\"source\":{\"type\":\"base64\",\"media_type\":\"application/pdf\","
-	    "\"data\":\"PH\"}}]}]}", "Messages document: title, context, "
-	    "citations kept");
+	    "\"source\":{\"type\":\"base64\",\"media_type\":"
+	    "\"application/pdf\",\"data\":\"PH\"}}]}]}",
+	    "Messages document: title, context, citations kept");
 	rewrite_is(WIRE_MESSAGES, "{\"messages\":[{\"content\":[{\"type\":"
 	    "\"container_upload\",\"file_id\":\"file-a\"}]}]}", "r.pdf",
 	    "application/pdf", NULL, "{\"messages\":[{\"content\":[{\"type\":"
@@ -275,10 +279,12 @@ test_rewrite_native(void)
 	    "Messages container_upload without a sandbox: a document");
 	rewrite_is(WIRE_CHAT, "{\"messages\":[{\"content\":[{\"type\":"
 	    "\"image_url\",\"image_url\":{\"file_id\":\"file-a\",\"detail\":"
-	    "\"low\"}},{\"type\":\"file\",\"file\":{\"file_id\":\"file-b\"}}]}]}",
+	    "\"low\"}},{\"type\":\"file\",\"file\":{\"file_id\":"
+	    "\"file-b\"}}]}]}",
 	    "dir/x.jpg", "image/jpeg", NULL,
-	    "{\"messages\":[{\"content\":[{\"type\":\"image_url\",\"image_url\":"
-	    "{\"detail\":\"low\",\"url\":\"data:image/jpeg;base64,PH\"}},"
+	    "{\"messages\":[{\"content\":[{\"type\":\"image_url\","
+	    "\"image_url\":{\"detail\":\"low\",\"url\":"
+	    "\"data:image/jpeg;base64,PH\"}},"
 	    "{\"type\":\"file\",\"file\":{\"file_data\":\"data:application/pdf;"
 	    "base64,PH\",\"filename\":\"x.jpg\"}}]}]}",
 	    "chat: data: URLs, detail kept, a filename");
@@ -305,7 +311,8 @@ test_rewrite_text(void)
 	    "Messages: a text block, escaped, cache_control kept");
 	rewrite_is(WIRE_CHAT, "{\"messages\":[{\"content\":[{\"type\":\"file\","
 	    "\"file\":{\"file_id\":\"file-b\"}}]}]}", "", "", "x",
-	    "{\"messages\":[{\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}]}",
+	    "{\"messages\":[{\"content\":[{\"type\":\"text\","
+	    "\"text\":\"x\"}]}]}",
 	    "chat: a text part");
 	rewrite_is(WIRE_RESPONSES, "{\"input\":[{\"type\":\"input_file\","
 	    "\"file_id\":\"file-a\"},{\"role\":\"user\",\"content\":[{\"type\":"
@@ -324,7 +331,8 @@ test_attached(void)
 
 	s = refs_attached_text("notes.txt", "a\xff" "b\xc3\xa9\xed\xa0\x80"
 	    "c\0d\xe2\x82", 13, 0, &len);
-	T_OK(s != NULL && strcmp(s, "[Attached file: notes.txt]\na\xef\xbf\xbd" "b\xc3\xa9"
+	T_OK(s != NULL && strcmp(s, "[Attached file: notes.txt]\n"
+	    "a\xef\xbf\xbd" "b\xc3\xa9"
 	    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd"
 	    "d\xef\xbf\xbd\xef\xbf\xbd\n[End of notes.txt]") == 0,
 	    "invalid UTF-8, surrogates, NUL and a cut end become U+FFFD");
