@@ -198,6 +198,20 @@ def stall_reset_garbage():
         b"event: message_start\n") and isinstance(r.error, socket.timeout),
         "stall after first: one event, then silence", r.chunks)
     c.close()
+    script({"text": "a long answer " * 20, "fault": {"kind": "drip"}})
+    c = wire.Conn()
+    r = wire.call("POST", wire.PATHS["chat"], stream("chat"),
+        wire.AUTH["chat"], conn=c, most=20)
+    gone = time.time()
+    c.close()
+    for _ in range(50):
+        time.sleep(0.1)
+        e = log()[-1]
+        if e["client_closed"]:
+            break
+    ok(len(r.chunks) == 20 and e["client_closed"] is True and
+        e["ended"] - gone < 1, "drip: the log sees a client leave "
+        "mid-answer within a second", e)
     for after, n in (("none", None), ("headers", 0), ("first", 1)):
         script({"fault": {"kind": "reset", "after": after}})
         r = model("responses", stream("responses"))
