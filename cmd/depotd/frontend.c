@@ -30,6 +30,7 @@
 #include "log.h"
 #include "child.h"
 #include "frontend.h"
+#include "model.h"
 
 struct frontend fe;
 
@@ -144,6 +145,8 @@ frontend_peer(enum proc_role role, int instance, int fd)
 {
 	if (role == ROLE_STORAGE)
 		fe_storage_attach(fd);
+	else if (role == ROLE_EXTRACT)
+		fe_extract_attach(fd);
 	else
 		close(fd);	/* the broker: used by the model pipeline */
 }
