@@ -33,6 +33,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # Its modules sit beside it; no __pycache__ left in the checkout.
@@ -282,6 +283,12 @@ class Handler(BaseHTTPRequestHandler):
             gone = w.gone
         except ClientGone:
             gone = True
+            self.close_connection = True
+        except Exception:	# a bug here: said on stderr and to the client
+            traceback.print_exc()
+            gone = False
+            if entry["status"] is None:
+                self.error(dialect, 500, "upstream double: internal error")
             self.close_connection = True
         if gone or entry["ended"] is None:
             self.mark_ended()
