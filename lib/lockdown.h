@@ -46,16 +46,16 @@ struct lockdown_rules {
 	int		 empty_root;	/* chroot to an empty directory */
 	int		 tcp_connect;	/* LOCKDOWN_TCP_* */
 	/*
+	 * No Landlock file rules: a domain with them may not mount(2),
+	 * and bubblewrap mounts.  Network rules and scoping still hold.
+	 */
+	int		 no_fs_rules;
+	/*
 	 * LOCKDOWN_TCP_PORTS: the ports, known from the configuration at
 	 * lockdown; none means no TCP at all ("inet" is then dropped).
 	 */
 	const uint16_t	*ports;
 	size_t		 nports;
-	/*
-	 * No Landlock file rules: a domain with them may not mount(2),
-	 * and bubblewrap mounts.  Network rules and scoping still hold.
-	 */
-	int		 no_fs_rules;
 };
 
 /* What this kernel can enforce. */

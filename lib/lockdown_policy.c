@@ -59,21 +59,21 @@ static const struct lockdown_rules policies[] = {
 	 * model upstreams: no files.
 	 */
 	{ "frontend",	"stdio inet recvfd sendfd",		1,
-	    LOCKDOWN_TCP_PORTS, NULL, 0, 0 },
+	    LOCKDOWN_TCP_PORTS, 0, NULL, 0 },
 	/* The database, the store and its credentials, TCP out. */
 	{ "storage",	"stdio rpath wpath cpath fattr flock unix inet dns "
 			"recvfd sendfd",			0,
-	    LOCKDOWN_TCP_ANY, NULL, 0, 0 },
+	    LOCKDOWN_TCP_ANY, 0, NULL, 0 },
 	/*
 	 * The sandbox backend: a unix socket (sandbox local), or the one
 	 * TCP port of its URL.
 	 */
 	{ "broker",	"stdio unix inet recvfd sendfd",	1,
-	    LOCKDOWN_TCP_PORTS, NULL, 0, 0 },
+	    LOCKDOWN_TCP_PORTS, 0, NULL, 0 },
 	/* bubblewrap and pdftotext; the files are the uid's and the jail's. */
 	{ "extract",	"stdio rpath cpath proc exec jail recvfd "
 			"sendfd",				0,
-	    LOCKDOWN_TCP_NONE, NULL, 0, 1 },
+	    LOCKDOWN_TCP_NONE, 1, NULL, 0 },
 };
 
 static const char *const calls_stdio[] = {

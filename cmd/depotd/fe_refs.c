@@ -519,7 +519,8 @@ refs_apply_site(struct refs *r, struct rsite *s)
 {
 	struct rfile	*f = s->f;
 	const char	*ph;
-	char		 name[FILENAME_MAX_BYTES], marker[FILENAME_MAX_BYTES + 64];
+	char		 name[FILENAME_MAX_BYTES];
+	char		 marker[FILENAME_MAX_BYTES + 64];
 	char		*text;
 	size_t		 len;
 	int		 rc;

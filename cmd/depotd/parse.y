@@ -1635,6 +1635,8 @@ model_end(void)
 static void
 final_checks(const char *name)
 {
+	uint16_t	 ports[CONF_PORTS_MAX + 1];
+
 	if (conf->database == NULL) {
 		fprintf(stderr, "%s: no database configured\n", name);
 		errors++;
@@ -1645,6 +1647,13 @@ final_checks(const char *name)
 	}
 	if (TAILQ_EMPTY(&conf->listens) && errors == 0)
 		listen_add("127.0.0.1", 8080);
+	/* Each is a Landlock rule of the frontends. */
+	if (conf_upstream_ports(conf, ports, CONF_PORTS_MAX + 1) >
+	    CONF_PORTS_MAX) {
+		fprintf(stderr, "%s: upstreams on more than %d ports\n", name,
+		    CONF_PORTS_MAX);
+		errors++;
+	}
 }
 
 static void

@@ -644,6 +644,34 @@ test_new_errors(void)
 	conf_free(c);
 }
 
+/* Each port is a Landlock rule of the frontends: at most 64. */
+static void
+test_many_ports(void)
+{
+	struct depotd_conf	*c;
+	char			*text = NULL;
+	size_t			 len = 0;
+	FILE			*fp;
+	int			 i, n;
+
+	for (n = CONF_PORTS_MAX; n <= CONF_PORTS_MAX + 1; n++) {
+		if ((fp = open_memstream(&text, &len)) == NULL)
+			return;
+		fputs("database \"dbname=x\"\nstorage \"file:///x\"\n", fp);
+		for (i = 0; i < n; i++)
+			fprintf(fp, "upstream \"u%d\" { url "
+			    "\"http://127.0.0.1:%d/v1\" }\n", i, 20000 + i);
+		fclose(fp);
+		c = parse_text(text);
+		T_OK((c != NULL) == (n <= CONF_PORTS_MAX),
+		    "upstreams on %d ports: %s", n, n <= CONF_PORTS_MAX ?
+		    "accepted" : "refused");
+		conf_free(c);
+		free(text);
+		text = NULL;
+	}
+}
+
 /* The ca-file of the full configuration, named by the macro $ca. */
 static int
 write_ca(void)
@@ -683,6 +711,7 @@ main(void)
 	test_upstream_net();
 	test_ca_limits();
 	test_new_errors();
+	test_many_ports();
 	if (ca_path != NULL)
 		unlink(ca_path);
 	return t_done();

@@ -121,7 +121,8 @@ test_find_messages(void)
 	    "[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"file_id\":"
 	    "\"file-x\",\"data\":\"\"}},"
 	    "{\"type\":\"image\",\"source\":{\"type\":\"file\",\"file_id\":5}},"
-	    "{\"type\":\"image\",\"source\":{\"type\":\"file\",\"file_id\":\"\"}},"
+	    "{\"type\":\"image\",\"source\":{\"type\":\"file\","
+	    "\"file_id\":\"\"}},"
 	    "{\"type\":\"document\",\"source\":\"file-y\"},"
 	    "{\"type\":\"container_upload\"},"
 	    "{\"type\":\"tool_result\",\"content\":[{\"type\":\"tool_result\","
@@ -129,7 +130,8 @@ test_find_messages(void)
 	    "\"file-z\"}]}]},"
 	    "{\"source\":{\"type\":\"file\",\"file_id\":\"file-w\"}},"
 	    "[{\"type\":\"container_upload\",\"file_id\":\"file-v\"}]]}],"
-	    "\"system\":[{\"type\":\"container_upload\",\"file_id\":\"file-s\"}]}",
+	    "\"system\":[{\"type\":\"container_upload\",\"file_id\":"
+	    "\"file-s\"}]}",
 	    "", "Messages: not references (other sources, bad ids, nesting, "
 	    "system)");
 	found_is(WIRE_MESSAGES, "[1,2]", "", "Messages: not an object");
@@ -177,8 +179,9 @@ test_find_responses(void)
 	    "Responses: bare items, in messages, in a function's output");
 	found_is(WIRE_RESPONSES, "{\"input\":\"file-a\"}", "",
 	    "Responses: a string input");
-	found_is(WIRE_RESPONSES, "{\"messages\":[{\"role\":\"user\",\"content\":"
-	    "[{\"type\":\"input_file\",\"file_id\":\"file-a\"}]}]}", "",
+	found_is(WIRE_RESPONSES, "{\"messages\":[{\"role\":\"user\","
+	    "\"content\":[{\"type\":\"input_file\",\"file_id\":"
+	    "\"file-a\"}]}]}", "",
 	    "Responses: messages is not where input is");
 }
 
@@ -257,16 +260,17 @@ test_rewrite_native(void)
 	    NULL, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":"
 	    "\"image\",\"source\":{\"type\":\"base64\",\"media_type\":"
 	    "\"image/png\",\"data\":\"PH\"},\"cache_control\":{\"type\":"
-	    "\"ephemeral\"}}]}]}", "Messages image: base64, cache_control kept");
+	    "\"ephemeral\"}}]}]}",
+	    "Messages image: base64, cache_control kept");
 	rewrite_is(WIRE_MESSAGES, "{\"messages\":[{\"content\":[{\"type\":"
 	    "\"document\",\"title\":\"T\",\"context\":\"C\",\"citations\":"
 	    "{\"enabled\":true},\"source\":{\"type\":\"file\",\"file_id\":"
 	    "\"file-a\"}}]}]}", "r.pdf", "application/pdf", NULL,
 	    "{\"messages\":[{\"content\":[{\"type\":\"document\",\"title\":"
 	    "\"T\",\"context\":\"C\",\"citations\":{\"enabled\":true},"
-	    "\"source\":{\"type\":\"base64\",\"media_type\":\"application/pdf\","
-	    "\"data\":\"PH\"}}]}]}", "Messages document: title, context, "
-	    "citations kept");
+	    "\"source\":{\"type\":\"base64\",\"media_type\":"
+	    "\"application/pdf\",\"data\":\"PH\"}}]}]}",
+	    "Messages document: title, context, citations kept");
 	rewrite_is(WIRE_MESSAGES, "{\"messages\":[{\"content\":[{\"type\":"
 	    "\"container_upload\",\"file_id\":\"file-a\"}]}]}", "r.pdf",
 	    "application/pdf", NULL, "{\"messages\":[{\"content\":[{\"type\":"
@@ -275,10 +279,12 @@ test_rewrite_native(void)
 	    "Messages container_upload without a sandbox: a document");
 	rewrite_is(WIRE_CHAT, "{\"messages\":[{\"content\":[{\"type\":"
 	    "\"image_url\",\"image_url\":{\"file_id\":\"file-a\",\"detail\":"
-	    "\"low\"}},{\"type\":\"file\",\"file\":{\"file_id\":\"file-b\"}}]}]}",
+	    "\"low\"}},{\"type\":\"file\",\"file\":{\"file_id\":"
+	    "\"file-b\"}}]}]}",
 	    "dir/x.jpg", "image/jpeg", NULL,
-	    "{\"messages\":[{\"content\":[{\"type\":\"image_url\",\"image_url\":"
-	    "{\"detail\":\"low\",\"url\":\"data:image/jpeg;base64,PH\"}},"
+	    "{\"messages\":[{\"content\":[{\"type\":\"image_url\","
+	    "\"image_url\":{\"detail\":\"low\",\"url\":"
+	    "\"data:image/jpeg;base64,PH\"}},"
 	    "{\"type\":\"file\",\"file\":{\"file_data\":\"data:application/pdf;"
 	    "base64,PH\",\"filename\":\"x.jpg\"}}]}]}",
 	    "chat: data: URLs, detail kept, a filename");
@@ -305,7 +311,8 @@ test_rewrite_text(void)
 	    "Messages: a text block, escaped, cache_control kept");
 	rewrite_is(WIRE_CHAT, "{\"messages\":[{\"content\":[{\"type\":\"file\","
 	    "\"file\":{\"file_id\":\"file-b\"}}]}]}", "", "", "x",
-	    "{\"messages\":[{\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}]}",
+	    "{\"messages\":[{\"content\":[{\"type\":\"text\","
+	    "\"text\":\"x\"}]}]}",
 	    "chat: a text part");
 	rewrite_is(WIRE_RESPONSES, "{\"input\":[{\"type\":\"input_file\","
 	    "\"file_id\":\"file-a\"},{\"role\":\"user\",\"content\":[{\"type\":"
@@ -324,7 +331,8 @@ test_attached(void)
 
 	s = refs_attached_text("notes.txt", "a\xff" "b\xc3\xa9\xed\xa0\x80"
 	    "c\0d\xe2\x82", 13, 0, &len);
-	T_OK(s != NULL && strcmp(s, "[Attached file: notes.txt]\na\xef\xbf\xbd" "b\xc3\xa9"
+	T_OK(s != NULL && strcmp(s, "[Attached file: notes.txt]\n"
+	    "a\xef\xbf\xbd" "b\xc3\xa9"
 	    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd"
 	    "d\xef\xbf\xbd\xef\xbf\xbd\n[End of notes.txt]") == 0,
 	    "invalid UTF-8, surrogates, NUL and a cut end become U+FFFD");
@@ -344,47 +352,55 @@ test_attached(void)
 static void
 test_treatment(void)
 {
-	struct model_conf	 native, text, pdftext;
+	static const struct {
+		enum ref_kind	 kind;
+		int		 model;	/* 0 native, 1 text-only, 2 pdf */
+		const char	*name, *mime;
+		int		 sandbox;
+		enum ref_treat	 want;
+		const char	*what;
+	} cases[] = {
+	{ REF_IMAGE, 0, "a.png", "image/png", 0, TREAT_NATIVE,
+	    "image, native model" },
+	{ REF_IMAGE, 0, "a.png", "Image/PNG; x=y", 0, TREAT_NATIVE,
+	    "image type in any case, parameters" },
+	{ REF_IMAGE, 0, "a.bmp", "image/bmp", 0, TREAT_OMIT,
+	    "an image type upstreams do not take" },
+	{ REF_IMAGE, 0, "a.txt", "text/plain", 0, TREAT_TEXT,
+	    "a text file in an image block" },
+	{ REF_DOCUMENT, 0, "a.pdf", "application/pdf", 0, TREAT_NATIVE,
+	    "PDF, native model" },
+	{ REF_DOCUMENT, 0, "a.csv", "text/csv", 0, TREAT_TEXT,
+	    "CSV document: text even for a native model" },
+	{ REF_DOCUMENT, 0, "a.zip", "application/zip", 0, TREAT_OMIT,
+	    "a zip: omitted" },
+	{ REF_IMAGE, 1, "a.png", "image/png", 0, TREAT_OMIT,
+	    "image, text-only model" },
+	{ REF_DOCUMENT, 1, "a.pdf", "application/pdf", 0, TREAT_PDF,
+	    "PDF, text-only model" },
+	{ REF_DOCUMENT, 1, "main.py", "application/octet-stream", 0,
+	    TREAT_TEXT, "source code by its name" },
+	{ REF_DOCUMENT, 2, "a.pdf", "application/pdf", 0, TREAT_PDF,
+	    "PDF under pdf-as-text" },
+	{ REF_IMAGE, 2, "a.gif", "image/gif", 0, TREAT_NATIVE,
+	    "image under pdf-as-text" },
+	{ REF_CONTAINER_UPLOAD, 0, "a.pdf", "application/pdf", 1,
+	    TREAT_SANDBOX, "container_upload, sandbox" },
+	{ REF_CONTAINER_UPLOAD, 0, "a.pdf", "application/pdf", 0,
+	    TREAT_NATIVE, "container_upload, none" },
+	{ REF_CONTAINER_UPLOAD, 1, "a.json", "application/json", 0,
+	    TREAT_TEXT, "container_upload, none, text-only" },
+	};
+	struct model_conf	 m[3];
+	size_t			 i;
 
-	memset(&native, 0, sizeof(native));
-	text = pdftext = native;
-	text.text_only = 1;
-	pdftext.pdf_as_text = 1;
-#define TREAT(k, m, name, mime, sbx)	\
-	refs_treatment(k, &m, rec_of(name, mime), sbx)
-	T_EQ_INT(TREAT(REF_IMAGE, native, "a.png", "image/png", 0),
-	    TREAT_NATIVE, "image, native model");
-	T_EQ_INT(TREAT(REF_IMAGE, native, "a.png", "Image/PNG; x=y", 0),
-	    TREAT_NATIVE, "image type in any case, parameters");
-	T_EQ_INT(TREAT(REF_IMAGE, native, "a.bmp", "image/bmp", 0),
-	    TREAT_OMIT, "an image type upstreams do not take");
-	T_EQ_INT(TREAT(REF_IMAGE, native, "a.txt", "text/plain", 0),
-	    TREAT_TEXT, "a text file in an image block");
-	T_EQ_INT(TREAT(REF_DOCUMENT, native, "a.pdf", "application/pdf", 0),
-	    TREAT_NATIVE, "PDF, native model");
-	T_EQ_INT(TREAT(REF_DOCUMENT, native, "a.csv", "text/csv", 0),
-	    TREAT_TEXT, "CSV document: text even for a native model");
-	T_EQ_INT(TREAT(REF_DOCUMENT, native, "a.zip", "application/zip", 0),
-	    TREAT_OMIT, "a zip: omitted");
-	T_EQ_INT(TREAT(REF_IMAGE, text, "a.png", "image/png", 0),
-	    TREAT_OMIT, "image, text-only model");
-	T_EQ_INT(TREAT(REF_DOCUMENT, text, "a.pdf", "application/pdf", 0),
-	    TREAT_PDF, "PDF, text-only model");
-	T_EQ_INT(TREAT(REF_DOCUMENT, text, "main.py",
-	    "application/octet-stream", 0), TREAT_TEXT,
-	    "source code by its name");
-	T_EQ_INT(TREAT(REF_DOCUMENT, pdftext, "a.pdf", "application/pdf", 0),
-	    TREAT_PDF, "PDF under pdf-as-text");
-	T_EQ_INT(TREAT(REF_IMAGE, pdftext, "a.gif", "image/gif", 0),
-	    TREAT_NATIVE, "image under pdf-as-text");
-	T_EQ_INT(TREAT(REF_CONTAINER_UPLOAD, native, "a.pdf",
-	    "application/pdf", 1), TREAT_SANDBOX, "container_upload, sandbox");
-	T_EQ_INT(TREAT(REF_CONTAINER_UPLOAD, native, "a.pdf",
-	    "application/pdf", 0), TREAT_NATIVE, "container_upload, none");
-	T_EQ_INT(TREAT(REF_CONTAINER_UPLOAD, text, "a.json",
-	    "application/json", 0), TREAT_TEXT,
-	    "container_upload, none, text-only");
-#undef TREAT
+	memset(m, 0, sizeof(m));
+	m[1].text_only = 1;
+	m[2].pdf_as_text = 1;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		T_EQ_INT(refs_treatment(cases[i].kind, &m[cases[i].model],
+		    rec_of(cases[i].name, cases[i].mime), cases[i].sandbox),
+		    cases[i].want, cases[i].what);
 	T_EQ_STR(refs_native_mime(REF_IMAGE, rec_of("a", "image/jpg")),
 	    "image/jpeg", "image/jpg is sent as image/jpeg");
 }

@@ -398,14 +398,14 @@ maxrss_kb(void)
 	return ru.ru_maxrss;
 }
 
-/* 256 MiB through the body: the peak RSS must not follow. */
+/* 64 MiB through the body: the peak RSS must not follow. */
 static void
 test_memory(struct event_base *base)
 {
 	struct ubody		*ub = ubody_new(base);
 	struct json_object	*o;
 	char			 path[] = "/tmp/test_ubody.XXXXXX", buf[65536];
-	int64_t			 size = 256LL << 20, total = 0;
+	int64_t			 size = 64LL << 20, total = 0;
 	long			 before;
 	size_t			 n;
 	int			 fd;
@@ -419,7 +419,7 @@ test_memory(struct event_base *base)
 	while ((n = ubody_read(buf, 1, sizeof(buf), ub)) > 0 &&
 	    n != CURL_READFUNC_PAUSE && n != CURL_READFUNC_ABORT)
 		total += n;
-	T_EQ_INT(total, B64_ENCLEN(size) + 2, "256 MiB read as base64");
+	T_EQ_INT(total, B64_ENCLEN(size) + 2, "64 MiB read as base64");
 	T_OK(maxrss_kb() - before < 8192, "peak RSS grew by %ld KiB (< 8 MiB)",
 	    maxrss_kb() - before);
 	json_object_put(o);

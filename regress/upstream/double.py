@@ -33,9 +33,12 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# Its modules sit beside it; no __pycache__ left in the checkout.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
 
 import double_answer as ans	# noqa: E402
 import double_check as chk	# noqa: E402
@@ -218,6 +221,7 @@ class Handler(BaseHTTPRequestHandler):
             "status": None}
         with STATE.lock:
             STATE.log.append(entry)
+        self.entry = entry
         return entry, parsed
 
     def error(self, dialect, status, message, param=None, code=None,
@@ -273,20 +277,31 @@ class Handler(BaseHTTPRequestHandler):
             chk.check_responses(body, earlier or ())
 
     def model_route(self, dialect):
-        raw = self.read_body()
-        entry, body = self.record(raw)
+        entry, body = self.record(self.read_body())
         try:
             w = self.serve(dialect, body)
-            entry["status"] = self.sent
-            entry["client_closed"] = w.gone
+            gone = w.gone
         except ClientGone:
-            entry["status"] = self.sent
-            entry["client_closed"] = True
+            gone = True
             self.close_connection = True
-        entry["ended"] = time.time()
+        except Exception:	# a bug here: said on stderr and to the client
+            traceback.print_exc()
+            gone = False
+            if entry["status"] is None:
+                self.error(dialect, 500, "upstream double: internal error")
+            self.close_connection = True
+        if gone or entry["ended"] is None:
+            self.mark_ended()
+        entry["client_closed"] = gone
+
+    def mark_ended(self):
+        if self.entry is not None:
+            self.entry["ended"] = time.time()
 
     def send_response_only(self, code, message=None):
-        self.sent = code
+        # Logged before the client can have it, as mark_ended is.
+        if self.entry is not None:
+            self.entry["status"] = code
         super().send_response_only(code, message)
 
     def serve(self, dialect, body):
@@ -373,7 +388,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         path = self.path_only()
-        self.sent = None
+        self.entry = None
         if path in ("/__script", "/__reset", "/__config"):
             self.control(path)
         elif path in ROUTES:
@@ -383,23 +398,19 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = self.path_only()
-        self.sent = None
+        self.entry = None
         if path == "/__log":
             self.show_log()
         elif path == "/v1/models":
-            raw = self.read_body()
-            entry, _ = self.record(raw)
+            self.record(self.read_body())
             self.models()
-            entry["status"], entry["ended"] = self.sent, time.time()
         else:
             self.unknown()
 
     def unknown(self):
-        raw = self.read_body()
-        entry, _ = self.record(raw)
+        self.record(self.read_body())
         self.error("chat", 404, "Invalid URL (%s %s)" % (self.command,
             self.path_only()))
-        entry["status"], entry["ended"] = self.sent, time.time()
 
 
 class Server(ThreadingHTTPServer):

@@ -25,8 +25,10 @@ import socket
 import sys
 import time
 
-import wire
-from wire import ok, model, script, control, log, call
+sys.dont_write_bytecode = True	# no __pycache__ left in the checkout
+
+import wire	# noqa: E402
+from wire import ok, model, script, control, log, call	# noqa: E402
 
 HI = [{"role": "user", "content": "hi there"}]
 BODY = {
@@ -198,6 +200,20 @@ def stall_reset_garbage():
         b"event: message_start\n") and isinstance(r.error, socket.timeout),
         "stall after first: one event, then silence", r.chunks)
     c.close()
+    script({"text": "a long answer " * 20, "fault": {"kind": "drip"}})
+    c = wire.Conn()
+    r = wire.call("POST", wire.PATHS["chat"], stream("chat"),
+        wire.AUTH["chat"], conn=c, most=20)
+    gone = time.time()
+    c.close()
+    for _ in range(50):
+        time.sleep(0.1)
+        e = log()[-1]
+        if e["client_closed"]:
+            break
+    ok(len(r.chunks) == 20 and e["client_closed"] is True and
+        e["ended"] - gone < 1, "drip: the log sees a client leave "
+        "mid-answer within a second", e)
     for after, n in (("none", None), ("headers", 0), ("first", 1)):
         script({"fault": {"kind": "reset", "after": after}})
         r = model("responses", stream("responses"))
@@ -277,6 +293,12 @@ def control_routes():
         headers={"Authorization": "Bearer another-key"})
     control("/__config", {"key": wire.KEY})
     ok(r1.status == 401 and r2.status == 200, "__config sets the key")
+    done = []
+    for i in range(10):
+        model("messages", stream("messages") if i % 2 else BODY["messages"])
+        e = log()[-1]
+        done.append(e["status"] == 200 and e["ended"] is not None)
+    ok(all(done), "the log is complete as soon as the answer is", done)
     control("/__reset")
     ok(log() == [], "__reset clears the log")
     bad = [call("POST", "/__script", {"turns": t}).status for t in

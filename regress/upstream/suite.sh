@@ -26,38 +26,18 @@ cd "$top" || exit 1
 here=$top/regress/upstream
 port=${UPSTREAM_PORT:-18400}
 D=$top/build/regress-upstream
-PYTHON=${PYTHON:-python3}
 
 . "$top/regress/harness/tap.sh"
 . "$top/regress/harness/sdk.sh"
+. "$top/regress/harness/upstream.sh"
 
 rm -rf "$D"
 mkdir -p "$D"
-double_pid=
 
-cleanup() {
-	[ -n "$double_pid" ] && kill "$double_pid" 2>/dev/null
-}
-trap cleanup EXIT
+trap upstream_stop EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
-# Starts the double and waits for its "listening" line.
-double_start() {
-	"$PYTHON" "$here/double.py" --port "$port" >"$D/double.out" \
-	    2>"$D/double.err" &
-	double_pid=$!
-	i=0
-	while [ $i -lt 300 ]; do	# 30 s: the machine may be busy
-		grep -q "^listening $port\$" "$D/double.out" 2>/dev/null &&
-		    return 0
-		kill -0 "$double_pid" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
-if double_start; then
+if upstream_start "$D" "$port"; then
 	ok "double.py listens on port $port"
 else
 	notok "double.py listens on port $port (stderr below)"
@@ -65,8 +45,19 @@ else
 	exit 1
 fi
 
+# The shell helpers other suites use.
+upstream_script '[{"text": "from the shell"}]' &&
+    curl -fsS -H "Authorization: Bearer test-upstream-key" \
+    -d '{"model": "m", "messages": [{"role": "user", "content": "x"}]}' \
+    "$UPSTREAM_URL/v1/chat/completions" >"$D/shell.json" &&
+    upstream_log >"$D/log.json" && upstream_reset
+check "harness/upstream.sh: script, log and reset from the shell" \
+    grep -q '"content": "from the shell"' "$D/shell.json"
+check "harness/upstream.sh: the log has the request" \
+    grep -q '"path": "/v1/chat/completions"' "$D/log.json"
+
 status=0
-UPSTREAM_PORT=$port "$PYTHON" "$here/framing.py" || status=1
+UPSTREAM_PORT=$port "$UPSTREAM_PYTHON" "$here/framing.py" || status=1
 
 if ! command -v node >/dev/null; then
 	notok "node is installed"
@@ -85,11 +76,11 @@ for run in openai.mjs:openai openai.mjs:openai6 \
     anthropic.mjs:@anthropic-ai/sdk anthropic.mjs:anthropic0; do
 	env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY \
 	    -u ANTHROPIC_AUTH_TOKEN -u ANTHROPIC_BASE_URL \
-	    UPSTREAM_URL="http://127.0.0.1:$port" SDK_MODULES="$SDK_MODULES" \
+	    UPSTREAM_URL="$UPSTREAM_URL" SDK_MODULES="$SDK_MODULES" \
 	    node "$here/${run%%:*}" "${run#*:}" 2>>"$D/node.err" || status=1
 done
 
-if kill -0 "$double_pid" 2>/dev/null; then
+if kill -0 "$UPSTREAM_PID" 2>/dev/null; then
 	ok "double.py is still up"
 else
 	notok "double.py is still up (stderr below)"

@@ -111,7 +111,7 @@ class Conn:
             "%s: %s\r\n" % kv for kv in hdrs.items()) + "\r\n"
         self.sock.sendall(head.encode() + body)
 
-    def read(self, r, t0):
+    def read(self, r, t0, most=None):
         status = self.line().split(b" ", 2)
         r.status = int(status[1])
         while True:
@@ -130,20 +130,23 @@ class Conn:
                 self.take(2)
                 r.chunks.append((time.monotonic() - t0, d))
                 r.body += d
+                if len(r.chunks) == most:
+                    return
         else:
             r.body = self.take(int(r.headers.get("content-length", 0)))
         r.complete = True
 
 
 def call(method, path, body=None, headers=None, timeout=10, chunked=False,
-    conn=None):
-    """One exchange; the read stops at the end, an error or timeout."""
+    conn=None, most=None):
+    """One exchange; the read stops at the end, an error, a timeout or
+    after the most chunks asked for."""
     c = conn or Conn(timeout)
     r = Reply()
     t0 = time.monotonic()
     try:
         c.send(method, path, body, headers, chunked)
-        c.read(r, t0)
+        c.read(r, t0, most)
     except (OSError, EOFError, ValueError) as e:
         r.error = e
     if conn is None:
