@@ -610,8 +610,26 @@ test_channel_tables(void)
 	    sizeof(struct auth_lookup), -1), 0,
 	    "storage <- broker: AUTH_LOOKUP is not the broker's to send");
 	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_FILE_CREATE,
-	    sizeof(struct file_create), -1), 0,
-	    "storage <- broker: not even FILE_CREATE until sessions delegate");
+	    sizeof(struct file_create), -1), 1,
+	    "storage <- broker: FILE_CREATE, under a lent handle");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_FILE_GET,
+	    sizeof(struct file_key), -1), 0,
+	    "storage <- broker: FILE_GET is not the broker's to send");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_FILE_LIST,
+	    sizeof(struct file_list_req), -1), 0,
+	    "storage <- broker: FILE_LIST is not the broker's to send");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_FILE_DELETE,
+	    sizeof(struct file_key), -1), 0,
+	    "storage <- broker: FILE_DELETE is not the broker's to send");
+	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_BROKER, IMSG_AUTH_DELEGATE,
+	    sizeof(struct auth_release), -1), 0,
+	    "storage <- broker: it cannot lend handles itself");
+	T_EQ_INT(allowed(ROLE_BROKER, ROLE_FRONTEND, IMSG_SBX_SEED,
+	    sizeof(struct sbx_seed), -1), 0,
+	    "broker <- frontend: a seed without its file is refused");
+	T_EQ_INT(allowed(ROLE_BROKER, ROLE_FRONTEND, IMSG_SBX_OPEN,
+	    sizeof(struct sbx_open), -1), 1,
+	    "broker <- frontend: SBX_OPEN");
 	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_FRONTEND, IMSG_FILE_CREATE,
 	    sizeof(struct file_create), -1), 1,
 	    "storage <- frontend: FILE_CREATE names its handle");
@@ -622,7 +640,7 @@ test_channel_tables(void)
 	    sizeof(struct file_key), -1), 1,
 	    "storage <- frontend: FILE_PROGRESS");
 	T_EQ_INT(allowed(ROLE_BROKER, ROLE_FRONTEND, IMSG_HEALTH_REQ, 0, -1),
-	    0, "broker <- frontend: nothing at all yet");
+	    0, "broker <- frontend: only the lease messages");
 	T_EQ_INT(allowed(ROLE_EXTRACT, ROLE_FRONTEND, IMSG_EXTRACT,
 	    sizeof(struct extract_req), 0), 1,
 	    "extract <- frontend: EXTRACT with the PDF's fd");
