@@ -45,6 +45,7 @@
 #include "fe_coderun.h"
 
 #define KEEPALIVE_EVERY		5	/* seconds */
+#define TOOL_NO_CODE		"the call has no code argument"
 #define ITERATIONS_DEFAULT	8
 
 struct coderun {
@@ -201,6 +202,17 @@ coderun_executed(void *arg, int status, const char *message,
 	struct json_object	*r, *call;
 	char			*text;
 
+	/*
+	 * The backend failed, not the program (whose failure is a result
+	 * with its return code): the session cannot be trusted to hold
+	 * what the model expects, so the request ends.
+	 */
+	if (status != 0 && result == NULL && message != NULL &&
+	    strcmp(message, TOOL_NO_CODE) != 0) {
+		coderun_fail(cr, status == 503 ? 503 : 502, message[0] ?
+		    message : "the sandbox failed");
+		return;
+	}
 	call = json_object_array_get_idx(cr->calls, cr->next_call - 1);
 	if (cr->p.native && status == 0)
 		native_record(cr->runs, call, result);
@@ -236,7 +248,7 @@ coderun_exec_next(struct coderun *cr)
 	call = json_object_array_get_idx(cr->calls, cr->next_call++);
 	code = json_object_object_get(call, "code");
 	if (code == NULL || !json_object_is_type(code, json_type_string)) {
-		coderun_executed(cr, 400, "the call has no code argument", NULL);
+		coderun_executed(cr, 400, TOOL_NO_CODE, NULL);
 		return;
 	}
 	req = json_object_new_object();

@@ -62,7 +62,9 @@ master_shutdown(int status)
 /*
  * Logs every child that has already exited, so that the line names the
  * child that died first and not only a sibling that followed it.
- * Returns how many there were.
+ * Returns how many there were, less depot-sandboxd when it could be
+ * started again: it has no channel, the broker reconnects per call,
+ * and a sandbox's death is no reason to stop serving files.
  */
 static int
 reap_exited(void)
@@ -88,6 +90,9 @@ reap_exited(void)
 			log_warnx("lost child: %s %d (pid %d) %s",
 			    role_name(cp->role), cp->instance, (int)pid, how);
 		cp->pid = 0;
+		if (!master.shutting_down && cp->role == ROLE_SANDBOXD &&
+		    sandbox_local_respawn(cp) == 0)
+			continue;
 		n++;
 	}
 	return n;

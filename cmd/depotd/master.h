@@ -55,6 +55,8 @@ void	 master_shutdown(int) __attribute__((noreturn));
 /* master_sandbox.c */
 void	 sandbox_local_spawn(struct child_proc *);
 void	 sandbox_local_cleanup(void);
+/* Starts it again; -1 when it dies too often to try. */
+int	 sandbox_local_respawn(struct child_proc *);
 const char *sandbox_local_dir(void);
 
 /* master_control.c */

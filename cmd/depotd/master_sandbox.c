@@ -19,8 +19,9 @@
  * private unix socket and points the broker at it, so that a fresh
  * install runs code with no other service.
  *
- * The sandbox daemon is the master's child like the others: it is
- * stopped with them, and its death is a lost child.  It runs jailed
+ * The sandbox daemon is the master's child like the others and is
+ * stopped with them; when it dies it is started again, unless it dies
+ * over and over, which is then a lost child.  It runs jailed
  * code as its own user (_depotsbx), whose group _depotd belongs to so
  * that the broker can reach the socket.  The socket has a directory of
  * its own, the broker's root: nothing else is there to reach.
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -122,6 +124,26 @@ exec_sandboxd(const char *prog, const char *runner, const char *workdir)
 	fatal("execve %s", prog);
 }
 
+/* depot-sandboxd is installed (and built) beside depotd. */
+static int
+sandboxd_paths(char *prog, size_t plen, char *runner, size_t rlen)
+{
+	char	 self[PATH_MAX];
+
+	strlcpy(self, master.self, sizeof(self));
+	if (snprintf(prog, plen, "%s/depot-sandboxd", dirname(self)) >=
+	    (int)plen)
+		return -1;
+	return runner_path(master.self, runner, rlen);
+}
+
+static const char *
+sandbox_workdir(const struct depotd_conf *conf)
+{
+	return conf->sandbox_dir[0] ? conf->sandbox_dir :
+	    "/var/tmp/depot-sandboxd";
+}
+
 /*
  * The roster's spawn for depot-sandboxd: starts it and rewrites the
  * configuration so that the broker uses it (the URL names the socket,
@@ -144,13 +166,8 @@ sandbox_local_spawn(struct child_proc *cp)
 	    sizeof(sbx_token), "%s/depot-sandboxd.token", dir) >=
 	    (int)sizeof(sbx_token))
 		fatalx("sandbox local: %s is too long a path", dir);
-	/* depot-sandboxd is installed (and built) beside depotd. */
-	strlcpy(runner, master.self, sizeof(runner));
-	if (snprintf(prog, sizeof(prog), "%s/depot-sandboxd",
-	    dirname(runner)) >= (int)sizeof(prog))
-		fatalx("sandbox local: path too long");
-	if (runner_path(master.self, runner, sizeof(runner)) == -1)
-		fatalx("sandbox local: runner.py not found");
+	if (sandboxd_paths(prog, sizeof(prog), runner, sizeof(runner)) == -1)
+		fatalx("sandbox local: depot-sandboxd or runner.py not found");
 	socket_dir(sbx_dir);
 	write_token(sbx_token, token, sizeof(token));
 	free(conf->sandbox_token);
@@ -166,11 +183,53 @@ sandbox_local_spawn(struct child_proc *cp)
 		fatal("fork");
 	case 0:
 		signal(SIGCHLD, SIG_DFL);
-		exec_sandboxd(prog, runner, conf->sandbox_dir[0] ?
-		    conf->sandbox_dir : "/var/tmp/depot-sandboxd");
+		exec_sandboxd(prog, runner, sandbox_workdir(conf));
 	}
 	cp->pid = pid;
 	log_info("sandbox local: depot-sandboxd on %s", sbx_sock);
+}
+
+#define RESPAWN_WINDOW	60	/* seconds */
+#define RESPAWN_MAX	5	/* starts within the window */
+
+/*
+ * depot-sandboxd died: the same socket, token and work directory again.
+ * Its sessions are gone; the requests that held them fail and the
+ * broker's next session is a new one.
+ */
+int
+sandbox_local_respawn(struct child_proc *cp)
+{
+	static time_t	 window;
+	static int	 starts;
+	char		 prog[PATH_MAX], runner[PATH_MAX];
+	time_t		 now = time(NULL);
+	pid_t		 pid;
+
+	if (now - window > RESPAWN_WINDOW) {
+		window = now;
+		starts = 0;
+	}
+	if (++starts > RESPAWN_MAX) {
+		log_warnx("sandbox local: depot-sandboxd died %d times in %d "
+		    "seconds; giving up", RESPAWN_MAX, RESPAWN_WINDOW);
+		return -1;
+	}
+	if (sandboxd_paths(prog, sizeof(prog), runner, sizeof(runner)) == -1)
+		return -1;
+	switch (pid = fork()) {
+	case -1:
+		log_warn("sandbox local: fork");
+		return -1;
+	case 0:
+		signal(SIGCHLD, SIG_DFL);
+		exec_sandboxd(prog, runner, sandbox_workdir(master.conf));
+	}
+	cp->pid = pid;
+	cp->started = now;
+	log_warnx("sandbox local: depot-sandboxd started again (pid %d)",
+	    (int)pid);
+	return 0;
 }
 
 void
