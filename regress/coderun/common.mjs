@@ -140,12 +140,17 @@ export const isPng = (b) => b && b.length > 8 &&
 
 // Runs each [name, fn] part (with CODERUN_PARTS="a,b", only those
 // whose name contains a or b); an exception fails that part only.
+// A part's own checks say what passed: its end is no check.
 export async function run(t, parts) {
 	const only = process.env.CODERUN_PARTS?.split(',');
 	for (const [name, fn] of parts) {
 		if (only && !only.some((o) => name.includes(o)))
 			continue;
-		await t.step(`${name} ran to its end`, fn);
+		try {
+			await fn();
+		} catch (e) {
+			t.ok(false, `${name} ran to its end`, e?.stack ?? e);
+		}
 	}
 }
 
@@ -195,13 +200,16 @@ export async function chartCheck(t, a, model, stream) {
 	    `${label}: two upstream requests (the code, the answer)`,
 	    JSON.stringify(log.map((q) => [q.path, q.status])));
 	toolsSeen(t, label, log);
-	const back = JSON.stringify(log[1]?.body ?? null);
+	// The tool result in the upstream's own shape: chat's role "tool",
+	// Messages' tool_result block.
+	const back = JSON.stringify(objects(log[1]?.body?.messages ?? [],
+	    (o) => o.role === 'tool' || o.type === 'tool_result'));
 	t.ok(back.includes(d.stdout) && fileLine.test(back),
 	    `${label}: the tool result has the code's stdout and the ` +
 	    'file line', back.slice(-800));
 	if (stream)
 		t.ok(r && !a.shown(r.events), `${label}: the stream shows ` +
-		    'no gateway tool call', JSON.stringify(r?.events)
+		    'no gateway tool call', JSON.stringify(r?.events ?? null)
 		    .slice(0, 800));
 	if (m)
 		await outputChecks(t, a, label, m[1]);
@@ -241,16 +249,24 @@ export async function ownToolCheck(t, a, model, stream) {
 	const label = `${a.route} ${model} ${stream ? 'stream' : 'plain'}` +
 	    ' own tool';
 	const city = `Paris-${rand()}`;
+	const id = `toolu_own${rand()}`;
 	await dbl.reset();
-	await dbl.script({ tool_calls: [{ name: 'get_weather',
-	    arguments: { city } }] });
+	await dbl.script({ tool_calls: [{ id, name: 'get_weather',
+	    arguments: { city, days: [1, 2] } }] });
 	const r = await a.ask({ model, stream, tools: [a.codeTool, a.ownTool],
 	    content: [a.parts.text('The weather, please.')] });
 	const c = r.calls[0];
 	t.ok(r.calls.length === 1 && c.name === 'get_weather' &&
-	    c.args?.city === city && c.id && r.stop === a.stopTool,
-	    `${label}: the call passes through to the caller, stop ` +
-	    a.stopTool, JSON.stringify(r.calls) + ' ' + r.stop);
+	    JSON.stringify(c.args) === JSON.stringify({ city,
+	    days: [1, 2] }) && c.id === id && r.stop === a.stopTool,
+	    `${label}: the call passes through to the caller as made ` +
+	    `(id, name, arguments), stop ${a.stopTool}`,
+	    JSON.stringify(r.calls) + ' ' + r.stop);
+	if (stream)
+		t.ok(!r.events.some((e) => JSON.stringify(e)
+		    .includes('code_execution')), `${label}: the stream ` +
+		    'names no code_execution', JSON.stringify(r.events)
+		    .slice(0, 600));
 	const log = await dbl.log();
 	const tools = JSON.stringify(log[0]?.body?.tools ?? null);
 	t.ok(log.length === 1 && tools.includes('get_weather') &&
@@ -303,8 +319,10 @@ export async function runRoute(t, a) {
 			parts.push([`${a.route} ${model} ` +
 			    `${stream ? 'stream' : 'plain'} chart`, () =>
 			    chartCheck(t, a, model, stream)]);
-		parts.push([`${a.route} ${model} own tool`, () =>
-		    ownToolCheck(t, a, model, false)]);
+		for (const stream of [false, true])
+			parts.push([`${a.route} ${model} ` +
+			    `${stream ? 'stream' : 'plain'} own tool`, () =>
+			    ownToolCheck(t, a, model, stream)]);
 	}
 	parts.push([`${a.route} iteration cap`, () =>
 	    capCheck(t, a, 'm-chat', false)]);

@@ -139,6 +139,12 @@ else
 	exit 1
 fi
 
+# The "sessions" of a backend's GET /health, read on stdin.
+count_sessions() {
+	python3 -c 'import json, sys
+print(json.load(sys.stdin)["sessions"])' 2>/dev/null || echo none
+}
+
 # depot-sandboxd's own view: GET /health on its socket, with the token
 # the master wrote into the run directory.
 sbx_sessions() {	# dir: prints the session count
@@ -148,8 +154,7 @@ sbx_sessions() {	# dir: prints the session count
 	[ -S "$sock" ] && [ -f "$tok" ] || { echo none; return; }
 	curl -s --max-time 5 --unix-socket "$sock" \
 	    -H "Authorization: Bearer $(cat "$tok")" http://localhost/health |
-	    python3 -c 'import json,sys; print(json.load(sys.stdin)["sessions"])' \
-	    2>/dev/null || echo none
+	    count_sessions
 }
 for i in $(seq 50); do
 	[ "$(sbx_sessions "$A")" = 0 ] && break
