@@ -43,25 +43,34 @@
  * loopback.  Unlike pledge's, "proc" lets kill(2) reach any process;
  * Landlock's signal scoping keeps it to the child's own jails.
  *
- * When the frontend calls model upstreams it gains "inet", and
- * Landlock network rules for the upstreams' ports alone keep it from
- * connecting anywhere else.
+ * The frontend calls model upstreams: it has "inet", restricted to
+ * TCP stream sockets, and Landlock network rules (ABI 4) for the
+ * upstreams' ports alone keep it from connecting anywhere else.  With
+ * no upstream it has no "inet" at all.  A kernel without Landlock
+ * network rules lets it connect to any port (depotd.conf(5) says so).
  */
 #include <string.h>
 
 #include "lockdown.h"
 
 static const struct lockdown_rules policies[] = {
-	/* HTTP in, descriptors from the storage helper: no files. */
-	{ "frontend",	"stdio recvfd sendfd",			1, 0, 0 },
+	/*
+	 * HTTP in, descriptors from the storage helper, TCP out to the
+	 * model upstreams: no files.
+	 */
+	{ "frontend",	"stdio inet recvfd sendfd",		1,
+	    LOCKDOWN_TCP_PORTS, 0, NULL, 0 },
 	/* The database, the store and its credentials, TCP out. */
 	{ "storage",	"stdio rpath wpath cpath fattr flock unix inet dns "
-			"recvfd sendfd",			0, 1, 0 },
+			"recvfd sendfd",			0,
+	    LOCKDOWN_TCP_ANY, 0, NULL, 0 },
 	/* The sandbox backend's unix socket. */
-	{ "broker",	"stdio unix recvfd sendfd",		1, 0, 0 },
+	{ "broker",	"stdio unix recvfd sendfd",		1,
+	    LOCKDOWN_TCP_NONE, 0, NULL, 0 },
 	/* bubblewrap and pdftotext; the files are the uid's and the jail's. */
 	{ "extract",	"stdio rpath cpath proc exec jail recvfd "
-			"sendfd",				0, 0, 1 },
+			"sendfd",				0,
+	    LOCKDOWN_TCP_NONE, 1, NULL, 0 },
 };
 
 static const char *const calls_stdio[] = {

@@ -85,7 +85,9 @@ static const struct role roster[ROLE_MAX] = {
 		.numbered = 1,
 		.instances = preforked,
 		.secrets = CONF_SECRETS_FRONTEND,
-		.parts = CONF_PART_FILES | CONF_PART_HTTP | CONF_PART_MODELS,
+		/* The sandbox part without its location (conf_msg.c). */
+		.parts = CONF_PART_FILES | CONF_PART_HTTP | CONF_PART_MODELS |
+		    CONF_PART_SANDBOX,
 		.peers = ROLE_BIT(ROLE_STORAGE) | ROLE_BIT(ROLE_BROKER) |
 		    ROLE_BIT(ROLE_EXTRACT),
 		.listens = 1,

@@ -22,7 +22,8 @@
 # storage helper under its own uid, frontends and broker in an empty
 # root, the extract child as its user with bwrap's rights, the plan of
 # -n -v and the line of depotctl show status.  Runs in about 15
-# seconds; port 18461.
+# seconds; port 18461, and 18500 to 18503 (upstreams named, and HTTP
+# and HTTPS servers standing in for one).
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -35,11 +36,15 @@ work=${CONFINE_WORK:-$top/build/regress-confine}
 port=${CONFINE_PORT:-18461}
 try=$top/build/regress/confine_try
 sibling=
+httpd=
+httpsd=
 . "$top/regress/harness/tap.sh"
 
 cleanup() {
 	trap - EXIT INT TERM
 	[ -n "$sibling" ] && kill "$sibling" 2>/dev/null
+	[ -n "$httpd" ] && kill "$httpd" 2>/dev/null
+	[ -n "$httpsd" ] && kill "$httpsd" 2>/dev/null
 	depot_stop
 	pg_stop "$work/pg"
 }
@@ -135,6 +140,75 @@ refused broker _depotd EACCES tcp "$PGPORT"
 refused broker _depotd EACCES bind
 refused broker _depotd EPERM abstract
 
+# --- a frontend with upstreams: TCP to their ports, nothing else --------
+
+# PostgreSQL's port stands in for an upstream's: it listens.  Port 1 is
+# another upstream's, so that "another port" is refused by the rule
+# set, not because no rule was made.
+extra="-p $PGPORT -p 1"
+allowed frontend _depotd tcp "$PGPORT"
+allowed frontend _depotd socket
+allowed frontend _depotd pair
+extra="-p 1"
+refused frontend _depotd EACCES tcp "$PGPORT"
+extra="-p $PGPORT"
+refused frontend _depotd EPERM open "$work/outside"
+refused frontend _depotd EPERM open /etc/passwd
+refused frontend _depotd EPERM udp
+refused frontend _depotd EACCES bind
+# connect(2) is allowed now, whatever the family: the empty root hides
+# PostgreSQL's socket, and the frontend can make no unix socket.
+refused frontend _depotd ENOENT unix "$pgsock"
+refused frontend _depotd EPERM abstract
+refused frontend _depotd SIGSYS exec /bin/echo
+extra=
+# Without upstreams it has no inet at all (above): not even UDP.
+refused frontend _depotd EPERM udp
+
+# libcurl, as the frontend will call its upstreams: the name from
+# CURLOPT_RESOLVE, a plain HTTP server standing in for the upstream.
+http_port=${CONFINE_HTTP_PORT:-18502}
+mkdir -p "$work/www"
+echo ok >"$work/www/index.html"
+python3 -m http.server --bind 127.0.0.1 --directory "$work/www" \
+    "$http_port" >/dev/null 2>&1 &
+httpd=$!
+for i in $(seq 50); do
+	curl -fs -o /dev/null "http://127.0.0.1:$http_port/" && break
+	sleep 0.1
+done
+extra="-p $http_port"
+allowed frontend _depotd curl "$http_port"
+extra="-p 1"
+refused frontend _depotd EACCES curl "$http_port"
+
+# The same over TLS, the CA given as a blob read before the lockdown:
+# OpenSSL needs no file once locked down.
+https_port=${CONFINE_HTTPS_PORT:-18503}
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=upstream.test \
+    -addext subjectAltName=DNS:upstream.test -keyout "$work/tls.key" \
+    -out "$work/tls.pem" >/dev/null 2>&1
+chmod 644 "$work/tls.pem"
+(cd "$work/www" && exec python3 -c '
+import http.server, ssl, sys
+s = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])),
+    http.server.SimpleHTTPRequestHandler)
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+c.load_cert_chain(sys.argv[2], sys.argv[3])
+s.socket = c.wrap_socket(s.socket, server_side=True)
+s.serve_forever()' "$https_port" "$work/tls.pem" "$work/tls.key" \
+    >/dev/null 2>&1) &
+httpsd=$!
+for i in $(seq 50); do
+	curl -fs --cacert "$work/tls.pem" -o /dev/null \
+	    --resolve "upstream.test:$https_port:127.0.0.1" \
+	    "https://upstream.test:$https_port/" && break
+	sleep 0.1
+done
+extra="-p $https_port -C $work/tls.pem"
+allowed frontend _depotd curl "$https_port"
+extra=
+
 # A root another user may write is no jail.
 mkdir -m 755 "$work/badroot"
 chown _depotd "$work/badroot"
@@ -207,6 +281,21 @@ check "and the extract child's: _depotd, no file rules" \
     sh -c "grep -qx 'extract: user _depotd, root /' '$work/plan' &&
     grep -q 'files: what its user may open (no Landlock file rules' \
     '$work/plan'"
+check "a frontend without upstreams may not connect over TCP" \
+    sh -c "sed -n '/^frontend:/,/^[a-z]/p' '$work/plan' |
+    grep -q 'tcp: no connect, no bind'"
+
+# Upstreams on two ports: the plan names both, and the daemon that runs
+# with them still serves.
+up_port=${CONFINE_UPSTREAM_PORT:-18500}
+depot_conf "$work/d" "$port" "upstream \"a\" { url \"http://127.0.0.1:$up_port/v1\" }
+upstream \"b\" { url \"https://localhost/v1\" api anthropic }
+model \"m\" upstream \"a\""
+chown "$DEPOT_STORE_USER" "$work/d/files"
+"$DEPOTD" -n -v -f "$work/d/depotd.conf" >/dev/null 2>"$work/plan-up"
+check "with upstreams, the frontend may connect to their ports only" \
+    grep -q "tcp: connect to ports $up_port, 443 only, no bind" \
+    "$work/plan-up"
 
 if ! depot_start "$work/d"; then
 	notok "depotd starts"
@@ -265,6 +354,22 @@ check "an upload goes through the confined processes ($code)" \
 check "no child was denied a system call it needed (log clean)" \
     sh -c "! grep -Eqi 'not permitted|permission denied|lost child' \
     '$work/d/depotd.log'"
+# The Landlock rules were made at start: a new port waits for a restart.
+printf 'upstream "c" { url "http://127.0.0.1:%s/v1" }\n' $((up_port + 1)) \
+    >>"$work/d/depotd.conf"
+depotctl_ reload >/dev/null 2>&1
+check "a reload that adds an upstream port says it needs a restart" \
+    grep -q "reload: new upstream ports take effect at restart" \
+    "$work/d/depotd.log"
+# Each frontend read its https upstream's CA bundle from a descriptor
+# again, after its lockdown.
+for i in $(seq 50); do
+	grep -q "master.*reloaded" "$work/d/depotd.log" && break
+	sleep 0.1
+done
+check "every child took the reload, CA descriptors and all" \
+    sh -c "grep -q 'master.*reloaded' '$work/d/depotd.log' &&
+    ! grep -Eqi 'lost child|CA bundle' '$work/d/depotd.log'"
 depot_stop
 
 # --- a kernel without Landlock: said, not hidden --------------------------
@@ -291,6 +396,8 @@ file rules, landlock network rules (ABI 4), landlock signal" "$log"
 	check "depotctl show status says the confinement is partial" \
 	    grep -q "^confinement partial: this kernel lacks landlock" \
 	    "$work/status2"
+	check "and that frontends may then connect to any TCP port" \
+	    grep -q "frontends may connect to any TCP port" "$work/status2"
 	p=$(depot_child "frontend 0")
 	check "the frontend still has its seccomp filter and empty root" \
 	    test "$(status_field "${p:-0}" Seccomp)" = 2 -a \

@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/imsg.c lib/log.c lib/util.c lib/http_limits.c cmd/depotd/proto.c cmd/depotd/conf_msg.c cmd/depotd/conf.c */
+/* fuzz-sources: lib/imsg.c lib/log.c lib/util.c lib/http_limits.c cmd/depotd/proto.c cmd/depotd/conf_msg.c cmd/depotd/conf.c cmd/depotd/conf_url.c cmd/depotd/conf_ca.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *
