@@ -12,10 +12,10 @@
 // ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
 // OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
 
-// regress/coderun/common.mjs: what the code-execution checks share: the
-// upstream double's control routes, the CSV and the Python that charts
-// it, the Files API in both dialects over plain HTTP, and the checks
-// that are the same in every dialect.  Each SDK script (openai.mjs for
+// regress/coderun/common.mjs: what the code-execution checks share:
+// the double's model requests, the CSV and the Python that charts it,
+// the Files API in both dialects over plain HTTP, and the checks that
+// are the same in every dialect.  Each SDK script (openai.mjs for
 // chat.completions and responses, anthropic.mjs for messages) gives an
 // adapter per route:
 //
@@ -32,6 +32,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { loadSdk as load, need } from '../harness/sdk.mjs';
+import { reset, script, log } from '../upstream/lib.mjs';
 
 export { reporter, failed } from '../harness/sdk.mjs';
 
@@ -54,27 +55,15 @@ export function loadSdk(alias) {
 	return load(env.modules, alias);
 }
 
-export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 export const rand = () => randomBytes(4).toString('hex');
 
-async function control(path, body) {
-	const r = await fetch(env.upstream + path, { method: 'POST',
-	    headers: { 'content-type': 'application/json' },
-	    body: JSON.stringify(body ?? {}) });
-	if (r.status !== 204)
-		throw new Error(`${path}: ${r.status} ${await r.text()}`);
-}
-
+// The double's control routes (regress/upstream/lib.mjs); the log
+// holds only model requests.
 export const dbl = {
-	reset: () => control('/__reset'),
-	script: (...turns) => control('/__script', { turns }),
-	async log() {
-		const r = await fetch(env.upstream + '/__log');
-		if (r.status !== 200)
-			throw new Error(`/__log: ${r.status}`);
-		return (await r.json()).requests.filter((q) =>
-		    q.path.startsWith('/v1/'));
-	},
+	reset,
+	script,
+	log: async () => (await log()).filter((q) =>
+	    q.path.startsWith('/v1/')),
 };
 
 // Every object in a JSON value that satisfies pred.

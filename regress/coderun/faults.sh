@@ -14,8 +14,8 @@
 # regress/coderun/faults.sh: the code-execution faults, sourced by
 # suite.sh after depotd A (sandbox local) ran the SDKs.  Each fault must
 # leave no session behind: depot-sandboxd's or minimal.py's GET /health
-# tells the count.  Uses suite.sh's D, MODELS_CONF, UPSTREAM_KEY,
-# uport, mport, dead, MIN_TOKEN and the harness's functions.
+# tells the count.  Uses suite.sh's D, MODELS_CONF, mport, dead,
+# MIN_TOKEN and the harnesses' functions (depotd.sh, upstream.sh).
 #
 #	faults_local DIR	depot-sandboxd killed mid-run
 #	faults_minimal DIR PORT	a second depotd on minimal.py: a stored
@@ -86,15 +86,9 @@ failing() {	# status
 	return 1
 }
 
-dbl_() {	# path [json]
-	curl -s -o /dev/null -w '%{http_code}' -X POST \
-	    -H 'Content-Type: application/json' --data "${2:-{\}}" \
-	    "http://127.0.0.1:$uport$1" | grep -q 204
-}
-
 # The model requests the double received.
 dbl_count() {
-	curl -s "http://127.0.0.1:$uport/__log" | python3 -c 'import json,sys
+	upstream_log | python3 -c 'import json, sys
 print(sum(1 for q in json.load(sys.stdin)["requests"]
     if q["path"].startswith("/v1/")))'
 }
@@ -102,13 +96,13 @@ print(sum(1 for q in json.load(sys.stdin)["requests"]
 # A tool call of code_execution, then (optionally) an answer that
 # carries the tool's result.
 dbl_code() {	# python [answer]
-	local code
-	code=$(printf '%s' "$1" | python3 -c 'import json,sys
+	local code answer=
+	code=$(printf '%s' "$1" | python3 -c 'import json, sys
 print(json.dumps(sys.stdin.read()))')
-	dbl_ /__reset &&
-	dbl_ /__script "{\"turns\": [{\"tool_calls\": [{\"name\":
-	    \"code_execution\", \"arguments\": {\"code\": $code}}]}${2:+,
-	    {\"text\": \"$2\"}}]}"
+	[ -n "${2:-}" ] && answer=", {\"text\": \"$2\"}"
+	upstream_reset &&
+	upstream_script "[{\"tool_calls\": [{\"name\": \"code_execution\",
+	    \"arguments\": {\"code\": $code}}]}$answer]"
 }
 
 # The request bodies: otari_code_execution, and a file if given.
@@ -236,7 +230,7 @@ sandbox \"http://127.0.0.1:$mport\" { token \"$MIN_TOKEN\" }"
 
 	# A refused seed: 502, before any upstream call.
 	min_fault '{"put": 413}'
-	dbl_ /__reset
+	upstream_reset
 	st=$(depot_req "$key" openai POST /v1/chat/completions \
 	    "$(chat_body m-chat "$id")" --max-time 60)
 	check "a refused seed (PutFile 413): 502 ($st: $(peek 200))" \
@@ -291,7 +285,7 @@ sandbox \"http://127.0.0.1:$dead\" { token \"$MIN_TOKEN\" }"
 		return
 	fi
 	key=$(depot_key faults-dead default)
-	dbl_ /__reset
+	upstream_reset
 	st=$(depot_req "$key" openai POST /v1/chat/completions \
 	    "$(chat_body m-chat)" --max-time 30)
 	check "backend unreachable, chat: 502 in OpenAI's envelope ($st)" \
@@ -316,7 +310,7 @@ faults_nosandbox() {	# dir port
 		return
 	fi
 	key=$(depot_key faults-none default)
-	dbl_ /__reset
+	upstream_reset
 	for r in chat:openai:/v1/chat/completions \
 	    responses:openai:/v1/responses messages:anthropic:/v1/messages; do
 		set -- $(echo "$r" | tr : ' ')

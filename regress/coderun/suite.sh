@@ -43,34 +43,35 @@ MIN_TOKEN=tok-coderun-minimal-0123456789
 ITER=3
 
 . "$top/regress/harness/tap.sh"
-for f in regress/upstream/double.py regress/harness/sdk.sh \
+for f in regress/harness/upstream.sh regress/harness/sdk.sh \
     regress/broker/minimal.py cmd/depotd/fe_coderun.c; do
 	[ -f "$top/$f" ] || { notok "$f exists"; exit 1; }
 done
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"
 . "$top/regress/harness/sdk.sh"
+. "$top/regress/harness/upstream.sh"
 
 [ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
 rm -rf "$D"
 mkdir -p "$D/tmp"
 
-DOUBLE_PID=
 MIN_PID=
 cleanup() {
 	depot_stop
-	[ -n "$DOUBLE_PID" ] && kill "$DOUBLE_PID" 2>/dev/null
-	[ -n "$MIN_PID" ] && kill "$MIN_PID" 2>/dev/null
-	wait 2>/dev/null
+	upstream_stop
+	[ -n "$MIN_PID" ] && kill "$MIN_PID" 2>/dev/null &&
+	    wait "$MIN_PID" 2>/dev/null
 	pg_stop "$D/pg"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
-# A helper that prints "listening PORT" once ready.
+# minimal.py prints "listening PORT" once ready; 30 s, as for the
+# double (the pyenv shim can be slow on a busy machine).
 listening() {	# pid outfile
 	local i
-	for i in $(seq 100); do
+	for i in $(seq 300); do
 		grep -q '^listening ' "$2" && return 0
 		kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
@@ -88,10 +89,7 @@ else
 fi
 make -s build/depotd build/depotctl build/depot-sandboxd >&2 ||
     { notok "build"; exit 1; }
-python3 "$top/regress/upstream/double.py" --port "$uport" \
-    >"$D/double.out" 2>"$D/double.err" &
-DOUBLE_PID=$!
-if listening "$DOUBLE_PID" "$D/double.out"; then
+if upstream_start "$D" "$uport"; then
 	ok "the upstream double listens on $uport"
 else
 	notok "the upstream double starts (stderr below)"
@@ -182,7 +180,7 @@ for run in ${CODERUN_ONLY:-openai.mjs:openai openai.mjs:openai6 \
 	env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY \
 	    -u ANTHROPIC_AUTH_TOKEN -u ANTHROPIC_BASE_URL \
 	    DEPOT_URL="$DEPOT_URL" DEPOT_KEY="$key" OTHER_KEY="$other" \
-	    UPSTREAM_URL="http://127.0.0.1:$uport" CODERUN_ITERATIONS=$ITER \
+	    UPSTREAM_URL="$UPSTREAM_URL" CODERUN_ITERATIONS=$ITER \
 	    SDK_MODULES="$SDK_MODULES" \
 	    node "$here/${run%%:*}" "${run#*:}" || status=1
 done
