@@ -43,9 +43,10 @@ depot_req() {	# key dialect method path [json] [curl args...]
 	    "$@" "$DEPOT_URL$path"
 }
 
-# The start of the last body, on one line.
+# The start of the last body, on one line (tap.sh's echo would read
+# a backslash's escapes).
 peek() {	# bytes
-	head -c "$1" "$B_" | tr '\n' ' '
+	head -c "$1" "$B_" | tr '\n\\' '  '
 }
 
 # What the last body says: an error's message or an answer's text.
@@ -54,7 +55,7 @@ said() {
 	s=$(jget '(d.get("error") or {}).get("message") or
 	    d["choices"][0]["message"]["content"]')
 	[ -n "$s" ] || s=$(peek 200)
-	printf '%s' "$s" | head -c 200 | tr '\n' ' '
+	printf '%s' "$s" | head -c 200 | tr '\n\\' '  '
 }
 
 # A Python expression over the last body, as d.
