@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/buffer.h>
 #include <json-c/json.h>
@@ -67,15 +66,6 @@ static const char *route_names[] = {
 	[WIRE_RESPONSES] = "responses",
 	[WIRE_MESSAGES] = "messages",
 };
-
-static int64_t
-model_now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 struct json_object *
 api_json_parse(const char *s, size_t len)
@@ -132,7 +122,7 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	    mr->ar->who.user_name[0] ? mr->ar->who.user_name : "-", ws,
 	    mr->asked, res->upstream_status, status, res->tokens_in,
 	    res->tokens_out, res->sent, ttfb,
-	    (model_now() - mr->t0) / 1000.0);
+	    (fe_mono_usec() - mr->t0) / 1000.0);
 	metrics_model(mr->model.name, status < 200 || status > 299,
 	    res->tokens_in, res->tokens_out);
 }
@@ -421,7 +411,7 @@ api_model_route(struct api_req *ar, enum wire caller)
 	}
 	mr->ar = ar;
 	mr->caller = caller;
-	mr->t0 = model_now();
+	mr->t0 = fe_mono_usec();
 	ar->route = mr;
 	ar->free_route = model_free;
 	fe_authenticate(ar, model_authenticated);

@@ -97,8 +97,8 @@ static struct curlev	*fe_curl;
 static void	upcall_destroy(struct upcall *);
 static void	upcall_emit_cb(void *, const char *, const char *, size_t);
 
-static int64_t
-mono_usec(void)
+int64_t
+fe_mono_usec(void)
 {
 	struct timespec	 ts;
 
@@ -128,7 +128,7 @@ static void
 upcall_heard(struct upcall *u)
 {
 	if (u->res.ttfb_us == -1)
-		u->res.ttfb_us = mono_usec() - u->t0;
+		u->res.ttfb_us = fe_mono_usec() - u->t0;
 	upcall_idle_arm(u);
 }
 
@@ -674,7 +674,7 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	u->res.tokens_in = u->res.tokens_out = u->res.ttfb_us = -1;
 	u->done = done;
 	u->arg = arg;
-	u->t0 = mono_usec();
+	u->t0 = fe_mono_usec();
 	if ((u->answer = evbuffer_new()) == NULL ||
 	    (u->frame = evbuffer_new()) == NULL ||
 	    (u->idle = evtimer_new(fe.base, upcall_idle, u)) == NULL ||
