@@ -516,6 +516,20 @@ upcall_read(char *buf, size_t size, size_t n, void *arg)
 	return got;
 }
 
+/*
+ * curl rewinds when a reused connection turns out closed: possible
+ * only while nothing was read, since descriptors do not rewind.
+ */
+static int
+upcall_seek(void *arg, curl_off_t offset, int origin)
+{
+	struct upcall	*u = arg;
+
+	if (origin == SEEK_SET && offset == 0 && ubody_sent(u->p.body) == 0)
+		return CURL_SEEKFUNC_OK;
+	return CURL_SEEKFUNC_CANTSEEK;
+}
+
 static void
 upcall_body_wake(void *arg)
 {
@@ -636,6 +650,8 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	    (curl_off_t)ubody_length(u->p.body));
 	curl_easy_setopt(e, CURLOPT_READFUNCTION, upcall_read);
 	curl_easy_setopt(e, CURLOPT_READDATA, u);
+	curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, upcall_seek);
+	curl_easy_setopt(e, CURLOPT_SEEKDATA, u);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, upcall_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, u);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, upcall_header);
