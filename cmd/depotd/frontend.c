@@ -156,6 +156,8 @@ frontend_peer(enum proc_role role, int instance, int fd)
 {
 	if (role == ROLE_STORAGE)
 		fe_storage_attach(fd);
+	else if (role == ROLE_EXTRACT)
+		fe_extract_attach(fd);
 	else
 		close(fd);	/* the broker: used by the model pipeline */
 }
