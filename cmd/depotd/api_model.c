@@ -103,14 +103,12 @@ model_log(struct model_req *mr, const struct upcall_result *res,
     int status)
 {
 	struct http_request	*req = mr->ar->req;
-	char			 ws[128], ttfb[32];
+	const struct principal	*who = &mr->ar->who;
+	char			 ttfb[32];
 
 	if (mr->logged)
 		return;
 	mr->logged = 1;
-	if (http_query_param(req->query, "workspace", ws, sizeof(ws),
-	    NULL) < 1)
-		strlcpy(ws, "-", sizeof(ws));
 	if (res->ttfb_us >= 0)
 		snprintf(ttfb, sizeof(ttfb), "%.1fms",
 		    res->ttfb_us / 1000.0);
@@ -119,7 +117,8 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	log_info("%s %s user %s workspace %s model %s upstream %d status %d "
 	    "tokens %" PRId64 "/%" PRId64 " sent %" PRId64 " ttfb %s "
 	    "duration %.1fms", req->id, route_names[mr->caller],
-	    mr->ar->who.user_name[0] ? mr->ar->who.user_name : "-", ws,
+	    who->user_name[0] ? who->user_name : "-",
+	    who->workspace_name[0] ? who->workspace_name : "-",
 	    mr->asked, res->upstream_status, status, res->tokens_in,
 	    res->tokens_out, res->sent, ttfb,
 	    (fe_mono_usec() - mr->t0) / 1000.0);
