@@ -119,8 +119,8 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	    "duration %.1fms", req->id, route_names[mr->caller],
 	    who->user_name[0] ? who->user_name : "-",
 	    who->workspace_name[0] ? who->workspace_name : "-",
-	    mr->asked, res->upstream_status, status, res->tokens_in,
-	    res->tokens_out, res->sent, ttfb,
+	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
+	    res->tokens_in, res->tokens_out, res->sent, ttfb,
 	    (fe_mono_usec() - mr->t0) / 1000.0);
 	metrics_model(mr->model.name, status < 200 || status > 299,
 	    res->tokens_in, res->tokens_out);
