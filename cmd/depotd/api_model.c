@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/buffer.h>
 #include <json-c/json.h>
@@ -71,15 +70,6 @@ static const char *route_names[] = {
 	[WIRE_RESPONSES] = "responses",
 	[WIRE_MESSAGES] = "messages",
 };
-
-static int64_t
-model_now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 struct json_object *
 api_json_parse(const char *s, size_t len)
@@ -117,14 +107,12 @@ model_log(struct model_req *mr, const struct upcall_result *res,
     int status)
 {
 	struct http_request	*req = mr->ar->req;
-	char			 ws[128], ttfb[32];
+	const struct principal	*who = &mr->ar->who;
+	char			 ttfb[32];
 
 	if (mr->logged)
 		return;
 	mr->logged = 1;
-	if (http_query_param(req->query, "workspace", ws, sizeof(ws),
-	    NULL) < 1)
-		strlcpy(ws, "-", sizeof(ws));
 	if (res->ttfb_us >= 0)
 		snprintf(ttfb, sizeof(ttfb), "%.1fms",
 		    res->ttfb_us / 1000.0);
@@ -133,10 +121,11 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	log_info("%s %s user %s workspace %s model %s upstream %d status %d "
 	    "tokens %" PRId64 "/%" PRId64 " sent %" PRId64 " ttfb %s "
 	    "duration %.1fms", req->id, route_names[mr->caller],
-	    mr->ar->who.user_name[0] ? mr->ar->who.user_name : "-", ws,
-	    mr->asked, res->upstream_status, status, res->tokens_in,
-	    res->tokens_out, res->sent, ttfb,
-	    (model_now() - mr->t0) / 1000.0);
+	    who->user_name[0] ? who->user_name : "-",
+	    who->workspace_name[0] ? who->workspace_name : "-",
+	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
+	    res->tokens_in, res->tokens_out, res->sent, ttfb,
+	    (fe_mono_usec() - mr->t0) / 1000.0);
 	metrics_model(mr->model.name, status < 200 || status > 299,
 	    res->tokens_in, res->tokens_out);
 }
@@ -479,7 +468,7 @@ api_model_route(struct api_req *ar, enum wire caller)
 	}
 	mr->ar = ar;
 	mr->caller = caller;
-	mr->t0 = model_now();
+	mr->t0 = fe_mono_usec();
 	ar->route = mr;
 	ar->free_route = model_free;
 	fe_authenticate(ar, model_authenticated);

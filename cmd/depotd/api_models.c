@@ -57,7 +57,8 @@ model_object(const struct model_conf *m, enum dialect d)
 		    sizeof(t));
 		json_object_object_add(o, "type",
 		    json_object_new_string("model"));
-		json_object_object_add(o, "id", json_object_new_string(m->name));
+		json_object_object_add(o, "id",
+		    json_object_new_string(m->name));
 		json_object_object_add(o, "display_name",
 		    json_object_new_string(m->name));
 		json_object_object_add(o, "created_at",

@@ -97,8 +97,8 @@ static struct curlev	*fe_curl;
 static void	upcall_destroy(struct upcall *);
 static void	upcall_emit_cb(void *, const char *, const char *, size_t);
 
-static int64_t
-mono_usec(void)
+int64_t
+fe_mono_usec(void)
 {
 	struct timespec	 ts;
 
@@ -128,7 +128,7 @@ static void
 upcall_heard(struct upcall *u)
 {
 	if (u->res.ttfb_us == -1)
-		u->res.ttfb_us = mono_usec() - u->t0;
+		u->res.ttfb_us = fe_mono_usec() - u->t0;
 	upcall_idle_arm(u);
 }
 
@@ -530,6 +530,20 @@ upcall_read(char *buf, size_t size, size_t n, void *arg)
 	return got;
 }
 
+/*
+ * curl rewinds when a reused connection turns out closed: possible
+ * only while nothing was read, since descriptors do not rewind.
+ */
+static int
+upcall_seek(void *arg, curl_off_t offset, int origin)
+{
+	struct upcall	*u = arg;
+
+	if (origin == SEEK_SET && offset == 0 && ubody_sent(u->p.body) == 0)
+		return CURL_SEEKFUNC_OK;
+	return CURL_SEEKFUNC_CANTSEEK;
+}
+
 static void
 upcall_body_wake(void *arg)
 {
@@ -650,6 +664,8 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	    (curl_off_t)ubody_length(u->p.body));
 	curl_easy_setopt(e, CURLOPT_READFUNCTION, upcall_read);
 	curl_easy_setopt(e, CURLOPT_READDATA, u);
+	curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, upcall_seek);
+	curl_easy_setopt(e, CURLOPT_SEEKDATA, u);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, upcall_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, u);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, upcall_header);
@@ -697,7 +713,7 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	u->res.tokens_in = u->res.tokens_out = u->res.ttfb_us = -1;
 	u->done = done;
 	u->arg = arg;
-	u->t0 = mono_usec();
+	u->t0 = fe_mono_usec();
 	if ((u->answer = evbuffer_new()) == NULL ||
 	    (u->frame = evbuffer_new()) == NULL ||
 	    (u->idle = evtimer_new(fe.base, upcall_idle, u)) == NULL ||

@@ -81,5 +81,7 @@ void		 api_model_not_found(struct api_req *, const char *name);
 
 /* The frontend's curl multi handle, made at the first call. */
 void		 fe_upstream_init(void);
+/* CLOCK_MONOTONIC in microseconds, for durations. */
+int64_t		 fe_mono_usec(void);
 
 #endif

@@ -48,6 +48,7 @@ struct principal {
 	char		 handle[HANDLE_LEN];
 	char		 token_sha256[65];
 	char		 user_name[128];
+	char		 workspace_name[128];	/* for logs */
 	int		 admin;
 };
 

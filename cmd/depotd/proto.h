@@ -286,6 +286,7 @@ struct auth_result {
 	int32_t		 admin;
 	char		 handle[HANDLE_LEN];
 	char		 user_name[128];	/* for replies and logs */
+	char		 workspace_name[128];	/* for logs */
 };
 
 struct auth_release {

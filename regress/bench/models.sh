@@ -116,7 +116,8 @@ for i in $(seq 50); do
 	grep -q listening "$w/double.out" 2>/dev/null && break
 	sleep 0.1
 done
-grep -q listening "$w/double.out" || { echo "the double did not start"; exit 1; }
+grep -q listening "$w/double.out" ||
+    { echo "the double did not start"; exit 1; }
 DEPOT_MAX_SIZE=$((FILE_MB + 16))M depot_conf "$w" "$port" "
 upstream \"double\" { url \"http://127.0.0.1:$dport/v1\" api openai
 	api-key \"test-upstream-key\" }

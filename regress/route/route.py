@@ -15,7 +15,7 @@
 # regress/route/route.py URL KEY DOUBLE_PORT "FRONTEND_PIDS": the checks
 # of suite.sh, one "ok - ..." / "not ok - ..." line each.
 
-import http.client, json, socket, sys, time, urllib.parse
+import http.client, json, os, socket, sys, time, urllib.parse
 
 url, key, dport, fe_pids = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
     sys.argv[4].split()
@@ -285,9 +285,15 @@ for p in fe_pids:
         for line in f:
             if line.startswith("VmHWM"):
                 grow = max(grow, int(line.split()[1]) - base[p])
-report(n > 30000000 and b"[DONE]" in tail and grow < 8192,
-    "a 30 MB stream to a slow reader: whole (%d bytes), frontend growth "
-    "%d KiB" % (n, grow))
+report(n > 30000000 and b"[DONE]" in tail,
+    "a 30 MB stream to a slow reader: whole (%d bytes)" % n)
+if os.environ.get("ROUTE_ASAN"):
+    # ASan's quarantine keeps what was freed: the peak means nothing.
+    print("# frontend growth %d KiB not checked under AddressSanitizer" %
+        grow)
+else:
+    report(grow < 8192, "the frontend grew by %d KiB for it (< 8 MiB): "
+        "curl paused while the reader lags" % grow)
 
 # --- /metrics ---
 st, _, d = call("GET", "/metrics")

@@ -63,6 +63,8 @@ model \"ma\" upstream \"an\" { remote-name \"remote-ma\" }
 "
 depot_start "$w" || { notok "depotd did not start"; exit 1; }
 key=$(depot_key alice default)
+# A sanitizer build's memory figures are not the daemon's.
+grep -q __asan_init "$DEPOTD" && export ROUTE_ASAN=1
 python3 "$top/regress/route/route.py" "$DEPOT_URL" "$key" "$dport" \
     "$(for t in 0 1 2 3; do depot_child "frontend $t"; done | tr '\n' ' ')" ||
     notok "route.py stopped early"
