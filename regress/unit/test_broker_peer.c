@@ -48,14 +48,13 @@
 #include <json.h>
 
 #include "t.h"
+#include "peer.h"
 #include "imsg.h"
 #include "log.h"
 #include "privdrop.h"
 #include "depotd.h"
 #include "roster.h"
 
-static struct imsgev	 master_iev;	/* only its buffer is used */
-#define master	 (master_iev.ibuf)
 static char		 health_url[1100];
 static char		 health_sock[1024];
 static char		 health_auth[300];
@@ -89,7 +88,6 @@ send_config(struct event_base *base, int fd, const char *conffile,
 	struct depotd_conf	*conf;
 	struct proc_conf_msg	 pc;
 	struct privuser		 pu;
-	uint32_t		 generation = 1;
 
 	if ((conf = parse_config(conffile, 0)) == NULL)
 		errx(1, "%s: bad configuration", conffile);
@@ -117,69 +115,12 @@ send_config(struct event_base *base, int fd, const char *conffile,
 			errx(1, "no sandbox user");
 		pc.sgid = pu.gid;
 	}
-	if (imsgev_init(&master_iev, base, fd, NULL, NULL, NULL) == -1)
-		err(1, "imsgev_init");
-	imsg_compose(&master, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
-	    sizeof(generation));
-	imsg_compose(&master, IMSG_CONF_PROC, 0, 0, -1, &pc, sizeof(pc));
-	conf_send(&master_iev, conf, r->parts, r->secrets);
-	imsg_compose(&master, IMSG_CONF_END, 0, 0, -1, NULL, 0);
+	peer_configure(base, fd, ROLE_BROKER, conf, &pc);
 	conf_free(conf);
 }
 
-static pid_t
-spawn_broker(const char *depotd, int *fd)
-{
-	int	 sv[2];
-	pid_t	 pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		err(1, "socketpair");
-	if ((pid = fork()) == -1)
-		err(1, "fork");
-	if (pid == 0) {
-		close(sv[0]);
-		if (dup2(sv[1], PARENT_SOCK_FILENO) == -1)
-			err(1, "dup2");
-		execl(depotd, depotd, "-P", "broker", "-I", "0", "-d",
-		    (char *)NULL);
-		err(1, "exec %s", depotd);
-	}
-	close(sv[1]);
-	*fd = sv[0];
-	return pid;
-}
-
-static void
-channel(struct imsgbuf *ib)
-{
-	struct peer_msg	 pm;
-	int		 sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		err(1, "socketpair");
-	pm.role = ROLE_FRONTEND;
-	pm.instance = 0;
-	imsg_compose(&master, IMSG_PEER_FD, 0, 0, sv[1], &pm, sizeof(pm));
-	imsgbuf_init(ib, sv[0]);
-}
-
-/* The next message within 90 s (an Execute may take a while). */
-static int
-next_msg(struct imsgbuf *ib, struct imsg *imsg)
-{
-	struct pollfd	 pfd = { ib->fd, POLLIN, 0 };
-	int		 n;
-
-	for (;;) {
-		if ((n = imsg_get(ib, imsg)) == -1)
-			errx(1, "imsg_get");
-		if (n > 0)
-			return 1;
-		if (poll(&pfd, 1, 90000) <= 0 || imsgbuf_read(ib) <= 0)
-			return 0;
-	}
-}
+/* An Execute may take a while. */
+#define next_msg(ib, imsg)	peer_next(ib, imsg, 90000)
 
 struct answer {
 	uint32_t		 type;
@@ -454,7 +395,6 @@ main(int argc, char *argv[])
 {
 	struct event_base	*base;
 	struct imsgbuf		 fe;
-	struct imsg		 imsg;
 	int			 fd, status, ready = 0, max, before;
 	pid_t			 pid;
 
@@ -467,15 +407,10 @@ main(int argc, char *argv[])
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if ((base = event_base_new()) == NULL)
 		errx(1, "event_base_new");
-	pid = spawn_broker(argv[1], &fd);
+	pid = peer_spawn(argv[1], "broker", &fd);
 	send_config(base, fd, argv[2], argv + 4);
-	channel(&fe);
-	imsg_compose(&master, IMSG_START, 0, 0, -1, NULL, 0);
-	imsgbuf_flush(&master);
-	while (!ready && next_msg(&master, &imsg)) {
-		ready = imsg.hdr.type == IMSG_READY;
-		imsg_free(&imsg);
-	}
+	peer_channel(ROLE_FRONTEND, 0, &fe);
+	ready = peer_start();
 	T_OK(ready, "the broker starts under a test master");
 	if (ready) {
 		before = backend_sessions();

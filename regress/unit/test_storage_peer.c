@@ -47,6 +47,7 @@
 #include <libpq-fe.h>
 
 #include "t.h"
+#include "peer.h"
 #include "imsg.h"
 #include "log.h"
 #include "util.h"
@@ -54,8 +55,7 @@
 #include "depotd.h"
 #include "roster.h"
 
-static struct imsgev	 master_iev;	/* only its buffer is used */
-#define master	 (master_iev.ibuf)
+#define master	 peer_master
 static char		*conninfo;	/* the helper's database */
 
 /*
@@ -69,7 +69,6 @@ send_config(struct event_base *base, int fd, const char *conffile)
 	struct depotd_conf	*conf;
 	struct proc_conf_msg	 pc;
 	struct privuser		 pu;
-	uint32_t		 generation = 1;
 
 	if ((conf = parse_config(conffile, 0)) == NULL)
 		errx(1, "%s: bad configuration", conffile);
@@ -81,70 +80,12 @@ send_config(struct event_base *base, int fd, const char *conffile)
 	strlcpy(pc.user, pu.name, sizeof(pc.user));
 	pc.uid = pu.uid;
 	pc.gid = pu.gid;
-	if (imsgev_init(&master_iev, base, fd, NULL, NULL, NULL) == -1)
-		err(1, "imsgev_init");
-	imsg_compose(&master, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
-	    sizeof(generation));
-	imsg_compose(&master, IMSG_CONF_PROC, 0, 0, -1, &pc, sizeof(pc));
-	conf_send(&master_iev, conf, r->parts, r->secrets);
-	imsg_compose(&master, IMSG_CONF_END, 0, 0, -1, NULL, 0);
+	peer_configure(base, fd, ROLE_STORAGE, conf, &pc);
 	conf_free(conf);
 }
 
-static pid_t
-spawn_storage(const char *depotd, int *fd)
-{
-	int	 sv[2];
-	pid_t	 pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		err(1, "socketpair");
-	if ((pid = fork()) == -1)
-		err(1, "fork");
-	if (pid == 0) {
-		close(sv[0]);
-		if (dup2(sv[1], PARENT_SOCK_FILENO) == -1)
-			err(1, "dup2");
-		execl(depotd, depotd, "-P", "storage", "-I", "0", "-d",
-		    (char *)NULL);
-		err(1, "exec %s", depotd);
-	}
-	close(sv[1]);
-	*fd = sv[0];
-	return pid;
-}
-
-/* A channel to the helper as a child of the given role. */
-static void
-channel(int role, int instance, struct imsgbuf *ib)
-{
-	struct peer_msg	 pm;
-	int		 sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		err(1, "socketpair");
-	pm.role = role;
-	pm.instance = instance;
-	imsg_compose(&master, IMSG_PEER_FD, 0, 0, sv[1], &pm, sizeof(pm));
-	imsgbuf_init(ib, sv[0]);
-}
-
-/* The next message on ib within 10 s; 0 on timeout or a closed channel. */
-static int
-next_msg(struct imsgbuf *ib, struct imsg *imsg)
-{
-	struct pollfd	 pfd = { ib->fd, POLLIN, 0 };
-	int		 n;
-
-	for (;;) {
-		if ((n = imsg_get(ib, imsg)) == -1)
-			errx(1, "imsg_get");
-		if (n > 0)
-			return 1;
-		if (poll(&pfd, 1, 10000) <= 0 || imsgbuf_read(ib) <= 0)
-			return 0;
-	}
-}
+#define channel(role, instance, ib)	peer_channel(role, instance, ib)
+#define next_msg(ib, imsg)		peer_next(ib, imsg, 10000)
 
 /* What a request got back: its first reply's type, status and fd. */
 struct answer {
@@ -582,7 +523,6 @@ main(int argc, char *argv[])
 {
 	struct event_base	*base;
 	struct imsgbuf		 fa, fb, bk;
-	struct imsg		 imsg;
 	char			 ha[HANDLE_LEN];
 	int			 fd, status, ready = 0, gone = 0;
 	pid_t			 pid;
@@ -594,17 +534,12 @@ main(int argc, char *argv[])
 	log_init("test_storage_peer", 1, 0);
 	if ((base = event_base_new()) == NULL)
 		errx(1, "event_base_new");
-	pid = spawn_storage(argv[1], &fd);
+	pid = peer_spawn(argv[1], "storage", &fd);
 	send_config(base, fd, argv[2]);
 	channel(ROLE_FRONTEND, 0, &fa);
 	channel(ROLE_FRONTEND, 1, &fb);
 	channel(ROLE_BROKER, 0, &bk);
-	imsg_compose(&master, IMSG_START, 0, 0, -1, NULL, 0);
-	imsgbuf_flush(&master);
-	while (!ready && next_msg(&master, &imsg)) {
-		ready = imsg.hdr.type == IMSG_READY;
-		imsg_free(&imsg);
-	}
+	ready = peer_start();
 	T_OK(ready, "the storage helper starts under a test master");
 	if (ready) {
 		test_tenants(&fa, argv[3], argv[4], argv[5], ha);
