@@ -1,0 +1,123 @@
+// Copyright (c) 2026 The depotd authors
+//
+// Permission to use, copy, modify, and distribute this software for any
+// purpose with or without fee is hereby granted, provided that the above
+// copyright notice and this permission notice appear in all copies.
+//
+// THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+// WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+// MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+// ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+// WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+// ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+// OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+
+// regress/models/chat.mjs ALIAS: the OpenAI SDK installed as ALIAS
+// ("openai", "openai6") calling depotd's POST /v1/chat/completions, and
+// models.list/retrieve in the OpenAI dialect.  The client gets baseURL,
+// apiKey and maxRetries 0 (each check counts the upstream requests).
+
+import { env, loadSdk, reporter, failed, expectError,
+    dbl } from './common.mjs';
+import { runAll } from './plan.mjs';
+
+const alias = process.argv[2] || 'openai';
+const { mod, name, version } = loadSdk(alias);
+const OpenAI = mod.OpenAI ?? mod.default;
+const t = reporter(`${name} ${version}`);
+const client = new OpenAI({ baseURL: env.url + '/v1', apiKey: env.key,
+    maxRetries: 0, timeout: 120000 });
+
+const schema = { type: 'object', properties: { city: { type: 'string' } },
+    required: ['city'] };
+
+function result(c, streamed) {
+	const msg = c.choices[0]?.message ?? {};
+	const calls = (msg.tool_calls ?? []).map((tc) => ({ id: tc.id,
+	    name: tc.function?.name, args: JSON.parse(tc.function?.arguments ||
+	    'null') }));
+	let text = msg.content ?? '';
+	// The deltas must add up to the final message.
+	if (streamed !== undefined && streamed !== text)
+		text = `deltas "${streamed}" != final "${text}"`;
+	return { text, calls, stop: c.choices[0]?.finish_reason, raw: c };
+}
+
+const a = {
+	route: 'chat',
+	mod,
+	stopText: 'stop',
+	stopTool: 'tool_calls',
+	parts: {
+		text: (text) => ({ type: 'text', text }),
+		file: (file_id) => ({ type: 'file', file: { file_id } }),
+		image: (file_id) => ({ type: 'image_url',
+		    image_url: { file_id } }),
+	},
+	tools: [{ type: 'function', function: { name: 'get_weather',
+	    description: 'The weather in a city', parameters: schema } }],
+	async upload(filename, data, type) {
+		const f = await client.files.create({ purpose: 'user_data',
+		    file: await mod.toFile(data, filename, { type }) });
+		return f.id;
+	},
+	async ask({ model, content, history, stream, tools, signal,
+	    timeout, onEvent }) {
+		const opts = timeout ? { signal, timeout } : { signal };
+		const body = { model,
+		    messages: history ?? [{ role: 'user', content }] };
+		if (tools)
+			body.tools = tools;
+		if (!stream)
+			return result(await client.chat.completions.create(
+			    body, opts));
+		const s = client.chat.completions.stream(body, opts);
+		let text = '';
+		for await (const chunk of s) {
+			onEvent?.(chunk);
+			text += chunk.choices[0]?.delta?.content ?? '';
+		}
+		return result(await s.finalChatCompletion(), text);
+	},
+	followUp(content, r, output) {
+		const msg = r.raw.choices[0].message;
+		return [{ role: 'user', content },
+		    { role: 'assistant', content: msg.content ?? null,
+		    tool_calls: msg.tool_calls.map((tc) => ({ id: tc.id,
+		    type: 'function', function: { name: tc.function.name,
+		    arguments: tc.function.arguments } })) },
+		    { role: 'tool', tool_call_id: r.calls[0].id,
+		    content: output }];
+	},
+	notFoundCode: (err) => err.code === 'model_not_found' &&
+	    err.type === 'not_found_error',
+};
+
+// GET /v1/models and /v1/models/{id} in the OpenAI dialect.
+async function models() {
+	const want = ['m-anth', 'm-chat', 'm-pdftext', 'm-text'];
+	await t.step('models.list() lists the configured models', async () => {
+		const got = [];
+		for await (const m of client.models.list())
+			got.push(m);
+		const ids = got.map((m) => m.id).sort();
+		t.ok(got.every((m) => m.object === 'model' &&
+		    typeof m.created === 'number' &&
+		    typeof m.owned_by === 'string'),
+		    'models.list(): OpenAI model objects',
+		    JSON.stringify(got));
+		return t.ok(JSON.stringify(ids) === JSON.stringify(want),
+		    `models.list(): ${want.join(', ')}`, ids.join(', '));
+	});
+	await t.step('models.retrieve("m-chat")', async () => {
+		const m = await client.models.retrieve('m-chat');
+		return m.id === 'm-chat' && m.object === 'model';
+	});
+	await dbl.reset();
+	await expectError(t, 'models.retrieve of an unknown model',
+	    () => client.models.retrieve('no-such-model'),
+	    mod.NotFoundError, 404);
+}
+
+await runAll(t, a, models, 'm-chat');
+process.exit(failed() ? 1 : 0);
