@@ -25,13 +25,14 @@ const alias = process.argv[2] || 'openai';
 const { mod, name, version } = loadSdk(alias);
 const OpenAI = mod.OpenAI ?? mod.default;
 const t = reporter(`${name} ${version}`);
-const client = new OpenAI({ baseURL: env.url + '/v1', apiKey: env.key,
-    maxRetries: 0, timeout: 120000 });
+const clientFor = (apiKey) => new OpenAI({ baseURL: env.url + '/v1',
+    apiKey, maxRetries: 0, timeout: 120000 });
+const client = clientFor(env.key);
 
 const schema = { type: 'object', properties: { city: { type: 'string' } },
     required: ['city'] };
 
-function result(c, streamed) {
+function result(c, streamed, u = c.usage) {
 	const msg = c.choices[0]?.message ?? {};
 	const calls = (msg.tool_calls ?? []).map((tc) => ({ id: tc.id,
 	    name: tc.function?.name, args: JSON.parse(tc.function?.arguments ||
@@ -40,7 +41,8 @@ function result(c, streamed) {
 	// The deltas must add up to the final message.
 	if (streamed !== undefined && streamed !== text)
 		text = `deltas "${streamed}" != final "${text}"`;
-	return { text, calls, stop: c.choices[0]?.finish_reason, raw: c };
+	return { text, calls, stop: c.choices[0]?.finish_reason, raw: c,
+	    usage: u && { in: u.prompt_tokens, out: u.completion_tokens } };
 }
 
 const a = {
@@ -62,22 +64,25 @@ const a = {
 		return f.id;
 	},
 	async ask({ model, content, history, stream, tools, signal,
-	    timeout, onEvent }) {
+	    timeout, onEvent, key }) {
 		const opts = timeout ? { signal, timeout } : { signal };
+		const c = key ? clientFor(key) : client;
 		const body = { model,
 		    messages: history ?? [{ role: 'user', content }] };
 		if (tools)
 			body.tools = tools;
 		if (!stream)
-			return result(await client.chat.completions.create(
-			    body, opts));
-		const s = client.chat.completions.stream(body, opts);
-		let text = '';
+			return result(await c.chat.completions.create(body,
+			    opts));
+		body.stream_options = { include_usage: true };
+		const s = c.chat.completions.stream(body, opts);
+		let text = '', usage;
 		for await (const chunk of s) {
 			onEvent?.(chunk);
 			text += chunk.choices[0]?.delta?.content ?? '';
+			usage = chunk.usage ?? usage;
 		}
-		return result(await s.finalChatCompletion(), text);
+		return result(await s.finalChatCompletion(), text, usage);
 	},
 	followUp(content, r, output) {
 		const msg = r.raw.choices[0].message;

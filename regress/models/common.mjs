@@ -20,8 +20,9 @@
 // an adapter:
 //
 //	ask({model, content, bare, stream, tools, history, signal,
-//	    timeout, onEvent})
-//		-> {text, calls: [{id, name, args}], stop, raw}
+//	    timeout, onEvent, key})
+//		-> {text, calls: [{id, name, args}], stop, usage: {in, out},
+//		raw}
 //	parts: {text(s), file(id), image(id)} content parts in its shape
 //	bare: optional {file(id), image(id)} bare input items (Responses)
 //	followUp(prev, calls, result) -> history for the tool-result turn
@@ -205,34 +206,54 @@ export function header(err, name) {
 	return typeof h.get === 'function' ? h.get(name) : h[name];
 }
 
-// The answer text and stop of each configured route, plain and streamed.
+// The answer text, stop and usage of each configured route, plain and
+// streamed; streamed also dripped a byte at a time (events split
+// anywhere, UTF-8 sequences too) and with CRLF and comment lines.
 export async function routeChecks(t, a) {
+	const runs = [[false, null], [true, null],
+	    [true, { kind: 'drip', ms: 1 }], [true, { kind: 'crlf' }]];
 	for (const model of NATIVE) {
-		for (const stream of [false, true]) {
+		for (const [stream, fault] of runs) {
 			const label = `${a.route} ${model} ` +
-			    (stream ? 'stream' : 'plain');
-			await t.step(`${label}: answered`, async () => {
-				await dbl.reset();
-				const msg = `hello ${label} ${rand()}`;
-				const r = await a.ask({ model, stream,
-				    content: [a.parts.text(msg)] });
-				t.ok(r.text === `echo: ${msg}` &&
-				    r.stop === a.stopText,
-				    `${label}: the echo arrives in the ` +
-				    `caller's dialect, stop ${a.stopText}`,
-				    `"${r.text}" stop ${r.stop}`);
-				const req = await onlyRequest(t, label);
-				checkUpstream(t, label, req, model);
-				if (model === 'm-anth' &&
-				    a.route !== 'messages')
-					t.ok(req?.body?.max_tokens === 1024,
-					    `${label}: max_tokens is the ` +
-					    'model\'s max-tokens',
-					    req?.body?.max_tokens);
-				return true;
-			});
+			    (stream ? 'stream' : 'plain') +
+			    (fault ? ` ${fault.kind}` : '');
+			await t.step(`${label}: answered`, () =>
+			    routeCheck(t, a, label, model, stream, fault));
 		}
 	}
+}
+
+async function routeCheck(t, a, label, model, stream, fault) {
+	await dbl.reset();
+	const msg = `hello ${label} ${rand()}` +
+	    (fault ? ' caf\u00e9 \u2713 \u65e5\u672c \u{1f600}' : '');
+	await dbl.script({ text: 'echo: {{last_user_text}}',
+	    usage: { in: 11, out: 7 }, ...(fault ? { fault } : {}) });
+	const r = await a.ask({ model, stream,
+	    content: [a.parts.text(msg)] });
+	t.ok(r.text === `echo: ${msg}` && r.stop === a.stopText,
+	    `${label}: the answer arrives in the caller's dialect, ` +
+	    `stop ${a.stopText}`, `"${r.text}" stop ${r.stop}`);
+	t.ok(r.usage?.in === 11 && r.usage?.out === 7,
+	    `${label}: usage 11 in, 7 out`, JSON.stringify(r.usage));
+	const req = await onlyRequest(t, label);
+	checkUpstream(t, label, req, model);
+	if (model === 'm-anth' && a.route !== 'messages')
+		t.ok(req?.body?.max_tokens === 1024,
+		    `${label}: max_tokens is the model's max-tokens`,
+		    req?.body?.max_tokens);
+	return true;
+}
+
+// A bad depotd key: 401 in the dialect, nothing sent upstream.
+export async function badKey(t, a) {
+	await dbl.reset();
+	await expectError(t, `${a.route} a bad depotd key`,
+	    () => a.ask({ model: 'm-chat', stream: false,
+	    key: 'dpt-' + 'ef'.repeat(20), content: [a.parts.text('x')] }),
+	    a.mod.AuthenticationError, 401);
+	t.ok((await dbl.log()).length === 0,
+	    `${a.route} a bad depotd key: the upstream is not called`);
 }
 
 const tools = 'get_weather';
@@ -401,6 +422,9 @@ export async function abortCheck(t, a) {
 			if (!aborted)
 				throw new Error('no event within 15 s: ' +
 				    (res?.message ?? res?.text));
+			t.ok(res instanceof a.mod.APIUserAbortError,
+			    `${label}: the SDK raises APIUserAbortError`,
+			    res?.constructor?.name);
 			let req = null;
 			while (Date.now() - aborted < 3000) {
 				req = (await dbl.log())[0];

@@ -29,8 +29,9 @@ const alias = process.argv[2] || '@anthropic-ai/sdk';
 const { mod, name, version } = loadSdk(alias);
 const Anthropic = mod.Anthropic ?? mod.default;
 const t = reporter(`${name} ${version}`);
-const client = new Anthropic({ baseURL: env.url, apiKey: env.key,
+const clientFor = (apiKey) => new Anthropic({ baseURL: env.url, apiKey,
     maxRetries: 0, timeout: 120000 });
+const client = clientFor(env.key);
 const betas = ['files-api-2025-04-14'];
 
 const schema = { type: 'object', properties: { city: { type: 'string' } },
@@ -46,7 +47,9 @@ function result(m, streamed) {
 		text = `deltas "${streamed}" != final "${text}"`;
 	const calls = content.filter((b) => b.type === 'tool_use')
 	    .map((b) => ({ id: b.id, name: b.name, args: b.input }));
-	return { text, calls, stop: m.stop_reason, raw: m };
+	const u = m.usage;
+	return { text, calls, stop: m.stop_reason, raw: m,
+	    usage: u && { in: u.input_tokens, out: u.output_tokens } };
 }
 
 const a = {
@@ -70,16 +73,17 @@ const a = {
 		return f.id;
 	},
 	async ask({ model, content, history, stream, tools, signal,
-	    timeout, onEvent }) {
+	    timeout, onEvent, key }) {
 		const opts = timeout ? { signal, timeout } : { signal };
+		const c = key ? clientFor(key) : client;
 		const body = { model, max_tokens: 256,
 		    messages: history ?? [{ role: 'user', content }] };
 		if (tools)
 			body.tools = tools;
 		// File references the documented way: beta, files-api.
-		let api = client.messages;
+		let api = c.messages;
 		if (JSON.stringify(body.messages).includes('"file_id"')) {
-			api = client.beta.messages;
+			api = c.beta.messages;
 			body.betas = betas;
 		}
 		if (!stream)

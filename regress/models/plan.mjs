@@ -17,7 +17,7 @@
 // order, each part failing alone if it throws.
 
 import { env, run, routeChecks, toolChecks, faultChecks, abortCheck,
-    unknownModel, tooLarge } from './common.mjs';
+    unknownModel, badKey, tooLarge } from './common.mjs';
 import { uploadAll, refChecks, badRefChecks, textOnlyChecks,
     bigPdfCheck } from './refs.mjs';
 
@@ -43,6 +43,7 @@ export async function runAll(t, a, models, big) {
 		},
 		function badReferences() { return badRefChecks(t, a); },
 		function unknown() { return unknownModel(t, a); },
+		function auth() { return badKey(t, a); },
 		function faults() { return faultChecks(t, a); },
 		function abort() { return abortCheck(t, a); },
 		function large() { return tooLarge(t, a); },

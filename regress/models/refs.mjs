@@ -293,6 +293,22 @@ export async function textOnlyChecks(t, a, files) {
 		    `${a.route} m-text: a PNG becomes the omission marker`,
 		    JSON.stringify(s).slice(0, 600));
 	});
+	if (a.bare)
+		await t.step(`${a.route} m-text bare input_file`, async () => {
+			await dbl.reset();
+			await a.ask({ model: 'm-text', stream: false,
+			    bare: [a.bare.file(txt.id)],
+			    content: [a.parts.text('read')] });
+			const q = await onlyRequest(t,
+			    `${a.route} m-text bare`);
+			const w = wrapped(txt.name, txt.data.toString('utf8'));
+			const users = objects(q?.body, (o) =>
+			    o.role === 'user' &&
+			    strings(o.content).some((x) => x.includes(w)));
+			return t.ok(users.length === 1, `${a.route} m-text: ` +
+			    'a bare input_file arrives as text in a user ' +
+			    'message', JSON.stringify(q?.body).slice(0, 600));
+		});
 	await t.step(`${a.route} m-pdftext PDF and PNG`, async () => {
 		const s = await run(`${a.route} m-pdftext`, 'm-pdftext',
 		    [a.parts.text('both'), a.parts.file(pdf.id),

@@ -25,8 +25,9 @@ const alias = process.argv[2] || 'openai';
 const { mod, name, version } = loadSdk(alias);
 const OpenAI = mod.OpenAI ?? mod.default;
 const t = reporter(`${name} ${version}`);
-const client = new OpenAI({ baseURL: env.url + '/v1', apiKey: env.key,
-    maxRetries: 0, timeout: 120000 });
+const clientFor = (apiKey) => new OpenAI({ baseURL: env.url + '/v1',
+    apiKey, maxRetries: 0, timeout: 120000 });
+const client = clientFor(env.key);
 
 const schema = { type: 'object', properties: { city: { type: 'string' } },
     required: ['city'] };
@@ -42,7 +43,9 @@ function result(resp, streamed) {
 	const calls = out.filter((o) => o.type === 'function_call')
 	    .map((o) => ({ id: o.call_id, name: o.name,
 	    args: JSON.parse(o.arguments || 'null') }));
-	return { text, calls, stop: resp.status, raw: resp };
+	const u = resp.usage;
+	return { text, calls, stop: resp.status, raw: resp,
+	    usage: u && { in: u.input_tokens, out: u.output_tokens } };
 }
 
 const a = {
@@ -69,16 +72,16 @@ const a = {
 		return f.id;
 	},
 	async ask({ model, content, bare, history, stream, tools, signal,
-	    timeout, onEvent }) {
+	    timeout, onEvent, key }) {
 		const opts = timeout ? { signal, timeout } : { signal };
+		const c = key ? clientFor(key) : client;
 		const body = { model, input: history ??
 		    [...(bare ?? []), { role: 'user', content }] };
 		if (tools)
 			body.tools = tools;
 		if (!stream)
-			return result(await client.responses.create(body,
-			    opts));
-		const s = client.responses.stream(body, opts);
+			return result(await c.responses.create(body, opts));
+		const s = c.responses.stream(body, opts);
 		let text = '';
 		for await (const ev of s) {
 			onEvent?.(ev);
