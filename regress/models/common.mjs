@@ -14,10 +14,10 @@
 
 // regress/models/common.mjs: what the model-route checks share: the
 // upstream double (script, log, reset), what every upstream request
-// must look like, test files (text, PDF, PNG), and the checks that are
-// the same in every dialect (routes, faults, references, text-only).
-// Each dialect's script (chat.mjs, responses.mjs, messages.mjs) gives
-// an adapter:
+// must look like, and the checks that are the same in every dialect
+// (routes, tool calls, faults, aborts, limits; file references are in
+// refs.mjs).  Each dialect's script (chat.mjs, responses.mjs,
+// messages.mjs) gives an adapter:
 //
 //	ask({model, content, bare, stream, tools, history, signal,
 //	    timeout, onEvent, key})
@@ -25,12 +25,15 @@
 //		raw}
 //	parts: {text(s), file(id), image(id)} content parts in its shape
 //	bare: optional {file(id), image(id)} bare input items (Responses)
-//	followUp(prev, calls, result) -> history for the tool-result turn
+//	followUp(content, answer, output) -> the history that sends
+//		output back as the answer's tool call's result
 //	mod: the SDK module (error classes)
 
 import { randomBytes } from 'node:crypto';
 
-export { loadSdk, reporter, failed } from '../sdk/common.mjs';
+import { loadSdk as load } from '../harness/sdk.mjs';
+
+export { reporter, failed } from '../harness/sdk.mjs';
 
 export const env = {
 	url: need('DEPOT_URL'),
@@ -39,6 +42,7 @@ export const env = {
 	upstream: need('UPSTREAM_URL'),
 	upstreamKey: process.env.UPSTREAM_KEY || 'test-upstream-key',
 	big: process.env.MODELS_BIG === '1',
+	modules: need('SDK_MODULES'),
 };
 
 function need(name) {
@@ -64,6 +68,10 @@ export const MODELS = {
 };
 export const NATIVE = ['m-chat', 'm-anth'];
 const fileIdRe = /file-[0-9A-Za-z]{8,}/;
+
+export function loadSdk(alias) {
+	return load(env.modules, alias);
+}
 
 export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 

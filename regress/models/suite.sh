@@ -44,7 +44,7 @@ done
 
 [ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
 rm -rf "$D"
-mkdir -p "$D/tmp"
+mkdir -p "$D"
 
 DOUBLE_PID=
 cleanup() {
@@ -140,13 +140,12 @@ for run in ${MODELS_ONLY:-chat.mjs:openai responses.mjs:openai \
 	case $run in
 	chat.mjs:openai|messages.mjs:@anthropic-ai/sdk) big=1 ;;
 	esac
-	mkdir -p "$D/tmp/$n"
 	env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY \
 	    -u ANTHROPIC_AUTH_TOKEN -u ANTHROPIC_BASE_URL \
 	    DEPOT_URL="$DEPOT_URL" DEPOT_KEY="$key" OTHER_KEY="$other" \
-	    DEPOT_USER="$user" UPSTREAM_URL="http://127.0.0.1:$uport" \
+	    UPSTREAM_URL="http://127.0.0.1:$uport" \
 	    UPSTREAM_KEY="$UPSTREAM_KEY" MODELS_BIG=$big \
-	    SDK_MODULES="$SDK_MODULES" SDK_TMP="$D/tmp/$n" \
+	    SDK_MODULES="$SDK_MODULES" \
 	    node "$here/${run%%:*}" "${run#*:}" || status=1
 done
 
