@@ -56,19 +56,26 @@ const a = {
 		image: (file_id) => ({ type: 'image_url',
 		    image_url: { file_id } }),
 	},
+	api: 'openai',
+	passThrough: { seed: 7, user: 'probe-user', top_p: 0.5,
+	    stop: ['ZZZ'] },
 	tools: [{ type: 'function', function: { name: 'get_weather',
 	    description: 'The weather in a city', parameters: schema } }],
+	toolChoice: { type: 'function', function: { name: 'get_weather' } },
 	async upload(filename, data, type) {
 		const f = await client.files.create({ purpose: 'user_data',
 		    file: await mod.toFile(data, filename, { type }) });
 		return f.id;
 	},
-	async ask({ model, content, history, stream, tools, signal,
-	    timeout, onEvent, key }) {
+	async ask({ model, content, history, stream, tools, system, extra,
+	    signal, timeout, onEvent, key }) {
 		const opts = timeout ? { signal, timeout } : { signal };
 		const c = key ? clientFor(key) : client;
-		const body = { model,
+		const body = { model, ...extra,
 		    messages: history ?? [{ role: 'user', content }] };
+		if (system)
+			body.messages.unshift({ role: 'system',
+			    content: system });
 		if (tools)
 			body.tools = tools;
 		if (!stream)

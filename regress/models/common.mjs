@@ -19,14 +19,17 @@
 // refs.mjs).  Each dialect's script (chat.mjs, responses.mjs,
 // messages.mjs) gives an adapter:
 //
-//	ask({model, content, bare, stream, tools, history, signal,
-//	    timeout, onEvent, key})
+//	ask({model, content, bare, stream, tools, history, system, extra,
+//	    signal, timeout, onEvent, key})
 //		-> {text, calls: [{id, name, args}], stop, usage: {in, out},
 //		raw}
 //	parts: {text(s), file(id), image(id)} content parts in its shape
 //	bare: optional {file(id), image(id)} bare input items (Responses)
 //	followUp(content, answer, output) -> the history that sends
 //		output back as the answer's tool call's result
+//	api: the upstream api that speaks the caller's dialect, or null
+//	passThrough: fields a same-dialect request must keep
+//	tools, toolChoice: a get_weather tool and a choice of it
 //	mod: the SDK module (error classes)
 
 import { randomBytes } from 'node:crypto';
@@ -264,6 +267,43 @@ export async function badKey(t, a) {
 	    `${a.route} a bad depotd key: the upstream is not called`);
 }
 
+// The system prompt reaches either upstream in its own shape; sampling
+// options cross; a same-dialect request keeps the fields it has.
+export async function bridgeChecks(t, a) {
+	for (const model of NATIVE) {
+		const label = `${a.route} ${model} bridging`;
+		await t.step(`${label}: answered`, () =>
+		    bridgeCheck(t, a, label, model));
+	}
+}
+
+async function bridgeCheck(t, a, label, model) {
+	const sys = `Be brief ${rand()}.`;
+	const same = MODELS[model].api === a.api;
+	const keep = same ? a.passThrough : {};
+	await dbl.reset();
+	const r = await a.ask({ model, stream: false, system: sys,
+	    extra: { temperature: 0.25, ...keep },
+	    content: [a.parts.text('hi there')] });
+	const q = await onlyRequest(t, label);
+	const b = q?.body ?? {};
+	const seen = JSON.stringify(b).slice(0, 500);
+	const where = MODELS[model].api === 'openai' ?
+	    (b.messages ?? []).filter((m) => m.role === 'system' ||
+	    m.role === 'developer') : [b.system];
+	t.ok(strings(where).some((x) => x.includes(sys)),
+	    `${label}: the system prompt arrives in the upstream's shape`,
+	    seen);
+	t.ok(b.temperature === 0.25, `${label}: temperature carried over`,
+	    b.temperature);
+	if (same)
+		t.ok(Object.entries(keep).every(([k, v]) =>
+		    JSON.stringify(b[k]) === JSON.stringify(v)),
+		    `${label}: same dialect: ${Object.keys(keep).join(', ')} ` +
+		    'kept', seen);
+	return r.text === 'echo: hi there';
+}
+
 const tools = 'get_weather';
 
 // A tool call comes back in the caller's dialect, and the tool result
@@ -280,7 +320,8 @@ export async function toolChecks(t, a) {
 				    { text: 'weather: {{last_tool_result}}' });
 				const content = [a.parts.text('weather?')];
 				const r = await a.ask({ model, stream, content,
-				    tools: a.tools });
+				    tools: a.tools,
+				    extra: { tool_choice: a.toolChoice } });
 				const c = r.calls[0];
 				t.ok(r.calls.length === 1 && c.name === tools &&
 				    c.args?.city === 'Paris' && c.id &&
@@ -297,12 +338,17 @@ export async function toolChecks(t, a) {
 				    'upstream and the answer comes back',
 				    `"${r2.text}"`);
 				const log = await dbl.log();
+				const first = log[0]?.body ?? {};
 				return t.ok(log.length === 2 &&
 				    log.every((q) => q.status === 200) &&
-				    JSON.stringify(log[0].body).includes(tools),
+				    JSON.stringify(first.tools)
+				    .includes(tools) &&
+				    JSON.stringify(first.tool_choice)
+				    ?.includes(tools),
 				    `${label}: two upstream requests, the ` +
-				    'tool declared in the first',
-				    JSON.stringify(log.map((q) => q.status)));
+				    'tool declared and chosen in the first',
+				    JSON.stringify(log.map((q) => q.status)) +
+				    JSON.stringify(first.tool_choice));
 			});
 		}
 	}
@@ -461,6 +507,20 @@ export async function unknownModel(t, a) {
 		    'the dialect\'s not-found code', JSON.stringify(err.error));
 	t.ok((await dbl.log()).length === 0,
 	    `${a.route} unknown model: the upstream is not called`);
+}
+
+// JSON nested deeper than depotd's limit (64): 400, nothing sent.
+export async function tooDeep(t, a) {
+	await dbl.reset();
+	let deep = 'bottom';
+	for (let i = 0; i < 200; i++)
+		deep = [deep];
+	await expectError(t, `${a.route} JSON nested 200 deep`,
+	    () => a.ask({ model: 'm-chat', stream: false,
+	    extra: { x_deep: deep }, content: [a.parts.text('deep')] }),
+	    a.mod.BadRequestError, 400);
+	t.ok((await dbl.log()).length === 0,
+	    `${a.route} JSON nested 200 deep: the upstream is not called`);
 }
 
 // A body over max-request-size (32M in suite.sh): 413.

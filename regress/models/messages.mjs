@@ -65,19 +65,25 @@ const a = {
 		    source: { type: 'file', file_id } }),
 		fileExtra: docExtra,
 	},
+	api: 'anthropic',
+	passThrough: { top_k: 3, metadata: { user_id: 'probe-user' },
+	    stop_sequences: ['ZZZ'] },
 	tools: [{ name: 'get_weather', description: 'The weather in a city',
 	    input_schema: schema }],
+	toolChoice: { type: 'tool', name: 'get_weather' },
 	async upload(filename, data, type) {
 		const f = await client.beta.files.upload({ betas,
 		    file: await mod.toFile(data, filename, { type }) });
 		return f.id;
 	},
-	async ask({ model, content, history, stream, tools, signal,
-	    timeout, onEvent, key }) {
+	async ask({ model, content, history, stream, tools, system, extra,
+	    signal, timeout, onEvent, key }) {
 		const opts = timeout ? { signal, timeout } : { signal };
 		const c = key ? clientFor(key) : client;
-		const body = { model, max_tokens: 256,
+		const body = { model, max_tokens: 256, ...extra,
 		    messages: history ?? [{ role: 'user', content }] };
+		if (system)
+			body.system = system;
 		if (tools)
 			body.tools = tools;
 		// File references the documented way: beta, files-api.

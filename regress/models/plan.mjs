@@ -17,7 +17,8 @@
 // order, each part failing alone if it throws.
 
 import { env, run, routeChecks, toolChecks, faultChecks, abortCheck,
-    unknownModel, badKey, tooLarge } from './common.mjs';
+    unknownModel, badKey, bridgeChecks, tooDeep,
+    tooLarge } from './common.mjs';
 import { uploadAll, refChecks, badRefChecks, textOnlyChecks,
     bigPdfCheck } from './refs.mjs';
 
@@ -31,6 +32,7 @@ export async function runAll(t, a, models, big) {
 				await models();
 		},
 		function routes() { return routeChecks(t, a); },
+		function bridging() { return bridgeChecks(t, a); },
 		function toolCalls() { return toolChecks(t, a); },
 		async function references() {
 			files = await uploadAll(t, a);
@@ -46,6 +48,7 @@ export async function runAll(t, a, models, big) {
 		function auth() { return badKey(t, a); },
 		function faults() { return faultChecks(t, a); },
 		function abort() { return abortCheck(t, a); },
+		function deep() { return tooDeep(t, a); },
 		function large() { return tooLarge(t, a); },
 		async function bigPdf() {
 			if (env.big && big)

@@ -64,19 +64,24 @@ const a = {
 		image: (file_id) => ({ type: 'input_image', file_id,
 		    detail: 'auto' }),
 	},
+	api: null,
+	passThrough: {},
 	tools: [{ type: 'function', name: 'get_weather',
 	    description: 'The weather in a city', parameters: schema }],
+	toolChoice: { type: 'function', name: 'get_weather' },
 	async upload(filename, data, type) {
 		const f = await client.files.create({ purpose: 'user_data',
 		    file: await mod.toFile(data, filename, { type }) });
 		return f.id;
 	},
-	async ask({ model, content, bare, history, stream, tools, signal,
-	    timeout, onEvent, key }) {
+	async ask({ model, content, bare, history, stream, tools, system,
+	    extra, signal, timeout, onEvent, key }) {
 		const opts = timeout ? { signal, timeout } : { signal };
 		const c = key ? clientFor(key) : client;
-		const body = { model, input: history ??
+		const body = { model, ...extra, input: history ??
 		    [...(bare ?? []), { role: 'user', content }] };
+		if (system)
+			body.instructions = system;
 		if (tools)
 			body.tools = tools;
 		if (!stream)

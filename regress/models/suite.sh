@@ -149,6 +149,31 @@ for run in ${MODELS_ONLY:-chat.mjs:openai responses.mjs:openai \
 	    node "$here/${run%%:*}" "${run#*:}" || status=1
 done
 
+# One log line per model request names the user, the workspace, the
+# model and the upstream's token counts (11 in, 7 out, as scripted).
+logline() {
+	grep -F 'm-chat' "$D/depotd.log" | grep -F 'models1' |
+	    grep -w 'default' | grep -q '11.*7'
+}
+check "a model request's log line: user, workspace, model, tokens" logline
+# /metrics counts requests and tokens per model.
+metric() {	# name model: the samples' sum is above 0
+	awk -v n="depotd_model_$1_total{" -v m="model=\"$2\"" '
+	    index($0, n) == 1 && index($0, m) { s += $NF }
+	    END { exit !(s > 0) }' "$D/metrics"
+}
+metrics() {
+	local k m
+	curl -fs -o "$D/metrics" "$DEPOT_URL/metrics" || return 1
+	for k in requests tokens_in tokens_out; do
+		for m in m-chat m-anth; do
+			metric $k $m || return 1
+		done
+	done
+}
+check "/metrics: requests and tokens in and out for m-chat and m-anth" \
+    metrics
+
 # Secrets never reach a log.
 leak=0
 for k in "$UPSTREAM_KEY" $keys "$other"; do
