@@ -107,7 +107,7 @@ const a = {
 
 // GET /v1/models and /v1/models/{id} in the OpenAI dialect.
 async function models() {
-	const want = ['m-anth', 'm-chat', 'm-pdftext', 'm-text'];
+	const want = ['m-anth', 'm-chat', 'm-down', 'm-pdftext', 'm-text'];
 	await t.step('models.list() lists the configured models', async () => {
 		const got = [];
 		for await (const m of client.models.list())

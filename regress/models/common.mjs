@@ -68,6 +68,9 @@ export const MODELS = {
 	    api: 'openai' },
 	'm-pdftext': { path: '/v1/chat/completions', remote: 'm-pdftext',
 	    api: 'openai' },
+	// Its upstream's port has no listener: a connection failure.
+	'm-down': { path: '/v1/chat/completions', remote: 'm-down',
+	    api: 'openai' },
 };
 export const NATIVE = ['m-chat', 'm-anth'];
 const fileIdRe = /file-[0-9A-Za-z]{8,}/;
@@ -361,6 +364,12 @@ export async function faultChecks(t, a) {
 		['400', { kind: 'status', status: 400,
 		    message: 'upstream says: bad field "x"' },
 		    E.BadRequestError, 400, /upstream says: bad field/],
+		['404', { kind: 'status', status: 404,
+		    message: 'no such remote model' }, E.BadRequestError, 400,
+		    /no such remote model/],
+		['413', { kind: 'status', status: 413,
+		    message: 'prompt too long' }, E.BadRequestError, 400,
+		    /prompt too long/],
 		['422', { kind: 'status', status: 422,
 		    message: 'unprocessable thing' }, E.BadRequestError, 400,
 		    /unprocessable thing/],
@@ -405,6 +414,18 @@ export async function faultChecks(t, a) {
 				    `${Date.now() - t0} ms`);
 		}
 		await streamFaults(t, a, model);
+	}
+}
+
+// An upstream nobody listens on: 502, plain and streamed.
+export async function downCheck(t, a) {
+	for (const stream of [false, true]) {
+		const label = `${a.route} m-down ` +
+		    (stream ? 'stream' : 'plain');
+		await expectError(t, `${label}: a refused connection -> 502`,
+		    () => a.ask({ model: 'm-down', stream, timeout: 15000,
+		    content: [a.parts.text('anyone?')] }),
+		    a.mod.InternalServerError, 502);
 	}
 }
 

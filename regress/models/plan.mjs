@@ -17,8 +17,8 @@
 // order, each part failing alone if it throws.
 
 import { env, run, routeChecks, toolChecks, faultChecks, abortCheck,
-    unknownModel, badKey, bridgeChecks, tooDeep,
-    tooLarge } from './common.mjs';
+    unknownModel, badKey, bridgeChecks, tooDeep, tooLarge,
+    downCheck } from './common.mjs';
 import { uploadAll, refChecks, badRefChecks, textOnlyChecks,
     bigPdfCheck } from './refs.mjs';
 
@@ -47,6 +47,7 @@ export async function runAll(t, a, models, big) {
 		function unknown() { return unknownModel(t, a); },
 		function auth() { return badKey(t, a); },
 		function faults() { return faultChecks(t, a); },
+		function down() { return downCheck(t, a); },
 		function abort() { return abortCheck(t, a); },
 		function deep() { return tooDeep(t, a); },
 		function large() { return tooLarge(t, a); },

@@ -22,7 +22,8 @@
 # SDKs are installed as regress/sdk/suite.sh does.  Prints one "ok - "
 # or "not ok - " line per check, prefixed with the SDK and version.
 #
-# MODELS_PORT (18450) and MODELS_UPSTREAM_PORT (18451) move the ports;
+# MODELS_PORT (18450), MODELS_UPSTREAM_PORT (18451) and MODELS_DOWN_PORT
+# (18452, where nothing may listen) move the ports;
 # MODELS_ONLY="chat.mjs:openai ..." runs only the named scripts.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,6 +31,7 @@ cd "$top" || exit 1
 here=$top/regress/models
 port=${MODELS_PORT:-18450}
 uport=${MODELS_UPSTREAM_PORT:-18451}
+dport=${MODELS_DOWN_PORT:-18452}	# nothing listens there
 D=$top/build/regress-models
 UPSTREAM_KEY=test-upstream-key
 
@@ -105,10 +107,13 @@ model "m-anth" upstream "anth" { remote-name "remote-anth-model"
 	max-tokens 1024 }
 model "m-text" upstream "chat" { remote-name "remote/text" text-only }
 model "m-pdftext" upstream "chat" { pdf-as-text }
+upstream "down" { url "http://127.0.0.1:$dport/v1" api openai
+	api-key "$UPSTREAM_KEY" connect-timeout 2s }
+model "m-down" upstream "down"
 CONF
 )"
 if depot_start "$D"; then
-	ok "depotd starts with two upstreams and four models"
+	ok "depotd starts with three upstreams and five models"
 else
 	notok "depotd starts (log below)"
 	sed 's/^/# /' "$D/depotd.log"
