@@ -17,20 +17,11 @@
 // models.list/retrieve in the OpenAI dialect.  The client gets baseURL,
 // apiKey and maxRetries 0 (each check counts the upstream requests).
 
-import { env, loadSdk, reporter, failed, expectError,
-    dbl } from './common.mjs';
+import { failed, weatherSchema } from './common.mjs';
+import { openai } from './openai.mjs';
 import { runAll } from './plan.mjs';
 
-const alias = process.argv[2] || 'openai';
-const { mod, name, version } = loadSdk(alias);
-const OpenAI = mod.OpenAI ?? mod.default;
-const t = reporter(`${name} ${version}`);
-const clientFor = (apiKey) => new OpenAI({ baseURL: env.url + '/v1',
-    apiKey, maxRetries: 0, timeout: 120000 });
-const client = clientFor(env.key);
-
-const schema = { type: 'object', properties: { city: { type: 'string' } },
-    required: ['city'] };
+const { mod, t, clientFor, client } = openai(process.argv[2]);
 
 function result(c, streamed, u = c.usage) {
 	const msg = c.choices[0]?.message ?? {};
@@ -48,6 +39,13 @@ function result(c, streamed, u = c.usage) {
 const a = {
 	route: 'chat',
 	mod,
+	models: {
+		client,
+		shape: 'OpenAI',
+		isModel: (m) => m.object === 'model' &&
+		    typeof m.created === 'number' &&
+		    typeof m.owned_by === 'string',
+	},
 	stopText: 'stop',
 	stopTool: 'tool_calls',
 	parts: {
@@ -60,7 +58,8 @@ const a = {
 	passThrough: { seed: 7, user: 'probe-user', top_p: 0.5,
 	    stop: ['ZZZ'] },
 	tools: [{ type: 'function', function: { name: 'get_weather',
-	    description: 'The weather in a city', parameters: schema } }],
+	    description: 'The weather in a city',
+	    parameters: weatherSchema } }],
 	toolChoice: { type: 'function', function: { name: 'get_weather' } },
 	async upload(filename, data, type) {
 		const f = await client.files.create({ purpose: 'user_data',
@@ -105,31 +104,6 @@ const a = {
 	    err.type === 'not_found_error',
 };
 
-// GET /v1/models and /v1/models/{id} in the OpenAI dialect.
-async function models() {
-	const want = ['m-anth', 'm-chat', 'm-down', 'm-pdftext', 'm-text'];
-	await t.step('models.list() lists the configured models', async () => {
-		const got = [];
-		for await (const m of client.models.list())
-			got.push(m);
-		const ids = got.map((m) => m.id).sort();
-		t.ok(got.every((m) => m.object === 'model' &&
-		    typeof m.created === 'number' &&
-		    typeof m.owned_by === 'string'),
-		    'models.list(): OpenAI model objects',
-		    JSON.stringify(got));
-		return t.ok(JSON.stringify(ids) === JSON.stringify(want),
-		    `models.list(): ${want.join(', ')}`, ids.join(', '));
-	});
-	await t.step('models.retrieve("m-chat")', async () => {
-		const m = await client.models.retrieve('m-chat');
-		return m.id === 'm-chat' && m.object === 'model';
-	});
-	await dbl.reset();
-	await expectError(t, 'models.retrieve of an unknown model',
-	    () => client.models.retrieve('no-such-model'),
-	    mod.NotFoundError, 404);
-}
 
-await runAll(t, a, models, 'm-chat');
+await runAll(t, a, 'm-chat');
 process.exit(failed() ? 1 : 0);

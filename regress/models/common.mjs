@@ -30,13 +30,14 @@
 //	api: the upstream api that speaks the caller's dialect, or null
 //	passThrough: fields a same-dialect request must keep
 //	tools, toolChoice: a get_weather tool and a choice of it
+//	models: optional {client, isModel(m), shape}: the listing checks
 //	mod: the SDK module (error classes)
 
 import { randomBytes } from 'node:crypto';
 
-import { loadSdk as load } from '../harness/sdk.mjs';
+import { loadSdk as load, reporter } from '../harness/sdk.mjs';
 
-export { reporter, failed } from '../harness/sdk.mjs';
+export { failed } from '../harness/sdk.mjs';
 
 export const env = {
 	url: need('DEPOT_URL'),
@@ -75,8 +76,42 @@ export const MODELS = {
 export const NATIVE = ['m-chat', 'm-anth'];
 const fileIdRe = /file-[0-9A-Za-z]{8,}/;
 
-export function loadSdk(alias) {
-	return load(env.modules, alias);
+// The SDK under its install name, its reporter, and a client for a key
+// (maxRetries 0: each check counts the upstream requests).
+export function setup(alias, makeClient) {
+	const sdk = load(env.modules, alias);
+	const clientFor = (key) => makeClient(sdk.mod, key);
+	return { mod: sdk.mod, t: reporter(`${sdk.name} ${sdk.version}`),
+	    clientFor, client: clientFor(env.key) };
+}
+
+// The tool every dialect declares, and the schema of its input.
+export const weatherSchema = { type: 'object',
+    properties: { city: { type: 'string' } }, required: ['city'] };
+
+// GET /v1/models and /v1/models/{id} through the SDK: the configured
+// models, each in the dialect's shape (isModel).
+export async function modelChecks(t, a) {
+	const want = Object.keys(MODELS).sort();
+	const { client, isModel } = a.models;
+	await t.step('models.list() lists the configured models', async () => {
+		const got = [];
+		for await (const m of client.models.list())
+			got.push(m);
+		const ids = got.map((m) => m.id).sort();
+		t.ok(got.every(isModel), `models.list(): ${a.models.shape} ` +
+		    'model objects', JSON.stringify(got));
+		return t.ok(JSON.stringify(ids) === JSON.stringify(want),
+		    `models.list(): ${want.join(', ')}`, ids.join(', '));
+	});
+	await t.step('models.retrieve("m-chat")', async () => {
+		const m = await client.models.retrieve('m-chat');
+		return m.id === 'm-chat' && isModel(m);
+	});
+	await dbl.reset();
+	await expectError(t, 'models.retrieve of an unknown model',
+	    () => client.models.retrieve('no-such-model'),
+	    a.mod.NotFoundError, 404);
 }
 
 export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));

@@ -21,21 +21,14 @@
 // Streaming goes through messages.stream(), which checks the event
 // order and assembles tool input from input_json_delta.
 
-import { env, loadSdk, reporter, failed, expectError,
-    dbl } from './common.mjs';
+import { env, setup, failed, weatherSchema } from './common.mjs';
 import { runAll } from './plan.mjs';
 
-const alias = process.argv[2] || '@anthropic-ai/sdk';
-const { mod, name, version } = loadSdk(alias);
-const Anthropic = mod.Anthropic ?? mod.default;
-const t = reporter(`${name} ${version}`);
-const clientFor = (apiKey) => new Anthropic({ baseURL: env.url, apiKey,
-    maxRetries: 0, timeout: 120000 });
-const client = clientFor(env.key);
+const { mod, t, clientFor, client } = setup(process.argv[2] ||
+    '@anthropic-ai/sdk', (m, apiKey) => new (m.Anthropic ?? m.default)({
+    baseURL: env.url, apiKey, maxRetries: 0, timeout: 120000 }));
 const betas = ['files-api-2025-04-14'];
 
-const schema = { type: 'object', properties: { city: { type: 'string' } },
-    required: ['city'] };
 const docExtra = { title: 'The document', context: 'for the tests',
     cache_control: { type: 'ephemeral' } };
 
@@ -55,6 +48,13 @@ function result(m, streamed) {
 const a = {
 	route: 'messages',
 	mod,
+	models: {
+		client,
+		shape: 'Anthropic',
+		isModel: (m) => m.type === 'model' &&
+		    typeof m.display_name === 'string' &&
+		    typeof m.created_at === 'string',
+	},
 	stopText: 'end_turn',
 	stopTool: 'tool_use',
 	parts: {
@@ -69,7 +69,7 @@ const a = {
 	passThrough: { top_k: 3, metadata: { user_id: 'probe-user' },
 	    stop_sequences: ['ZZZ'] },
 	tools: [{ name: 'get_weather', description: 'The weather in a city',
-	    input_schema: schema }],
+	    input_schema: weatherSchema }],
 	toolChoice: { type: 'tool', name: 'get_weather' },
 	async upload(filename, data, type) {
 		const f = await client.beta.files.upload({ betas,
@@ -114,31 +114,6 @@ const a = {
 	    err.error?.error?.type === 'not_found_error',
 };
 
-// GET /v1/models and /v1/models/{id} in the Anthropic dialect.
-async function models() {
-	const want = ['m-anth', 'm-chat', 'm-down', 'm-pdftext', 'm-text'];
-	await t.step('models.list() lists the configured models', async () => {
-		const got = [];
-		for await (const m of client.models.list())
-			got.push(m);
-		const ids = got.map((m) => m.id).sort();
-		t.ok(got.every((m) => m.type === 'model' &&
-		    typeof m.display_name === 'string' &&
-		    typeof m.created_at === 'string'),
-		    'models.list(): Anthropic model objects',
-		    JSON.stringify(got));
-		return t.ok(JSON.stringify(ids) === JSON.stringify(want),
-		    `models.list(): ${want.join(', ')}`, ids.join(', '));
-	});
-	await t.step('models.retrieve("m-chat")', async () => {
-		const m = await client.models.retrieve('m-chat');
-		return m.id === 'm-chat' && m.type === 'model';
-	});
-	await dbl.reset();
-	await expectError(t, 'models.retrieve of an unknown model',
-	    () => client.models.retrieve('no-such-model'),
-	    mod.NotFoundError, 404);
-}
 
-await runAll(t, a, models, 'm-anth');
+await runAll(t, a, 'm-anth');
 process.exit(failed() ? 1 : 0);

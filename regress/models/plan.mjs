@@ -18,18 +18,17 @@
 
 import { env, run, routeChecks, toolChecks, faultChecks, abortCheck,
     unknownModel, badKey, bridgeChecks, tooDeep, tooLarge,
-    downCheck } from './common.mjs';
+    downCheck, modelChecks } from './common.mjs';
 import { uploadAll, refChecks, badRefChecks, textOnlyChecks,
     bigPdfCheck } from './refs.mjs';
 
-// models: the dialect's own listing checks, or null; big: the model a
-// 20 MB PDF goes to when MODELS_BIG=1, or null.
-export async function runAll(t, a, models, big) {
+// big: the model a 20 MB PDF goes to when MODELS_BIG=1, or null.
+export async function runAll(t, a, big) {
 	let files = null;
 	await run(t, [
 		async function listing() {
-			if (models)
-				await models();
+			if (a.models)
+				await modelChecks(t, a);
 		},
 		function routes() { return routeChecks(t, a); },
 		function bridging() { return bridgeChecks(t, a); },

@@ -18,19 +18,11 @@
 // Streaming goes through responses.stream(), which checks the streamed
 // output items against response.completed.
 
-import { env, loadSdk, reporter, failed } from './common.mjs';
+import { failed, weatherSchema } from './common.mjs';
+import { openai } from './openai.mjs';
 import { runAll } from './plan.mjs';
 
-const alias = process.argv[2] || 'openai';
-const { mod, name, version } = loadSdk(alias);
-const OpenAI = mod.OpenAI ?? mod.default;
-const t = reporter(`${name} ${version}`);
-const clientFor = (apiKey) => new OpenAI({ baseURL: env.url + '/v1',
-    apiKey, maxRetries: 0, timeout: 120000 });
-const client = clientFor(env.key);
-
-const schema = { type: 'object', properties: { city: { type: 'string' } },
-    required: ['city'] };
+const { mod, t, clientFor, client } = openai(process.argv[2]);
 
 function result(resp, streamed) {
 	const out = resp.output ?? [];
@@ -67,7 +59,7 @@ const a = {
 	api: null,
 	passThrough: {},
 	tools: [{ type: 'function', name: 'get_weather',
-	    description: 'The weather in a city', parameters: schema }],
+	    description: 'The weather in a city', parameters: weatherSchema }],
 	toolChoice: { type: 'function', name: 'get_weather' },
 	async upload(filename, data, type) {
 		const f = await client.files.create({ purpose: 'user_data',
@@ -108,5 +100,5 @@ const a = {
 	    err.type === 'not_found_error',
 };
 
-await runAll(t, a, null, null);
+await runAll(t, a, null);
 process.exit(failed() ? 1 : 0);
