@@ -464,11 +464,13 @@ export async function downCheck(t, a) {
 	}
 }
 
-// Streamed: a fault before the answer starts keeps its status; one
-// after must end the SDK's iteration with an error, not a clean end.
+// Streamed: a fault before the answer starts keeps its status (and
+// message, and retry-after); one after must end the SDK's iteration
+// with an error event, not a clean end.
 async function streamFaults(t, a, model) {
-	const E = a.mod;
 	const cases = [
+		['400', { kind: 'status', status: 400,
+		    message: 'stream says no' }, 400],
 		['429', { kind: 'status', status: 429, message: 'slow',
 		    retry_after: '3' }, 429],
 		['500', { kind: 'status', status: 500, message: 'x' }, 502],
@@ -484,27 +486,30 @@ async function streamFaults(t, a, model) {
 		const label = `${a.route} ${model} stream upstream ${name}`;
 		await dbl.reset();
 		await dbl.script({ fault });
-		let err = null;
 		const t0 = Date.now();
-		let r;
-		try {
-			r = await a.ask({ model, stream: true,
-			    timeout: 15000,
-			    content: [a.parts.text('stream fault')] });
-		} catch (e) {
-			err = e;
-		}
+		const { err, r } = await a.ask({ model, stream: true,
+		    timeout: 15000, content: [a.parts.text('stream fault')] })
+		    .then((x) => ({ r: x }), (e) => ({ err: e }));
 		const ms = Date.now() - t0;
+		const got = err ? `${err.constructor.name} ${err.status}: ` +
+		    `${err.message} after ${ms} ms` :
+		    `no error: "${r?.text}" after ${ms} ms`;
+		const early = fault.kind === 'status';
 		// Before the status line: the status itself; after it, the
 		// dialect's error event, which the SDK raises as APIError.
-		const fine = err instanceof E.APIError &&
-		    !(err instanceof E.APIUserAbortError) &&
-		    (err.status === undefined || err.status === status);
-		t.ok(fine && ms < 10000, `${label}: the SDK raises an ` +
-		    `error (${status} or an error event) within 10 s`,
-		    err ? `${err.constructor.name} ${err.status}: ` +
-		    `${err.message} after ${ms} ms` :
-		    `no error: "${r?.text}" after ${ms} ms`);
+		t.ok(err instanceof a.mod.APIError &&
+		    !(err instanceof a.mod.APIUserAbortError) &&
+		    (err.status === status ||
+		    (!early && err.status === undefined)) && ms < 10000,
+		    `${label}: the SDK raises ` + (early ? `${status}` :
+		    `${status} or an error event`) + ' within 10 s', got);
+		if (name === '400')
+			t.ok(/stream says no/.test(err?.message),
+			    `${label}: the upstream's message is passed on`, got);
+		if (name === '429')
+			t.ok(header(err, 'retry-after') === '3',
+			    `${label}: retry-after 3 passed on`,
+			    header(err, 'retry-after'));
 	}
 }
 
