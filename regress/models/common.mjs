@@ -505,7 +505,8 @@ async function streamFaults(t, a, model) {
 		    `${status} or an error event`) + ' within 10 s', got);
 		if (name === '400')
 			t.ok(/stream says no/.test(err?.message),
-			    `${label}: the upstream's message is passed on`, got);
+			    `${label}: the upstream's message is passed on`,
+			    got);
 		if (name === '429')
 			t.ok(header(err, 'retry-after') === '3',
 			    `${label}: retry-after 3 passed on`,
