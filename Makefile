@@ -87,8 +87,8 @@ MANS :=		$(wildcard man/*.[1-9])
 DEPS_BUILD =	build-essential pkg-config bison libbsd-dev libevent-dev \
 		libpq-dev libjson-c-dev libssh2-1-dev libcurl4-openssl-dev \
 		libssl-dev libhttp-parser-dev libseccomp-dev
-DEPS_RUN =	postgresql bubblewrap python3 python3-numpy python3-pandas \
-		python3-matplotlib procps curl
+DEPS_RUN =	postgresql bubblewrap poppler-utils python3 python3-numpy \
+		python3-pandas python3-matplotlib procps curl
 DEPS_TEST =	clang libclang-rt-14-dev mandoc openssh-server \
 		openssh-client rsyslog dpkg-dev fakeroot psmisc \
 		ceph-mon ceph-osd ceph-common radosgw nginx-light wrk \
@@ -163,7 +163,14 @@ $(CONFINE_TRY): regress/confine/confine_try.c $(LIBDEPOT)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-units: $(UNIT_BINS) $(CONFINE_TRY)
+# The extract child, run for real, asked through fe_extract.c.
+EXTRACT_TRY =	$(B)/regress/extract_try
+$(EXTRACT_TRY): regress/extract/extract_try.c $(LIBDEPOTD) $(LIBDEPOT)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Icmd/depotd -Iregress/unit $(LDFLAGS) -o $@ $^ \
+	    $(LDLIBS)
+
+units: $(UNIT_BINS) $(CONFINE_TRY) $(EXTRACT_TRY)
 
 run: deps-run
 	@$(MAKE) all

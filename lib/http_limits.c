@@ -38,4 +38,5 @@ http_limits_default(struct http_limits *l)
 	l->max_conns_per_addr = 64;
 	l->read_watermark = 1024 * 1024;
 	l->write_watermark = 256 * 1024;
+	l->max_request_size = 32LL * 1024 * 1024;
 }

@@ -22,6 +22,7 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <stdio.h>
@@ -179,7 +180,11 @@ listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
 {
 	struct listener		*l = arg;
 	char			 peer[64];
+	int			 on = 1;
 
+	/* Streamed events are small writes: none may wait for an ACK. */
+	if (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	peer_name(sa, peer, sizeof(peer));
 	admit(l->srv, fd, sa, peer);
 }

@@ -93,6 +93,28 @@ print_paths(FILE *fp, const char *what, const char *const *paths)
 	fputc('\n', fp);
 }
 
+static void
+print_tcp(FILE *fp, const struct lockdown_rules *pol)
+{
+	size_t	 i;
+
+	if (pol->tcp_connect == LOCKDOWN_TCP_ANY) {
+		fputs("connect (any port), no bind", fp);
+		return;
+	}
+	if (pol->tcp_connect == LOCKDOWN_TCP_NONE || pol->nports == 0) {
+		fputs("no connect, no bind", fp);
+		return;
+	}
+	fputs("connect to port", fp);
+	if (pol->nports > 1)
+		fputc('s', fp);
+	for (i = 0; i < pol->nports; i++)
+		fprintf(fp, "%s %u", i > 0 ? "," : "",
+		    (unsigned)pol->ports[i]);
+	fputs(" only, no bind", fp);
+}
+
 void
 lockdown_print_plan(FILE *fp, const struct lockdown_rules *pol,
     const char *user, const char *root, const char *const *ro,
@@ -102,13 +124,19 @@ lockdown_print_plan(FILE *fp, const struct lockdown_rules *pol,
 		root = LOCKDOWN_EMPTY_DIR;
 	fprintf(fp, "%s: user %s, root %s\n", pol->role, user,
 	    pol->empty_root ? root : "/");
-	fprintf(fp, "\tsystem calls: \"%s\"; execve, ptrace: killed; "
-	    "others: EPERM\n", pol->promises);
-	print_paths(fp, "read", ro);
-	print_paths(fp, "read and write", rw);
-	fprintf(fp, "\ttcp: %s; signals, abstract sockets: own only\n",
-	    pol->tcp_connect ? "connect (any port), no bind" :
-	    "no connect, no bind");
+	fprintf(fp, "\tsystem calls: \"%s\"; %sptrace: killed; "
+	    "others: EPERM\n", pol->promises,
+	    strstr(pol->promises, "exec") != NULL ? "" : "execve, ");
+	if (pol->no_fs_rules)
+		fprintf(fp, "\tfiles: what its user may open (no Landlock "
+		    "file rules: they forbid bubblewrap's mounts)\n");
+	else {
+		print_paths(fp, "read", ro);
+		print_paths(fp, "read and write", rw);
+	}
+	fputs("\ttcp: ", fp);
+	print_tcp(fp, pol);
+	fputs("; signals, abstract sockets: own only\n", fp);
 }
 
 /*

@@ -26,6 +26,8 @@
 #ifndef DEPOT_LOCKDOWN_H
 #define DEPOT_LOCKDOWN_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "privdrop.h"
@@ -33,11 +35,27 @@
 /* The root of a role that needs no file system, unless chroot says. */
 #define LOCKDOWN_EMPTY_DIR	"/var/empty"
 
+/* Where a role may connect over TCP. */
+#define LOCKDOWN_TCP_NONE	0
+#define LOCKDOWN_TCP_ANY	1	/* any port */
+#define LOCKDOWN_TCP_PORTS	2	/* the ports listed, only */
+
 struct lockdown_rules {
 	const char	*role;
 	const char	*promises;	/* pledge(2) promises */
 	int		 empty_root;	/* chroot to an empty directory */
-	int		 tcp_connect;	/* may connect to any TCP port */
+	int		 tcp_connect;	/* LOCKDOWN_TCP_* */
+	/*
+	 * No Landlock file rules: a domain with them may not mount(2),
+	 * and bubblewrap mounts.  Network rules and scoping still hold.
+	 */
+	int		 no_fs_rules;
+	/*
+	 * LOCKDOWN_TCP_PORTS: the ports, known from the configuration at
+	 * lockdown; none means no TCP at all ("inet" is then dropped).
+	 */
+	const uint16_t	*ports;
+	size_t		 nports;
 };
 
 /* What this kernel can enforce. */

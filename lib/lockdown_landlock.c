@@ -48,6 +48,12 @@
 #define LL_NET_CONNECT_TCP	(1ULL << 1)
 #define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)
 #define LL_SCOPE_SIGNAL		(1ULL << 1)
+#define LL_RULE_NET_PORT	2
+
+struct ll_net_port_attr {
+	uint64_t	 allowed_access;
+	uint64_t	 port;
+};
 
 /* The rule set attribute as of ABI 6; older kernels take a prefix. */
 struct ll_ruleset_attr {
@@ -115,10 +121,11 @@ allow_paths(int ruleset, const char *const *paths, uint64_t rights)
 }
 
 /*
- * The attribute for this ABI and policy; returns its size.  A role
- * without tcp_connect may neither bind nor connect over TCP; one with
- * it may connect anywhere (the ports of its servers are not known
- * here) but never bind.  Every role is kept from signalling and from
+ * The attribute for this ABI and policy; returns its size.  No role
+ * may bind a TCP port.  LOCKDOWN_TCP_NONE may not connect either;
+ * LOCKDOWN_TCP_PORTS connects only to the ports allow_ports names;
+ * LOCKDOWN_TCP_ANY anywhere (the storage helper: its servers' ports
+ * are not known here).  Every role is kept from signalling and from
  * reaching abstract unix sockets outside its own domain.
  */
 static size_t
@@ -126,16 +133,44 @@ ruleset_attr(const struct lockdown_rules *pol, int abi,
     struct ll_ruleset_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	attr->handled_access_fs = fs_rights(abi);
+	if (!pol->no_fs_rules)
+		attr->handled_access_fs = fs_rights(abi);
 	if (abi < 4)
 		return sizeof(attr->handled_access_fs);
 	attr->handled_access_net = LL_NET_BIND_TCP;
-	if (!pol->tcp_connect)
+	if (pol->tcp_connect != LOCKDOWN_TCP_ANY)
 		attr->handled_access_net |= LL_NET_CONNECT_TCP;
 	if (abi < 6)
 		return offsetof(struct ll_ruleset_attr, scoped);
 	attr->scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
 	return sizeof(*attr);
+}
+
+static int
+allow_ports(int ruleset, const struct lockdown_rules *pol, int abi)
+{
+	struct ll_net_port_attr	 np;
+	size_t			 i;
+
+	if (pol->tcp_connect != LOCKDOWN_TCP_PORTS || pol->nports == 0)
+		return 0;
+	if (abi < 4) {
+		log_warnx("landlock: this kernel has no network rules; the "
+		    "%s may connect to any TCP port", pol->role);
+		return 0;
+	}
+	for (i = 0; i < pol->nports; i++) {
+		memset(&np, 0, sizeof(np));
+		np.allowed_access = LL_NET_CONNECT_TCP;
+		np.port = pol->ports[i];
+		if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT,
+		    &np, 0) == -1) {
+			log_warn("landlock_add_rule port %u",
+			    (unsigned)pol->ports[i]);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* 0: in force; -1: this kernel has no Landlock. */
@@ -153,6 +188,11 @@ lockdown_landlock(const struct lockdown_rules *pol, int abi,
 		    "file system and network lockdown skipped");
 		return -1;
 	}
+	if (pol->no_fs_rules && abi < 4) {
+		log_warnx("landlock has no network rules in this kernel "
+		    "(ABI %d); network lockdown skipped", abi);
+		return -1;
+	}
 	len = ruleset_attr(pol, abi, &attr);
 	read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
 	write = attr.handled_access_fs & ~(LANDLOCK_ACCESS_FS_EXECUTE |
@@ -162,7 +202,8 @@ lockdown_landlock(const struct lockdown_rules *pol, int abi,
 	if (ruleset == -1)
 		fatal("landlock_create_ruleset");
 	if (allow_paths(ruleset, ro, read) == -1 ||
-	    allow_paths(ruleset, rw, write) == -1)
+	    allow_paths(ruleset, rw, write) == -1 ||
+	    allow_ports(ruleset, pol, abi) == -1)
 		fatalx("landlock: cannot build the %s rules", pol->role);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fatal("prctl(PR_SET_NO_NEW_PRIVS)");

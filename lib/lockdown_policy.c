@@ -34,25 +34,43 @@
  *    and bind(2) cannot be told apart by family, so Landlock's network
  *    rules, not seccomp, keep "unix" from reaching TCP ports.
  *
- * No role has "proc", "exec", "id" or "ptrace": fork, execve, setuid
- * and ptrace are refused to every child.
+ * No role but extract has "proc" or "exec", and none has "id" or
+ * "ptrace": fork, execve, setuid and ptrace are refused to every other
+ * child.  The extract child runs bubblewrap, so it also has a promise
+ * pledge lacks, "jail": the system calls with which bubblewrap makes
+ * its namespaces (mount, pivot_root, unshare, capset, ...), which act
+ * only inside the new user namespace, and a netlink socket for its
+ * loopback.  Unlike pledge's, "proc" lets kill(2) reach any process;
+ * Landlock's signal scoping keeps it to the child's own jails.
  *
- * When the frontend calls model upstreams it gains "inet", and
- * Landlock network rules for the upstreams' ports alone keep it from
- * connecting anywhere else.
+ * The frontend calls model upstreams: it has "inet", restricted to
+ * TCP stream sockets, and Landlock network rules (ABI 4) for the
+ * upstreams' ports alone keep it from connecting anywhere else.  With
+ * no upstream it has no "inet" at all.  A kernel without Landlock
+ * network rules lets it connect to any port (depotd.conf(5) says so).
  */
 #include <string.h>
 
 #include "lockdown.h"
 
 static const struct lockdown_rules policies[] = {
-	/* HTTP in, descriptors from the storage helper: no files. */
-	{ "frontend",	"stdio recvfd sendfd",			1, 0 },
+	/*
+	 * HTTP in, descriptors from the storage helper, TCP out to the
+	 * model upstreams: no files.
+	 */
+	{ "frontend",	"stdio inet recvfd sendfd",		1,
+	    LOCKDOWN_TCP_PORTS, 0, NULL, 0 },
 	/* The database, the store and its credentials, TCP out. */
 	{ "storage",	"stdio rpath wpath cpath fattr flock unix inet dns "
-			"recvfd sendfd",			0, 1 },
+			"recvfd sendfd",			0,
+	    LOCKDOWN_TCP_ANY, 0, NULL, 0 },
 	/* The sandbox backend's unix socket. */
-	{ "broker",	"stdio unix recvfd sendfd",		1, 0 },
+	{ "broker",	"stdio unix recvfd sendfd",		1,
+	    LOCKDOWN_TCP_NONE, 0, NULL, 0 },
+	/* bubblewrap and pdftotext; the files are the uid's and the jail's. */
+	{ "extract",	"stdio rpath cpath proc exec jail recvfd "
+			"sendfd",				0,
+	    LOCKDOWN_TCP_NONE, 1, NULL, 0 },
 };
 
 static const char *const calls_stdio[] = {
@@ -111,6 +129,23 @@ static const char *const calls_net[] = {
 	"connect", "bind", "socketpair", NULL
 };
 
+/* kill(2), tgkill(2) and clone(2) are widened by lockdown_seccomp.c. */
+static const char *const calls_proc[] = {
+	"fork", "vfork", "wait4", "waitid", "setpgid", "setsid", "setrlimit",
+	NULL
+};
+
+/* The dynamic loader of the new program sets its thread pointer. */
+static const char *const calls_exec[] = {
+	"execve", "execveat", "arch_prctl", NULL
+};
+
+/* socket(2) (netlink) and ioctl(2) (SIOCGIFINDEX): lockdown_seccomp.c. */
+static const char *const calls_jail[] = {
+	"unshare", "mount", "umount2", "pivot_root", "capget", "capset",
+	"prctl", "creat", "setresuid", "setresgid", "setgroups", "bind", NULL
+};
+
 static const char *const calls_none[] = {
 	NULL
 };
@@ -128,6 +163,9 @@ static const struct {
 	{ "unix",	calls_net },
 	{ "inet",	calls_net },
 	{ "dns",	calls_net },
+	{ "proc",	calls_proc },
+	{ "exec",	calls_exec },
+	{ "jail",	calls_jail },
 	{ "recvfd",	calls_none },
 	{ "sendfd",	calls_none },
 };

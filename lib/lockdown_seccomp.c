@@ -26,6 +26,7 @@
  */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <sched.h>
@@ -39,8 +40,12 @@
 #include "lockdown.h"
 
 static const char *const calls_fatal[] = {
-	"execve", "execveat", "ptrace", "process_vm_readv",
-	"process_vm_writev", NULL
+	"ptrace", "process_vm_readv", "process_vm_writev", NULL
+};
+
+/* Fatal too, unless the role promised "exec". */
+static const char *const calls_exec[] = {
+	"execve", "execveat", NULL
 };
 
 /* The ioctls of stdio: non-blocking mode, bytes waiting, isatty. */
@@ -112,12 +117,71 @@ add_stdio_args(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/*
+ * "proc": new processes and signals to any of them (Landlock's scoping
+ * keeps signals to the role's own descendants); "jail": the sockets
+ * and the ioctl bubblewrap brings its loopback up with.
+ */
 static int
-add_promise(scmp_filter_ctx ctx, const char *promise)
+add_proc_args(scmp_filter_ctx ctx)
+{
+	if (add_call(ctx, SCMP_ACT_ALLOW, "kill", 0, NULL) < 0 ||
+	    add_call(ctx, SCMP_ACT_ALLOW, "tgkill", 0, NULL) < 0 ||
+	    add_call(ctx, SCMP_ACT_ALLOW, "clone", 0, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+add_jail_args(scmp_filter_ctx ctx)
+{
+	static const unsigned long	 families[] = { AF_UNIX, AF_NETLINK };
+	static const unsigned long	 ifindex[] = { SIOCGIFINDEX };
+
+	if (add_call_if(ctx, "socket", 0, families, 2) < 0 ||
+	    add_call_if(ctx, "ioctl", 1, ifindex, 1) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * socket(2) for TCP alone: AF_INET or AF_INET6, SOCK_STREAM (whatever
+ * its flags), protocol 0 or IPPROTO_TCP.  Landlock's network rules
+ * govern TCP only; UDP, SCTP or MPTCP would slip past them.
+ */
+static int
+add_tcp_socket(scmp_filter_ctx ctx)
+{
+	static const int	 families[] = { AF_INET, AF_INET6 };
+	static const int	 protocols[] = { 0, IPPROTO_TCP };
+	struct scmp_arg_cmp	 cmp[3];
+	size_t			 f, p;
+
+	for (f = 0; f < 2; f++)
+		for (p = 0; p < 2; p++) {
+			cmp[0] = SCMP_CMP(0, SCMP_CMP_EQ, families[f]);
+			cmp[1] = SCMP_CMP(1, SCMP_CMP_MASKED_EQ, 0xf,
+			    SOCK_STREAM);
+			cmp[2] = SCMP_CMP(2, SCMP_CMP_EQ, protocols[p]);
+			if (add_call(ctx, SCMP_ACT_ALLOW, "socket", 3, cmp) <
+			    0)
+				return -1;
+		}
+	return 0;
+}
+
+static int
+add_promise(scmp_filter_ctx ctx, const struct lockdown_rules *pol,
+    const char *promise)
 {
 	static const unsigned long	 unix_family[] = { AF_UNIX };
 	static const unsigned long	 inet_family[] = { AF_INET, AF_INET6 };
 	const char *const		*calls;
+
+	/* Ports to be named, and none were: no network at all. */
+	if (strcmp(promise, "inet") == 0 &&
+	    pol->tcp_connect == LOCKDOWN_TCP_PORTS && pol->nports == 0)
+		return 0;
 
 	if ((calls = lockdown_promise_calls(promise)) == NULL) {
 		log_warnx("seccomp: unknown promise %s", promise);
@@ -127,24 +191,37 @@ add_promise(scmp_filter_ctx ctx, const char *promise)
 		return -1;
 	if (strcmp(promise, "stdio") == 0)
 		return add_stdio_args(ctx);
+	if (strcmp(promise, "proc") == 0)
+		return add_proc_args(ctx);
+	if (strcmp(promise, "jail") == 0)
+		return add_jail_args(ctx);
 	if (strcmp(promise, "unix") == 0)
 		return add_call_if(ctx, "socket", 0, unix_family, 1);
+	if (strcmp(promise, "inet") == 0 &&
+	    pol->tcp_connect == LOCKDOWN_TCP_PORTS)
+		return add_tcp_socket(ctx);
 	if (strcmp(promise, "inet") == 0 || strcmp(promise, "dns") == 0)
 		return add_call_if(ctx, "socket", 0, inet_family, 2);
 	return 0;
 }
 
+/* Adds each promise; *exec is set when one of them is "exec". */
 static int
-add_promises(scmp_filter_ctx ctx, const char *promises)
+add_promises(scmp_filter_ctx ctx, const struct lockdown_rules *pol,
+    int *exec)
 {
 	char	*copy, *p, *word;
 	int	 rc = 0;
 
-	if ((copy = strdup(promises)) == NULL)
+	*exec = 0;
+	if ((copy = strdup(pol->promises)) == NULL)
 		return -1;
-	for (p = copy; rc == 0 && (word = strsep(&p, " ")) != NULL;)
+	for (p = copy; rc == 0 && (word = strsep(&p, " ")) != NULL;) {
 		if (*word != '\0')
-			rc = add_promise(ctx, word);
+			rc = add_promise(ctx, pol, word);
+		if (strcmp(word, "exec") == 0)
+			*exec = 1;
+	}
 	free(copy);
 	return rc;
 }
@@ -154,14 +231,15 @@ int
 lockdown_seccomp(const struct lockdown_rules *pol)
 {
 	scmp_filter_ctx	 ctx;
-	int		 rc;
+	int		 rc, exec;
 
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
 		fatalx("seccomp_init");
 	/* Every thread, also any a library started before now. */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0 ||
-	    add_promises(ctx, pol->promises) == -1 ||
-	    add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_fatal) == -1)
+	    add_promises(ctx, pol, &exec) == -1 ||
+	    add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_fatal) == -1 ||
+	    (!exec && add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_exec) == -1))
 		fatalx("seccomp: cannot build the %s filter", pol->role);
 	rc = seccomp_load(ctx);
 	seccomp_release(ctx);

@@ -42,7 +42,17 @@ struct route_count {
 	uint64_t	 count;
 };
 
+/* A configured model's counters (a name is kept until exit). */
+struct model_count {
+	char		 model[128];
+	uint64_t	 requests, errors, tokens_in, tokens_out;
+};
+
+#define MODELS_COUNTED	128
+
 static struct route_count	 counts[ROUTES_MAX * 8];
+static struct model_count	 models[MODELS_COUNTED];
+static int			 nmodels;
 static int			 ncounts;
 static uint64_t			 bytes_in, bytes_out;
 
@@ -66,6 +76,67 @@ metrics_count(const struct http_request *req)
 	counts[ncounts].status = req->status;
 	counts[ncounts].count = 1;
 	ncounts++;
+}
+
+void
+metrics_model(const char *model, int error, int64_t in, int64_t out)
+{
+	struct model_count	*mc = NULL;
+	int			 i;
+
+	if (model == NULL || *model == '\0')
+		return;
+	for (i = 0; i < nmodels && mc == NULL; i++)
+		if (strcmp(models[i].model, model) == 0)
+			mc = &models[i];
+	if (mc == NULL) {
+		if (nmodels == MODELS_COUNTED)
+			return;
+		mc = &models[nmodels++];
+		strlcpy(mc->model, model, sizeof(mc->model));
+	}
+	mc->requests++;
+	mc->errors += error != 0;
+	mc->tokens_in += in > 0 ? (uint64_t)in : 0;
+	mc->tokens_out += out > 0 ? (uint64_t)out : 0;
+}
+
+/* A label value: backslash, quote and newline escaped. */
+static void
+metrics_label(char *out, size_t len, const char *s)
+{
+	size_t	 n = 0;
+
+	for (; *s != '\0' && n + 3 < len; s++) {
+		if (*s == '\\' || *s == '"' || *s == '\n')
+			out[n++] = '\\';
+		out[n++] = *s == '\n' ? 'n' : *s;
+	}
+	out[n] = '\0';
+}
+
+static void
+metrics_models(struct evbuffer *b, int n)
+{
+	static const char	*names[] = { "requests", "errors",
+				    "tokens_in", "tokens_out" };
+	char			 label[300];
+	uint64_t		 v;
+	int			 i, k;
+
+	for (k = 0; k < 4; k++) {
+		evbuffer_add_printf(b, "# TYPE depotd_model_%s_total "
+		    "counter\n", names[k]);
+		for (i = 0; i < nmodels; i++) {
+			v = k == 0 ? models[i].requests : k == 1 ?
+			    models[i].errors : k == 2 ? models[i].tokens_in :
+			    models[i].tokens_out;
+			metrics_label(label, sizeof(label), models[i].model);
+			evbuffer_add_printf(b, "depotd_model_%s_total{"
+			    "frontend=\"%d\",model=\"%s\"} %" PRIu64 "\n",
+			    names[k], n, label, v);
+		}
+	}
 }
 
 static int
@@ -146,6 +217,7 @@ metrics_done(void *arg, struct imsg *imsg)
 	    "# TYPE depotd_store_up gauge\n"
 	    "depotd_store_up %d\n",
 	    n, bytes_in, n, bytes_out, n, hm.db_up, hm.store_up);
+	metrics_models(b, n);
 	len = evbuffer_get_length(b);
 	text = (char *)evbuffer_pullup(b, -1);
 	http_reply(ar->req, 200, "text/plain; version=0.0.4", text, len);

@@ -37,6 +37,7 @@
 #include "log.h"
 #include "lockdown.h"
 #include "roster.h"
+#include "confine.h"
 #include "child.h"
 
 static struct {
@@ -154,7 +155,8 @@ child_start(void)
 
 	if (child.conf == NULL || child.proc.user[0] == '\0')
 		fatalx("start without a configuration");
-	if ((rules = lockdown_rules_of(role_name(child.role))) == NULL)
+	/* The ports are those of the configuration at lockdown. */
+	if ((rules = confine_rules(child.role, child.conf)) == NULL)
 		fatalx("no lockdown rules for %s", role_name(child.role));
 	memset(&pu, 0, sizeof(pu));
 	strlcpy(pu.name, child.proc.user, sizeof(pu.name));
@@ -195,6 +197,7 @@ child_dispatch_master(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_CONF_UPSTREAM:
 	case IMSG_CONF_MODEL:
 	case IMSG_CONF_SANDBOX:
+	case IMSG_CONF_CA:
 		child_conf_part(imsg);
 		break;
 	case IMSG_LISTEN_FD:

@@ -58,10 +58,27 @@ conf_new(void)
 	c->max_filename = 255;
 	c->max_uploads_per_key = 8;
 	c->writing_grace = 86400;
+	c->extract_pages = 50;
+	c->extract_size = 1024 * 1024;
 	http_limits_default(&c->http);
 	c->sandbox = SANDBOX_NONE;
+	c->exec_timeout = 60;
+	c->max_output_files = 20;
+	c->max_output_size = 64LL * 1024 * 1024;
+	c->max_sessions = 16;
 	c->max_tool_iterations = 8;
 	return c;
+}
+
+void
+conf_upstream_init(struct upstream_conf *u)
+{
+	u->api = API_OPENAI;
+	u->timeout = 300;
+	u->connect_timeout = 10;
+	u->idle_timeout = 60;
+	strlcpy(u->anthropic_version, "2023-06-01",
+	    sizeof(u->anthropic_version));
 }
 
 static void
@@ -88,6 +105,7 @@ conf_free(struct depotd_conf *c)
 	while ((u = TAILQ_FIRST(&c->upstreams)) != NULL) {
 		TAILQ_REMOVE(&c->upstreams, u, entry);
 		wipe(&u->api_key);
+		free(u->ca_pem);
 		free(u);
 	}
 	while ((m = TAILQ_FIRST(&c->models)) != NULL) {
@@ -226,6 +244,26 @@ store_differs(const struct depotd_conf *a, const struct depotd_conf *b)
 	    sa.keepalive != sb.keepalive;
 }
 
+/* Does b connect to a port a does not?  The frontends' Landlock rules
+ * name the ports they started with. */
+static int
+ports_added(const struct depotd_conf *a, const struct depotd_conf *b)
+{
+	uint16_t	 pa[CONF_PORTS_MAX], pb[CONF_PORTS_MAX];
+	size_t		 na, nb, i, j;
+
+	na = conf_upstream_ports(a, pa, CONF_PORTS_MAX);
+	nb = conf_upstream_ports(b, pb, CONF_PORTS_MAX);
+	for (i = 0; i < nb; i++) {
+		for (j = 0; j < na; j++)
+			if (pa[j] == pb[i])
+				break;
+		if (j == na)
+			return 1;
+	}
+	return 0;
+}
+
 static void
 note(char *buf, size_t len, int changed, const char *what)
 {
@@ -261,6 +299,7 @@ conf_restart_changes(const struct depotd_conf *a, const struct depotd_conf *b,
 	    strcmp(a->sandbox_dir, b->sandbox_dir) != 0 ||
 	    (a->sandbox == SANDBOX_URL &&
 	    strcmp(a->sandbox_url, b->sandbox_url) != 0), "sandbox");
+	note(buf, len, ports_added(a, b), "new upstream ports");
 }
 
 void

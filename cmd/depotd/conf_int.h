@@ -15,12 +15,14 @@
  */
 
 /*
- * conf_int.h: what conf.c shares with conf_print.c.
+ * conf_int.h: what the configuration's files share among themselves.
  */
 #ifndef DEPOTD_CONF_INT_H
 #define DEPOTD_CONF_INT_H
 
 #include <stddef.h>
+
+struct upstream_conf;
 
 /*
  * Calls found() with the span [start, end) of each password in a
@@ -28,5 +30,13 @@
  */
 int	 conninfo_passwords(const char *,
 	    void (*found)(void *, size_t, size_t), void *);
+
+/*
+ * conf_ca.c.  The master opens an https upstream's CA bundle (-1: an
+ * http:// upstream, or logged); the frontend reads it into u->ca_pem
+ * and closes fd (nothing kept, and logged, when it cannot).
+ */
+int	 conf_ca_open(const struct upstream_conf *u);
+void	 conf_ca_read(struct upstream_conf *u, int fd);
 
 #endif

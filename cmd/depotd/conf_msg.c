@@ -21,7 +21,9 @@
  * configuration from them on top of conf_new()'s defaults.
  *
  * Each part's fields are listed once, in a *_sync() function that
- * copies them towards the message or back from it.
+ * copies them towards the message or back from it.  An https
+ * upstream's CA bundle follows the upstreams as a descriptor
+ * (IMSG_CONF_CA, conf_ca.c).
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -29,10 +31,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "proto.h"
 #include "config.h"
+#include "conf_int.h"
 
 enum sync_dir {
 	TO_MSG,
@@ -117,6 +121,8 @@ files_sync(struct depotd_conf *c, struct files_msg *m, enum sync_dir d)
 	SYNC(d, c->max_filename, m->max_filename);
 	SYNC(d, c->max_uploads_per_key, m->max_uploads_per_key);
 	SYNC(d, c->writing_grace, m->writing_grace);
+	SYNC(d, c->extract_pages, m->extract_pages);
+	SYNC(d, c->extract_size, m->extract_size);
 }
 
 static void
@@ -126,6 +132,10 @@ sandbox_sync(struct depotd_conf *c, struct sandbox_msg *m, enum sync_dir d)
 	SYNC_STR(d, c->sandbox_url, m->url);
 	SYNC_STR(d, c->sandbox_dir, m->dir);
 	SYNC(d, c->max_tool_iterations, m->max_tool_iterations);
+	SYNC(d, c->exec_timeout, m->exec_timeout);
+	SYNC(d, c->max_output_files, m->max_output_files);
+	SYNC(d, c->max_output_size, m->max_output_size);
+	SYNC(d, c->max_sessions, m->max_sessions);
 }
 
 static void
@@ -136,6 +146,12 @@ upstream_sync(struct upstream_conf *u, struct upstream_msg *m,
 	SYNC_STR(d, u->url, m->url);
 	SYNC(d, u->api, m->api);
 	SYNC(d, u->timeout, m->timeout);
+	SYNC(d, u->connect_timeout, m->connect_timeout);
+	SYNC(d, u->idle_timeout, m->idle_timeout);
+	SYNC(d, u->native_responses, m->native_responses);
+	SYNC_STR(d, u->ca_file, m->ca_file);
+	SYNC_STR(d, u->anthropic_version, m->anthropic_version);
+	SYNC_STR(d, u->resolve, m->resolve);
 }
 
 static void
@@ -146,6 +162,9 @@ model_sync(struct model_conf *mc, struct model_msg *m, enum sync_dir d)
 	SYNC_STR(d, mc->remote_name, m->remote_name);
 	SYNC(d, mc->text_only, m->text_only);
 	SYNC(d, mc->native_code_execution, m->native_code_execution);
+	SYNC(d, mc->pdf_as_text, m->pdf_as_text);
+	SYNC(d, mc->max_tokens, m->max_tokens);
+	SYNC(d, mc->max_tool_iterations, m->max_tool_iterations);
 }
 
 static void
@@ -175,6 +194,29 @@ send_secrets(struct imsgev *iev, const struct depotd_conf *c, int mask)
 	}
 }
 
+/*
+ * Each https upstream's CA bundle as a descriptor of its own, opened
+ * now (at start and at every reload): the frontend, which has no file
+ * system, reads it.  One that cannot be opened is logged and skipped.
+ */
+static void
+send_cas(struct imsgev *iev, const struct depotd_conf *c)
+{
+	struct upstream_conf	*u;
+	struct ca_msg		 cm;
+	int			 fd;
+
+	TAILQ_FOREACH(u, &c->upstreams, entry) {
+		if ((fd = conf_ca_open(u)) == -1)
+			continue;
+		memset(&cm, 0, sizeof(cm));
+		conf_copy(cm.upstream, u->name, sizeof(cm.upstream));
+		if (imsgev_compose(iev, IMSG_CONF_CA, 0, 0, fd, &cm,
+		    sizeof(cm)) == -1)
+			fatal("imsg_compose");
+	}
+}
+
 static void
 send_models(struct imsgev *iev, const struct depotd_conf *c, int mask)
 {
@@ -195,6 +237,7 @@ send_models(struct imsgev *iev, const struct depotd_conf *c, int mask)
 		model_sync(mc, &mm, TO_MSG);
 		send_part(iev, IMSG_CONF_MODEL, &mm, sizeof(mm));
 	}
+	send_cas(iev, c);
 }
 
 /*
@@ -232,6 +275,11 @@ conf_send(struct imsgev *iev, const struct depotd_conf *conf, int parts,
 	if (parts & CONF_PART_SANDBOX) {
 		memset(&sb, 0, sizeof(sb));
 		sandbox_sync(c, &sb, TO_MSG);
+		/* Where the sandbox is: only for who holds its token. */
+		if ((secrets & CONF_SECRETS_BROKER) == 0) {
+			memset(sb.url, 0, sizeof(sb.url));
+			memset(sb.dir, 0, sizeof(sb.dir));
+		}
 		send_part(iev, IMSG_CONF_SANDBOX, &sb, sizeof(sb));
 	}
 }
@@ -271,6 +319,24 @@ recv_upstream(struct depotd_conf *c, struct upstream_msg *um)
 	TAILQ_INSERT_TAIL(&c->upstreams, u, entry);
 }
 
+/* The descriptor is required by the channel table. */
+static int
+recv_ca(struct depotd_conf *c, struct ca_msg *cm, int fd)
+{
+	struct upstream_conf	*u;
+
+	cm->upstream[sizeof(cm->upstream) - 1] = '\0';
+	TAILQ_FOREACH(u, &c->upstreams, entry)
+		if (strcmp(u->name, cm->upstream) == 0)
+			break;
+	if (u == NULL) {
+		close(fd);
+		return -1;
+	}
+	conf_ca_read(u, fd);
+	return 0;
+}
+
 static void
 recv_model(struct depotd_conf *c, struct model_msg *mm)
 {
@@ -296,6 +362,7 @@ conf_recv(struct depotd_conf *c, struct imsg *imsg)
 		struct upstream_msg	 upstream;
 		struct model_msg	 model;
 		struct sandbox_msg	 sandbox;
+		struct ca_msg		 ca;
 		struct http_limits	 http;
 	}	 m;
 	int	 rc = 0;
@@ -326,6 +393,9 @@ conf_recv(struct depotd_conf *c, struct imsg *imsg)
 		break;
 	case IMSG_CONF_SANDBOX:
 		sandbox_sync(c, &m.sandbox, FROM_MSG);
+		break;
+	case IMSG_CONF_CA:
+		rc = recv_ca(c, &m.ca, imsg_get_fd(imsg));
 		break;
 	default:
 		rc = -1;

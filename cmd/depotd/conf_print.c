@@ -190,6 +190,9 @@ print_files_http(FILE *fp, const struct depotd_conf *c)
 	    c->max_filename, c->max_uploads_per_key);
 	fputs("\twriting-grace ", fp);
 	print_duration(fp, c->writing_grace);
+	fprintf(fp, "\n\textract-pages %d\n\textract-size ",
+	    c->extract_pages);
+	print_size(fp, c->extract_size);
 	fputs("\n}\n", fp);
 
 	fputs("http {\n\tmax-header-size ", fp);
@@ -204,8 +207,22 @@ print_files_http(FILE *fp, const struct depotd_conf *c)
 	fputs("\n\tmin-body-rate ", fp);
 	print_size(fp, c->http.min_body_rate);
 	fprintf(fp, "\n\tmax-connections %d\n"
-	    "\tmax-connections-per-address %d\n}\n", c->http.max_conns,
-	    c->http.max_conns_per_addr);
+	    "\tmax-connections-per-address %d\n\tmax-request-size ",
+	    c->http.max_conns, c->http.max_conns_per_addr);
+	print_size(fp, c->http.max_request_size);
+	fputs("\n}\n", fp);
+}
+
+/* The options every sandbox takes, inside its block. */
+static void
+print_sandbox_limits(FILE *fp, const struct depotd_conf *c)
+{
+	fputs("\texec-timeout ", fp);
+	print_duration(fp, c->exec_timeout);
+	fprintf(fp, "\n\tmax-output-files %d\n\tmax-output-size ",
+	    c->max_output_files);
+	print_size(fp, c->max_output_size);
+	fprintf(fp, "\n\tmax-sessions %d\n}\n", c->max_sessions);
 }
 
 static void
@@ -216,21 +233,69 @@ print_sandbox(FILE *fp, const struct depotd_conf *c)
 		fputs("no sandbox\n", fp);
 		break;
 	case SANDBOX_LOCAL:
-		fputs("sandbox local", fp);
-		if (c->sandbox_dir[0] != '\0')
-			fprintf(fp, " { directory \"%s\" }", c->sandbox_dir);
-		fputc('\n', fp);
+		fputs("sandbox local {\n", fp);
+		if (c->sandbox_dir[0] != '\0') {
+			fputs("\tdirectory ", fp);
+			print_quoted(fp, c->sandbox_dir);
+			fputc('\n', fp);
+		}
+		print_sandbox_limits(fp, c);
 		break;
 	case SANDBOX_URL:
 		fputs("sandbox ", fp);
 		print_quoted(fp, c->sandbox_url);
-		if (c->sandbox_token != NULL)
-			fprintf(fp, " {\n\ttoken \"%s\"\n}",
-			    SECRET_PLACEHOLDER);
-		fputc('\n', fp);
+		fputs(" {\n", fp);
+		print_secret(fp, "token", c->sandbox_token);
+		print_sandbox_limits(fp, c);
 		break;
 	}
 	fprintf(fp, "max-tool-iterations %d\n", c->max_tool_iterations);
+}
+
+static void
+print_upstream_limits(FILE *fp, const struct upstream_conf *u)
+{
+	fputs("\ttimeout ", fp);
+	print_duration(fp, u->timeout);
+	fputs("\n\tconnect-timeout ", fp);
+	print_duration(fp, u->connect_timeout);
+	fputs("\n\tidle-timeout ", fp);
+	print_duration(fp, u->idle_timeout);
+	fputc('\n', fp);
+	if (u->ca_file[0] != '\0') {
+		fputs("\tca-file ", fp);
+		print_quoted(fp, u->ca_file);
+		fputc('\n', fp);
+	}
+	if (u->api == API_ANTHROPIC) {
+		fputs("\tanthropic-version ", fp);
+		print_quoted(fp, u->anthropic_version);
+		fputc('\n', fp);
+	}
+	if (u->native_responses)
+		fputs("\tresponses\n", fp);
+	fputs("}\n", fp);
+}
+
+static void
+print_model_options(FILE *fp, const struct model_conf *m)
+{
+	if (m->remote_name[0] != '\0') {
+		fputs("\tremote-name ", fp);
+		print_quoted(fp, m->remote_name);
+		fputc('\n', fp);
+	}
+	if (m->text_only)
+		fputs("\ttext-only\n", fp);
+	if (m->pdf_as_text)
+		fputs("\tpdf-as-text\n", fp);
+	if (m->native_code_execution)
+		fputs("\tnative-code-execution\n", fp);
+	if (m->max_tokens != 0)
+		fprintf(fp, "\tmax-tokens %d\n", m->max_tokens);
+	if (m->max_tool_iterations != 0)
+		fprintf(fp, "\tmax-tool-iterations %d\n",
+		    m->max_tool_iterations);
 }
 
 static void
@@ -247,9 +312,7 @@ print_upstreams_models(FILE *fp, const struct depotd_conf *c)
 		fprintf(fp, "\n\tapi %s\n",
 		    u->api == API_ANTHROPIC ? "anthropic" : "openai");
 		print_secret(fp, "api-key", u->api_key);
-		fputs("\ttimeout ", fp);
-		print_duration(fp, u->timeout);
-		fputs("\n}\n", fp);
+		print_upstream_limits(fp, u);
 	}
 	TAILQ_FOREACH(m, &c->models, entry) {
 		fputs("model ", fp);
@@ -257,20 +320,13 @@ print_upstreams_models(FILE *fp, const struct depotd_conf *c)
 		fputs(" upstream ", fp);
 		print_quoted(fp, m->upstream);
 		if (m->remote_name[0] == '\0' && !m->text_only &&
-		    !m->native_code_execution) {
+		    !m->pdf_as_text && !m->native_code_execution &&
+		    m->max_tokens == 0 && m->max_tool_iterations == 0) {
 			fputc('\n', fp);
 			continue;
 		}
 		fputs(" {\n", fp);
-		if (m->remote_name[0] != '\0') {
-			fputs("\tremote-name ", fp);
-			print_quoted(fp, m->remote_name);
-			fputc('\n', fp);
-		}
-		if (m->text_only)
-			fputs("\ttext-only\n", fp);
-		if (m->native_code_execution)
-			fputs("\tnative-code-execution\n", fp);
+		print_model_options(fp, m);
 		fputs("}\n", fp);
 	}
 }

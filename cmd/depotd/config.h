@@ -33,6 +33,9 @@
 #define DEPOTD_CONF		"/etc/depotd.conf"
 #define DEPOTD_USER		"_depotd"
 #define DEPOTD_STORAGE_USER	"_depotstore"
+#define DEPOTD_CA_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
+#define CONF_CA_MAX		(4 * 1024 * 1024)	/* bytes of PEM */
+#define CONF_PORTS_MAX		64	/* distinct upstream ports */
 
 struct listen_conf {
 	TAILQ_ENTRY(listen_conf)	 entry;
@@ -66,6 +69,13 @@ struct upstream_conf {
 	 * CURLOPT_RESOLVE ("" when the host is a literal address).
 	 */
 	char				 resolve[1024];
+	/*
+	 * The frontend's copy of the CA bundle (ca_file or the system's),
+	 * read from the descriptor of IMSG_CONF_CA: NULL for http://, or
+	 * when it could not be read (an https call then fails: 502).
+	 */
+	char				*ca_pem;
+	size_t				 ca_len;
 };
 
 struct model_conf {
@@ -153,13 +163,34 @@ struct depotd_conf {
 #define CONF_PART_FILES		0x02	/* files { } */
 #define CONF_PART_HTTP		0x04	/* http { } */
 #define CONF_PART_MODELS	0x08	/* upstreams and models */
-#define CONF_PART_SANDBOX	0x10	/* sandbox, max-tool-iterations */
+#define CONF_PART_SANDBOX	0x10	/* sandbox, max-tool-iterations;
+					   its URL and directory only with
+					   CONF_SECRETS_BROKER */
 
 /* parse.y */
 struct depotd_conf	*parse_config(const char *file, int verbose);
 int			 cmdline_symset(const char *);
-/* conf.c */
+/* conf.c, conf_url.c */
 struct depotd_conf	*conf_new(void);
+/* An upstream's defaults, before its block is read. */
+void			 conf_upstream_init(struct upstream_conf *);
+/*
+ * The host (brackets removed from an IPv6 literal) and port of an
+ * http:// or https:// URL, the port from the scheme when it has none.
+ * 0, or -1 when the URL has no usable host or port.
+ */
+int			 conf_url_host_port(const char *url, char *host,
+			    size_t hostlen, uint16_t *port);
+/* The distinct ports of the upstreams' URLs, at most max: how many. */
+size_t			 conf_upstream_ports(const struct depotd_conf *,
+			    uint16_t *ports, size_t max);
+/*
+ * master_resolve.c: fills each upstream's resolve list (the frontends
+ * resolve nothing).  A name that does not resolve is logged and left
+ * empty: its model routes answer 502 until a reload resolves it.  A
+ * CA bundle that cannot be read is logged too.
+ */
+void			 conf_resolve_upstreams(struct depotd_conf *);
 /* Does a libpq conninfo (key=value or URI) carry a password? */
 int			 conf_conninfo_has_password(const char *);
 void			 conf_free(struct depotd_conf *);

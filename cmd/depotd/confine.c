@@ -21,6 +21,7 @@
  */
 #include <sys/types.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,7 +32,7 @@
 #include "confine.h"
 
 static const enum proc_role confined_roles[] = {
-	ROLE_FRONTEND, ROLE_STORAGE, ROLE_BROKER,
+	ROLE_FRONTEND, ROLE_STORAGE, ROLE_BROKER, ROLE_EXTRACT,
 };
 
 /*
@@ -54,6 +55,29 @@ confine_storage_common(const char **ro)
 	return n;
 }
 
+/*
+ * A role's rules under this configuration: for the frontend, the
+ * upstreams' ports, as they are at lockdown.  Valid until the next
+ * call.
+ */
+const struct lockdown_rules *
+confine_rules(enum proc_role role, const struct depotd_conf *conf)
+{
+	static struct lockdown_rules	 rules;
+	static uint16_t			 ports[CONF_PORTS_MAX];
+	const struct lockdown_rules	*pol;
+
+	if ((pol = lockdown_rules_of(role_name(role))) == NULL)
+		return NULL;
+	rules = *pol;
+	if (rules.tcp_connect == LOCKDOWN_TCP_PORTS) {
+		rules.nports = conf_upstream_ports(conf, ports,
+		    CONF_PORTS_MAX);
+		rules.ports = ports;
+	}
+	return &rules;
+}
+
 /* The user, root and paths the roster and lockdown.c give role. */
 static void
 print_role_plan(FILE *fp, const struct depotd_conf *conf,
@@ -63,7 +87,7 @@ print_role_plan(FILE *fp, const struct depotd_conf *conf,
 	const struct role		*r = roster_role(role);
 	const char			*user, *root;
 
-	if ((rules = lockdown_rules_of(role_name(role))) == NULL)
+	if ((rules = confine_rules(role, conf)) == NULL)
 		return;
 	user = roster_user(r->user, conf);
 	root = r->chroot == CHROOT_CONF ? conf->chroot : NULL;
@@ -98,7 +122,7 @@ confine_print_plan(FILE *fp, const struct depotd_conf *conf)
 const char *
 confine_status(void)
 {
-	static char		 text[320];
+	static char		 text[384];
 	struct lockdown_kernel	 k;
 	char			 missing[256];
 
@@ -108,8 +132,9 @@ confine_status(void)
 		snprintf(text, sizeof(text), "complete (seccomp, Landlock "
 		    "ABI %d)", k.landlock_abi);
 	else
-		snprintf(text, sizeof(text), "partial: this kernel lacks %s",
-		    missing);
+		snprintf(text, sizeof(text), "partial: this kernel lacks %s%s",
+		    missing, k.landlock_abi < 4 ? "; frontends may connect "
+		    "to any TCP port" : "");
 	return text;
 }
 

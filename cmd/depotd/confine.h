@@ -30,6 +30,10 @@
 /* The storage helper's paths to read whatever its store: how many. */
 size_t		 confine_storage_common(const char **ro);
 void		 confine_print_plan(FILE *, const struct depotd_conf *);
+struct lockdown_rules;
+/* A role's lockdown rules under conf (the frontend's TCP ports). */
+const struct lockdown_rules *
+		 confine_rules(enum proc_role, const struct depotd_conf *);
 const char	*confine_status(void);
 void		 confine_log_kernel(void);
 

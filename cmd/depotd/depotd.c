@@ -300,6 +300,8 @@ main(int argc, char *argv[], char *envp[])
 	log_init("depotd", 1, master.verbose);
 	if ((master.conf = parse_config(conffile, master.verbose)) == NULL)
 		exit(1);
+	/* A name that does not resolve is a warning, also for -n. */
+	conf_resolve_upstreams(master.conf);
 	if (noaction) {
 		if (master.verbose) {
 			conf_print(stdout, master.conf);

@@ -34,5 +34,8 @@ void		 storage_main(int instance, int debug, int verbose)
 /* broker.c */
 void		 broker_main(int instance, int debug, int verbose)
 		    __attribute__((noreturn));
+/* extract.c */
+void		 extract_main(int instance, int debug, int verbose)
+		    __attribute__((noreturn));
 
 #endif

@@ -210,6 +210,8 @@ fe_auth_apply(struct api_req *ar, const struct auth_result *res,
 	}
 	strlcpy(ar->who.handle, res->handle, sizeof(ar->who.handle));
 	strlcpy(ar->who.user_name, res->user_name, sizeof(ar->who.user_name));
+	strlcpy(ar->who.workspace_name, res->workspace_name,
+	    sizeof(ar->who.workspace_name));
 	strlcpy(ar->req->log_user, res->user_name,
 	    sizeof(ar->req->log_user));
 	if (!res->admin && http_query_param(ar->req->query, "user", named,
@@ -238,6 +240,7 @@ fe_auth_looked_up(void *arg, struct imsg *imsg)
 	memcpy(&res, imsg->data, sizeof(res));
 	res.handle[sizeof(res.handle) - 1] = '\0';
 	res.user_name[sizeof(res.user_name) - 1] = '\0';
+	res.workspace_name[sizeof(res.workspace_name) - 1] = '\0';
 	fe_auth_apply(ar, &res, &w);
 }
 

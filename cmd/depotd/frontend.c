@@ -27,9 +27,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "log.h"
 #include "child.h"
 #include "frontend.h"
+#include "fe_upstream.h"
 
 struct frontend fe;
 
@@ -64,6 +67,15 @@ on_request(struct http_request *req, void *arg)
 	else if (strcmp(req->path, "/v1/files") == 0 ||
 	    strncmp(req->path, "/v1/files/", 10) == 0)
 		api_files_route(ar);
+	else if (strcmp(req->path, "/v1/chat/completions") == 0)
+		api_model_route(ar, WIRE_CHAT);
+	else if (strcmp(req->path, "/v1/responses") == 0)
+		api_model_route(ar, WIRE_RESPONSES);
+	else if (strcmp(req->path, "/v1/messages") == 0)
+		api_model_route(ar, WIRE_MESSAGES);
+	else if (strcmp(req->path, "/v1/models") == 0 ||
+	    strncmp(req->path, "/v1/models/", 11) == 0)
+		api_models_route(ar);
 	else
 		route_not_found(ar);
 }
@@ -144,6 +156,8 @@ frontend_peer(enum proc_role role, int instance, int fd)
 {
 	if (role == ROLE_STORAGE)
 		fe_storage_attach(fd);
+	else if (role == ROLE_EXTRACT)
+		fe_extract_attach(fd);
 	else
 		close(fd);	/* the broker: used by the model pipeline */
 }
@@ -159,6 +173,7 @@ fe_start(void)
 	for (i = 0; i < nlisten; i++)
 		if (http_server_listen_fd(fe.http, listen_fds[i]) == -1)
 			fatal("listen");
+	fe_upstream_init();
 }
 
 static void
@@ -180,5 +195,8 @@ void
 frontend_main(int instance, int debug, int verbose)
 {
 	fe.instance = instance;
+	/* Before any lockdown: TLS initialisation may read its files. */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		fatalx("curl_global_init");
 	child_run(ROLE_FRONTEND, instance, &frontend_ops, debug, verbose);
 }

@@ -48,6 +48,7 @@ struct principal {
 	char		 handle[HANDLE_LEN];
 	char		 token_sha256[65];
 	char		 user_name[128];
+	char		 workspace_name[128];	/* for logs */
 	int		 admin;
 };
 
@@ -115,5 +116,8 @@ void	 api_list_route(struct api_req *);
 void	 health_route(struct api_req *);
 void	 metrics_route(struct api_req *);
 void	 metrics_count(const struct http_request *);
+/* A model request: error 1 when the caller got no answer of 2xx. */
+void	 metrics_model(const char *model, int error, int64_t tokens_in,
+	    int64_t tokens_out);
 
 #endif

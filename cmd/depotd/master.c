@@ -166,6 +166,7 @@ master_reload(char *why, size_t whylen)
 		log_warnx("reload failed: %s", why);
 		return 0;
 	}
+	conf_resolve_upstreams(conf);
 	/* The running sandbox stays; its URL and token carry over. */
 	if (master.conf->sandbox == SANDBOX_LOCAL &&
 	    conf->sandbox == SANDBOX_LOCAL) {

@@ -111,6 +111,7 @@ static enum storage_scheme	 scheme;
 static int			 storage_seen;
 static struct upstream_conf	*upstream;
 static struct model_conf	*model;
+static int			 version_seen;	/* anthropic-version */
 static char			**arena;
 static size_t			 narena, arena_cap;
 
@@ -133,6 +134,7 @@ static int	 storage_option(const char *, enum storage_scheme);
 static void	 upstream_begin(const char *);
 static void	 upstream_end(void);
 static void	 model_begin(const char *, const char *);
+static void	 model_end(void);
 static void	 sandbox_url(const char *);
 static void	 copy_string(char *, size_t, const char *, const char *);
 static void	 set_secret(char **, const char *);
@@ -141,8 +143,10 @@ static void	 arena_clear(void);
 static void	 final_checks(const char *);
 %}
 
-%token	ACCESSKEY ADMINKEY ANTHROPIC API APIKEY CHROOT CONTROL DATABASE
-%token	DIRECTORY
+%token	ACCESSKEY ADMINKEY ANTHROPIC ANTHROPICVERSION API APIKEY CAFILE
+%token	CHROOT CONNECTTIMEOUT CONTROL DATABASE DIRECTORY EXECTIMEOUT
+%token	EXTRACTPAGES EXTRACTSIZE MAXOUTPUTFILES MAXOUTPUTSIZE
+%token	MAXREQUESTSIZE MAXSESSIONS MAXTOKENS PDFASTEXT RESPONSES
 %token	ENDPOINT FILES HEADERTIMEOUT HTTP IDENTITY IDLETIMEOUT INCLUDE
 %token	KEEPALIVE KNOWNHOSTS LISTEN LOCAL MAXCONNECTIONS MAXFILENAME
 %token	MAXHEADERS MAXHEADERSIZE MAXSIZE MAXTOOLITERATIONS MAXTRANSFERS
@@ -334,7 +338,7 @@ main		: STRING			{
 		| MODEL STRING UPSTREAM STRING	{
 			model_begin($2, $4);
 		} modelblock			{
-			model = NULL;
+			model_end();
 		}
 		;
 
@@ -467,6 +471,15 @@ filesopt	: STRING			{
 			if (in_range($2, 1, 1024, "max-uploads-per-key"))
 				conf->max_uploads_per_key = $2;
 		}
+		| EXTRACTPAGES NUMBER		{
+			if (in_range($2, 1, 10000, "extract-pages"))
+				conf->extract_pages = $2;
+		}
+		| EXTRACTSIZE size		{
+			if (in_range($2, 1024, 1024LL * 1024 * 1024,
+			    "extract-size"))
+				conf->extract_size = $2;
+		}
 		;
 
 httpopts	: /* empty */
@@ -512,6 +525,11 @@ httpopt		: STRING			{
 			    "max-connections-per-address"))
 				conf->http.max_conns_per_addr = $2;
 		}
+		| MAXREQUESTSIZE size		{
+			if (in_range($2, 1024, 1024LL * 1024 * 1024 * 1024,
+			    "max-request-size"))
+				conf->http.max_request_size = $2;
+		}
 		;
 
 localblock	: /* empty */
@@ -522,7 +540,15 @@ localopts	: /* empty */
 		| localopts localopt optnl
 		;
 
-localopt	: DIRECTORY STRING		{
+localopt	: STRING			{
+			yyerror("unknown sandbox option \"%s\"", $1);
+			YYERROR;
+		}
+		| sandboxlimit
+		| TOKEN STRING			{
+			yyerror("sandbox local makes its own token");
+		}
+		| DIRECTORY STRING		{
 			if ($2[0] != '/') {
 				yyerror("sandbox directory must be an absolute "
 				    "path");
@@ -545,8 +571,29 @@ sandboxopt	: STRING			{
 			yyerror("unknown sandbox option \"%s\"", $1);
 			YYERROR;
 		}
+		| sandboxlimit
 		| TOKEN secret			{
 			set_secret(&conf->sandbox_token, $2);
+		}
+		;
+
+/* The limits any sandbox takes, local or by URL. */
+sandboxlimit	: EXECTIMEOUT duration		{
+			if (in_range($2, 1, 86400, "exec-timeout"))
+				conf->exec_timeout = $2;
+		}
+		| MAXOUTPUTFILES NUMBER		{
+			if (in_range($2, 0, 1000, "max-output-files"))
+				conf->max_output_files = $2;
+		}
+		| MAXOUTPUTSIZE size		{
+			if (in_range($2, 0, 1024LL * 1024 * 1024 * 1024,
+			    "max-output-size"))
+				conf->max_output_size = $2;
+		}
+		| MAXSESSIONS NUMBER		{
+			if (in_range($2, 1, 1024, "max-sessions"))
+				conf->max_sessions = $2;
 		}
 		;
 
@@ -588,6 +635,34 @@ upstreamopt	: STRING			{
 			    upstream != NULL)
 				upstream->timeout = $2;
 		}
+		| CONNECTTIMEOUT duration	{
+			if (in_range($2, 1, 3600, "connect-timeout") &&
+			    upstream != NULL)
+				upstream->connect_timeout = $2;
+		}
+		| IDLETIMEOUT duration		{
+			if (in_range($2, 1, 86400, "idle-timeout") &&
+			    upstream != NULL)
+				upstream->idle_timeout = $2;
+		}
+		| CAFILE STRING			{
+			if ($2[0] != '/')
+				yyerror("ca-file must be an absolute path");
+			else if (upstream != NULL)
+				copy_string(upstream->ca_file,
+				    sizeof(upstream->ca_file), $2, "ca-file");
+		}
+		| ANTHROPICVERSION STRING	{
+			version_seen = 1;
+			if (upstream != NULL)
+				copy_string(upstream->anthropic_version,
+				    sizeof(upstream->anthropic_version), $2,
+				    "anthropic-version");
+		}
+		| RESPONSES			{
+			if (upstream != NULL)
+				upstream->native_responses = 1;
+		}
 		;
 
 modelblock	: /* empty */
@@ -615,6 +690,20 @@ modelopt	: STRING			{
 				copy_string(model->remote_name,
 				    sizeof(model->remote_name), $2,
 				    "remote-name");
+		}
+		| PDFASTEXT			{
+			if (model != NULL)
+				model->pdf_as_text = 1;
+		}
+		| MAXTOKENS NUMBER		{
+			if (in_range($2, 1, 1000000, "max-tokens") &&
+			    model != NULL)
+				model->max_tokens = $2;
+		}
+		| MAXTOOLITERATIONS NUMBER	{
+			if (in_range($2, 1, 100, "max-tool-iterations") &&
+			    model != NULL)
+				model->max_tool_iterations = $2;
 		}
 		;
 
@@ -654,14 +743,20 @@ static const struct keyword keywords[] = {
 	{ "access-key",			ACCESSKEY },
 	{ "admin-key",			ADMINKEY },
 	{ "anthropic",			ANTHROPIC },
+	{ "anthropic-version",		ANTHROPICVERSION },
 	{ "api",			API },
 	{ "api-key",			APIKEY },
 	{ "body-timeout",		BODYTIMEOUT },
+	{ "ca-file",			CAFILE },
 	{ "chroot",			CHROOT },
+	{ "connect-timeout",		CONNECTTIMEOUT },
 	{ "control",			CONTROL },
 	{ "database",			DATABASE },
 	{ "directory",			DIRECTORY },
 	{ "endpoint",			ENDPOINT },
+	{ "exec-timeout",		EXECTIMEOUT },
+	{ "extract-pages",		EXTRACTPAGES },
+	{ "extract-size",		EXTRACTSIZE },
 	{ "files",			FILES },
 	{ "header-timeout",		HEADERTIMEOUT },
 	{ "http",			HTTP },
@@ -677,7 +772,12 @@ static const struct keyword keywords[] = {
 	{ "max-filename",		MAXFILENAME },
 	{ "max-header-size",		MAXHEADERSIZE },
 	{ "max-headers",		MAXHEADERS },
+	{ "max-output-files",		MAXOUTPUTFILES },
+	{ "max-output-size",		MAXOUTPUTSIZE },
+	{ "max-request-size",		MAXREQUESTSIZE },
+	{ "max-sessions",		MAXSESSIONS },
 	{ "max-size",			MAXSIZE },
+	{ "max-tokens",			MAXTOKENS },
 	{ "max-tool-iterations",	MAXTOOLITERATIONS },
 	{ "max-transfers",		MAXTRANSFERS },
 	{ "max-uploads-per-key",	MAXUPLOADS },
@@ -690,11 +790,13 @@ static const struct keyword keywords[] = {
 	{ "part-size",			PARTSIZE },
 	{ "passphrase",			PASSPHRASE },
 	{ "path-style",			PATHSTYLE },
+	{ "pdf-as-text",		PDFASTEXT },
 	{ "pool",			POOL },
 	{ "port",			PORT },
 	{ "prefork",			PREFORK },
 	{ "region",			REGION },
 	{ "remote-name",		REMOTENAME },
+	{ "responses",			RESPONSES },
 	{ "retention",			RETENTION },
 	{ "sandbox",			SANDBOX },
 	{ "secret-key",			SECRETKEY },
@@ -1455,18 +1557,35 @@ upstream_begin(const char *name)
 		return;
 	}
 	copy_string(u->name, sizeof(u->name), name, "upstream name");
-	u->api = API_OPENAI;
-	u->timeout = 300;
+	conf_upstream_init(u);
 	TAILQ_INSERT_TAIL(&conf->upstreams, u, entry);
 	upstream = u;
 }
 
+/* What an upstream's options say together, in any order. */
 static void
 upstream_end(void)
 {
-	if (upstream != NULL && upstream->url[0] == '\0')
+	char		 host[256];
+	uint16_t	 port;
+
+	if (upstream == NULL)
+		goto done;
+	if (upstream->url[0] == '\0')
 		yyerror("upstream \"%s\" needs a url", upstream->name);
+	else if (conf_url_host_port(upstream->url, host, sizeof(host),
+	    &port) == -1)
+		yyerror("upstream \"%s\": no host or a bad port in \"%s\"",
+		    upstream->name, upstream->url);
+	if (version_seen && upstream->api != API_ANTHROPIC)
+		yyerror("upstream \"%s\": anthropic-version needs api "
+		    "anthropic", upstream->name);
+	if (upstream->native_responses && upstream->api != API_OPENAI)
+		yyerror("upstream \"%s\": responses needs api openai",
+		    upstream->name);
+done:
 	upstream = NULL;
+	version_seen = 0;
 }
 
 static void
@@ -1503,10 +1622,21 @@ model_begin(const char *name, const char *via)
 	model = m;
 }
 
+static void
+model_end(void)
+{
+	if (model != NULL && model->text_only && model->pdf_as_text)
+		yyerror("model \"%s\": pdf-as-text and text-only exclude "
+		    "each other", model->name);
+	model = NULL;
+}
+
 /* What only the whole file can tell. */
 static void
 final_checks(const char *name)
 {
+	uint16_t	 ports[CONF_PORTS_MAX + 1];
+
 	if (conf->database == NULL) {
 		fprintf(stderr, "%s: no database configured\n", name);
 		errors++;
@@ -1517,6 +1647,13 @@ final_checks(const char *name)
 	}
 	if (TAILQ_EMPTY(&conf->listens) && errors == 0)
 		listen_add("127.0.0.1", 8080);
+	/* Each is a Landlock rule of the frontends. */
+	if (conf_upstream_ports(conf, ports, CONF_PORTS_MAX + 1) >
+	    CONF_PORTS_MAX) {
+		fprintf(stderr, "%s: upstreams on more than %d ports\n", name,
+		    CONF_PORTS_MAX);
+		errors++;
+	}
 }
 
 static void
@@ -1552,6 +1689,7 @@ parse_config(const char *filename, int verbose)
 	storage_seen = 0;
 	upstream = NULL;
 	model = NULL;
+	version_seen = 0;
 	if ((conf = conf_new()) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", filename);
 		return NULL;

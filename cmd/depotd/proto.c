@@ -49,6 +49,8 @@ static const struct imsg_rule frontend_from_master[] = {
 	FIXED(IMSG_CONF_HTTP, struct http_limits, IMSG_FD_NO),
 	FIXED(IMSG_CONF_UPSTREAM, struct upstream_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_MODEL, struct model_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_SANDBOX, struct sandbox_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_CA, struct ca_msg, IMSG_FD_MUST),
 	{ IMSG_LISTEN_FD, 0, 0, IMSG_FD_MUST },
 };
 
@@ -62,6 +64,11 @@ static const struct imsg_rule storage_from_master[] = {
 static const struct imsg_rule broker_from_master[] = {
 	FROM_MASTER,
 	FIXED(IMSG_CONF_SANDBOX, struct sandbox_msg, IMSG_FD_NO),
+};
+
+/* The extract child needs no configuration part: requests carry all. */
+static const struct imsg_rule extract_from_master[] = {
+	FROM_MASTER,
 };
 
 /* What any child may tell the master. */
@@ -108,6 +115,15 @@ static const struct imsg_rule frontend_from_storage[] = {
 	FIXED(IMSG_HEALTH, struct health_msg, IMSG_FD_NO),
 };
 
+static const struct imsg_rule extract_from_frontend[] = {
+	FIXED(IMSG_EXTRACT, struct extract_req, IMSG_FD_MUST),
+};
+
+/* No descriptor when the extraction could not start. */
+static const struct imsg_rule frontend_from_extract[] = {
+	FIXED(IMSG_EXTRACTED, struct extract_res, IMSG_FD_MAY),
+};
+
 #define CHANNEL(recv, send, rules, name)				\
 	{ (recv), (send), { (name), (rules), NRULES(rules), 1 } }
 /*
@@ -144,6 +160,14 @@ static const struct {
 	SILENT(ROLE_BROKER, ROLE_STORAGE, "broker <- storage"),
 	SILENT(ROLE_FRONTEND, ROLE_BROKER, "frontend <- broker"),
 	SILENT(ROLE_BROKER, ROLE_FRONTEND, "broker <- frontend"),
+	CHANNEL(ROLE_EXTRACT, ROLE_MASTER, extract_from_master,
+	    "extract <- master"),
+	CHANNEL(ROLE_MASTER, ROLE_EXTRACT, master_from_child,
+	    "master <- extract"),
+	CHANNEL(ROLE_EXTRACT, ROLE_FRONTEND, extract_from_frontend,
+	    "extract <- frontend"),
+	CHANNEL(ROLE_FRONTEND, ROLE_EXTRACT, frontend_from_extract,
+	    "frontend <- extract"),
 };
 
 const struct imsg_channel *

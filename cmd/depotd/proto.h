@@ -33,6 +33,7 @@ enum proc_role {
 	ROLE_STORAGE,
 	ROLE_BROKER,
 	ROLE_SANDBOXD,		/* sandbox local: no channel, only a pid */
+	ROLE_EXTRACT,		/* PDF to text: pdftotext in bubblewrap */
 	ROLE_MAX,
 };
 #define ROLE_BIT(r)		(1U << (r))
@@ -55,6 +56,7 @@ enum imsg_type {
 	IMSG_CONF_UPSTREAM,		/* struct upstream_msg */
 	IMSG_CONF_MODEL,		/* struct model_msg */
 	IMSG_CONF_SANDBOX,		/* struct sandbox_msg */
+	IMSG_CONF_CA,			/* struct ca_msg, fd: its CA bundle */
 	IMSG_CONF_END,			/* apply what was sent */
 
 	/* master -> child, set-up */
@@ -97,6 +99,10 @@ enum imsg_type {
 	IMSG_HEALTH_REQ,
 	IMSG_HEALTH,			/* struct health_msg */
 	IMSG_ERROR,			/* struct error_msg */
+
+	/* frontend <-> extract (peerid: the frontend's call number) */
+	IMSG_EXTRACT,			/* struct extract_req, fd: the PDF */
+	IMSG_EXTRACTED,			/* struct extract_res, fd: the text */
 };
 
 struct peer_msg {
@@ -152,6 +158,8 @@ struct files_msg {
 	int32_t		 max_filename;
 	int32_t		 max_uploads_per_key;
 	int64_t		 writing_grace;
+	int32_t		 extract_pages;
+	int64_t		 extract_size;
 };
 
 struct upstream_msg {
@@ -159,7 +167,22 @@ struct upstream_msg {
 	char		 url[1024];
 	int32_t		 api;
 	int32_t		 timeout;
+	int32_t		 connect_timeout;
+	int32_t		 idle_timeout;
+	int32_t		 native_responses;
+	char		 ca_file[1024];
+	char		 anthropic_version[64];
+	char		 resolve[1024];	/* the master looked it up */
 	char		 api_key[1024];	/* "" = none */
+};
+
+/*
+ * The CA bundle of an https upstream (its ca-file or the system's),
+ * sent after the upstreams as a descriptor the frontend reads: it
+ * opens no file itself.
+ */
+struct ca_msg {
+	char		 upstream[64];
 };
 
 struct model_msg {
@@ -168,6 +191,9 @@ struct model_msg {
 	char		 remote_name[128];
 	int32_t		 text_only;
 	int32_t		 native_code_execution;
+	int32_t		 pdf_as_text;
+	int32_t		 max_tokens;
+	int32_t		 max_tool_iterations;
 };
 
 struct sandbox_msg {
@@ -175,6 +201,10 @@ struct sandbox_msg {
 	char		 url[1024];
 	char		 dir[1024];
 	int32_t		 max_tool_iterations;
+	int32_t		 exec_timeout;
+	int32_t		 max_output_files;
+	int64_t		 max_output_size;
+	int32_t		 max_sessions;
 };
 
 /* Control commands, depotctl -> master (-> storage). */
@@ -236,6 +266,7 @@ struct auth_result {
 	int32_t		 admin;
 	char		 handle[HANDLE_LEN];
 	char		 user_name[128];	/* for replies and logs */
+	char		 workspace_name[128];	/* for logs */
 };
 
 struct auth_release {
@@ -329,6 +360,23 @@ struct health_msg {
 struct error_msg {
 	int32_t		 status;	/* HTTP status to answer */
 	char		 message[512];
+};
+
+/*
+ * PDF to text.  The frontend bounds both the pages and the time; the
+ * extract child bounds them again (EXTRACT_*_MAX) whatever it asks.
+ */
+#define EXTRACT_PAGES_MAX	10000
+#define EXTRACT_TIMEOUT_MAX	600	/* seconds */
+
+struct extract_req {
+	int32_t		 pages;		/* -l: the last page read */
+	int32_t		 timeout;	/* seconds, CPU and wall clock */
+};
+
+/* status 0: fd is the read end of pdftotext's output; -1: no fd. */
+struct extract_res {
+	int32_t		 status;
 };
 
 /*

@@ -85,8 +85,11 @@ static const struct role roster[ROLE_MAX] = {
 		.numbered = 1,
 		.instances = preforked,
 		.secrets = CONF_SECRETS_FRONTEND,
-		.parts = CONF_PART_FILES | CONF_PART_HTTP | CONF_PART_MODELS,
-		.peers = ROLE_BIT(ROLE_STORAGE) | ROLE_BIT(ROLE_BROKER),
+		/* The sandbox part without its location (conf_msg.c). */
+		.parts = CONF_PART_FILES | CONF_PART_HTTP | CONF_PART_MODELS |
+		    CONF_PART_SANDBOX,
+		.peers = ROLE_BIT(ROLE_STORAGE) | ROLE_BIT(ROLE_BROKER) |
+		    ROLE_BIT(ROLE_EXTRACT),
 		.listens = 1,
 		.user = RUN_AS_DEPOTD,
 		.chroot = CHROOT_CONF,
@@ -102,11 +105,30 @@ static const struct role roster[ROLE_MAX] = {
 		.lockdown = LOCKDOWN_SANDBOXD,
 		.spawn = sandbox_local_spawn,
 	},
+	/*
+	 * No secrets and no configuration: each request says its pages
+	 * and time.  No chroot, since it runs /usr/bin/bwrap.
+	 */
+	[ROLE_EXTRACT] = {
+		.role = ROLE_EXTRACT,
+		.title = "extract",
+		.instances = one,
+		.secrets = CONF_SECRETS_NONE,
+		.peers = ROLE_BIT(ROLE_FRONTEND),
+		.user = RUN_AS_DEPOTD,
+		.chroot = CHROOT_NONE,
+		.lockdown = LOCKDOWN_EXTRACT,
+		.spawn = proc_spawn,
+		.main = extract_main,
+	},
 };
 
-/* Start-up order: the storage helper first, depot-sandboxd last. */
+/*
+ * Start-up order: the storage helper first, depot-sandboxd last; the
+ * extract child before the frontends that call it.
+ */
 const enum proc_role roster_order[] = {
-	ROLE_STORAGE, ROLE_BROKER, ROLE_FRONTEND, ROLE_SANDBOXD,
+	ROLE_STORAGE, ROLE_BROKER, ROLE_EXTRACT, ROLE_FRONTEND, ROLE_SANDBOXD,
 };
 const size_t roster_norder = sizeof(roster_order) / sizeof(roster_order[0]);
 

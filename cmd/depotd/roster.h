@@ -49,6 +49,7 @@ enum lockdown_policy {
 	LOCKDOWN_STORAGE,
 	LOCKDOWN_BROKER,
 	LOCKDOWN_SANDBOXD,	/* depot-sandboxd confines itself */
+	LOCKDOWN_EXTRACT,
 };
 
 struct role {

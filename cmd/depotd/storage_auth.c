@@ -60,6 +60,7 @@ struct sauth_entry {
 	int			 status;
 	struct principal_ref	 ref;
 	char			 user_name[128];
+	char			 workspace_name[128];
 	time_t			 key_expires;	/* wall clock; 0 never */
 	int64_t			 until;		/* mono_seconds() */
 };
@@ -334,13 +335,18 @@ sauth_answer(struct sreq *r, const struct sauth_entry *e, int admin)
 	    e->key_expires <= time(NULL))
 		ar.status = AUTH_EXPIRED;
 	strlcpy(ar.user_name, e->user_name, sizeof(ar.user_name));
+	strlcpy(ar.workspace_name, e->workspace_name,
+	    sizeof(ar.workspace_name));
 	if (ar.status == AUTH_OK && r->peer != NULL)
 		sauth_handle_new(r->peer, &e->ref, ar.handle);
 	sreq_reply(r, IMSG_AUTH_RESULT, -1, &ar, sizeof(ar));
 	explicit_bzero(&ar, sizeof(ar));
 }
 
-/* Columns: key id, user id, user name, workspace id, state, expiry. */
+/*
+ * Columns: key id, user id, user name, workspace id, state, expiry,
+ * workspace name.
+ */
 static void
 sauth_entry_from_row(struct sauth_entry *e, const PGresult *res)
 {
@@ -354,6 +360,8 @@ sauth_entry_from_row(struct sauth_entry *e, const PGresult *res)
 	    sizeof(e->ref.owner.workspace_id));
 	e->key_expires = strtonum(PQgetvalue(res, 0, 5), 0, INT64_MAX,
 	    &errstr);
+	strlcpy(e->workspace_name, PQgetvalue(res, 0, 6),
+	    sizeof(e->workspace_name));
 	if (strcmp(state, "revoked") == 0)
 		e->status = AUTH_REVOKED;
 	else if (strcmp(state, "noworkspace") == 0)
@@ -418,17 +426,19 @@ sauth_ask(struct storage_peer *p, uint32_t peerid, struct auth_lookup *al,
 		params[1] = al->workspace_name;
 		sauth_query(r, "select 'admin', u.id, u.name, "
 		    "coalesce(w.id, ''), case when w.id is null then "
-		    "'noworkspace' else 'ok' end, 0 from users u left join "
-		    "workspaces w on w.name = $2 where u.name = $1", 2,
+		    "'noworkspace' else 'ok' end, 0, coalesce(w.name, '') "
+		    "from users u left join workspaces w on w.name = $2 "
+		    "where u.name = $1", 2,
 		    params);
 		return;
 	}
 	params[0] = al->token_sha256;
 	sauth_query(r, "select k.id, k.user_id, u.name, k.workspace_id, "
 	    "case when k.revoked_at is not null then 'revoked' else 'ok' "
-	    "end, coalesce(extract(epoch from k.expires_at)::bigint, 0) "
-	    "from api_keys k join users u on u.id = k.user_id "
-	    "where k.token_sha256 = $1", 1, params);
+	    "end, coalesce(extract(epoch from k.expires_at)::bigint, 0), "
+	    "coalesce(w.name, '') from api_keys k join users u on "
+	    "u.id = k.user_id left join workspaces w on w.id = "
+	    "k.workspace_id where k.token_sha256 = $1", 1, params);
 }
 
 void

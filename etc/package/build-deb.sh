@@ -133,7 +133,7 @@ find "$root/usr/share/man" -type f ! -name '*.gz' -exec gzip -9n {} +
 
 DEPENDS="$(library_depends "$root/usr/sbin/depotd" \
     "$root/usr/sbin/depotctl" "$root/usr/sbin/depot-sandboxd" |
-    sed 's/ *$//; s/ /, /g'), adduser, bubblewrap, python3"
+    sed 's/ *$//; s/ /, /g'), adduser, bubblewrap, poppler-utils, python3"
 SIZE=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s|@VERSION@|$VERSION|" -e "s|@ARCH@|$ARCH|" \
     -e "s|@SIZE@|$SIZE|" -e "s|@DEPENDS@|$DEPENDS|" \

@@ -15,10 +15,11 @@
 
 # regress/bench/run.sh: `make bench'.  Each benchmark prints its figures
 # as ratios against a reference measured in the same run on this machine.
-# BENCHES="files" runs only those named (files, stores, sandbox).
+# BENCHES="files" runs only those named (files, stores, sandbox,
+# models).
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for b in ${BENCHES:-files stores sandbox}; do
+for b in ${BENCHES:-files stores sandbox models}; do
 	[ -f "$top/regress/bench/$b.sh" ] || continue
 	echo "== $b"
 	sh "$top/regress/bench/$b.sh" || echo "bench $b failed"

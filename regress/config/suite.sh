@@ -203,6 +203,27 @@ check "missing include is reported with its line" grep -qx \
     "$tmp/bad/include-missing.conf:4: include \"$tmp/bad/no-such-file.conf\": No such file or directory" \
     "$tmp/err"
 
+# An upstream whose name does not resolve, or whose CA bundle cannot be
+# read: a warning, not an error.
+cat >"$tmp/unresolved.conf" <<'CONF'
+database "dbname=depot"
+storage "file:///var/depot/files"
+upstream "u" { url "http://upstream.invalid:8000/v1" }
+upstream "c" { url "https://127.0.0.1/v1" ca-file "/nonexistent/ca.pem" }
+model "m" upstream "u"
+CONF
+chmod 600 "$tmp/unresolved.conf"
+"$depotd" -n -f "$tmp/unresolved.conf" >/dev/null 2>"$tmp/err"
+rc=$?
+check "an upstream name that does not resolve is no error (exit $rc)" \
+    [ "$rc" -eq 0 ]
+check "but -n warns that its models will answer 502" \
+    grep -q 'upstream "u": cannot resolve upstream.invalid: .*answer 502' \
+    "$tmp/err"
+check "and that a ca-file it cannot read is missing" \
+    grep -q 'upstream "c": ca-file /nonexistent/ca.pem: No such file' \
+    "$tmp/err"
+
 "$depotd" -n -f "$tmp/no-such.conf" >/dev/null 2>&1
 check "a missing configuration file is an error" [ $? -eq 1 ]
 

@@ -20,20 +20,27 @@
  * happened: "ok" or the errno name (EPERM, EACCES, ...).  A call the
  * filter kills for prints nothing; the caller sees the signal.
  *
- *	confine_try [-x] [-u user] [-r root] [-R path] [-W path] role
- *	    action [argument]
+ *	confine_try [-x] [-u user] [-r root] [-R path] [-W path] [-p port]
+ *	    [-C cafile] role action [argument]
  *	confine_try -L program [argument ...]
  *
  * -x drops to the user without any lockdown: what the same uid could
  * do unconfined, so that a refusal is shown to come from the lockdown.
- * -R and -W (repeatable) are the role's read and read-write paths.
+ * -R and -W (repeatable) are the role's read and read-write paths; -p
+ * (repeatable) the TCP ports a role that connects only to listed ports
+ * (the frontend: its upstreams') may reach.
  *
  * Actions: open PATH, create DIR, unix PATH (connect), tcp PORT
  * (connect to 127.0.0.1), bind (TCP, 127.0.0.1, any port), socket (a
- * new TCP socket), abstract (connect to an abstract unix socket made
- * before the lockdown), kill PID (SIGCONT), ptrace PID (attach), exec
- * PATH (runs PATH with the argument "ok"), pair (a descriptor passed
- * over a socketpair, then used).
+ * new TCP socket), udp (a new UDP socket), abstract (connect to an
+ * abstract unix socket made before the lockdown), kill PID (SIGCONT),
+ * ptrace PID (attach), exec PATH (runs PATH with the argument "ok"),
+ * pair (a descriptor passed over a socketpair, then used), curl PORT
+ * (libcurl, set up before the lockdown as a frontend sets it up,
+ * fetches http://upstream.test:PORT/ with the name given by
+ * CURLOPT_RESOLVE: 127.0.0.1; with -C file, https:// checked against
+ * that file's certificates, read before the lockdown and given as
+ * CURLOPT_CAINFO_BLOB).
  *
  * -L runs program on a kernel made to look as if it had no Landlock:
  * the Landlock system calls fail with ENOSYS, for it and its children.
@@ -46,6 +53,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <curl/curl.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -69,13 +77,17 @@ struct attempt {
 	int		 peer;
 	struct sockaddr_un sun;
 	socklen_t	 sunlen;
+	CURL		*curl;
+	struct curl_slist *resolve;
+	const char	*cafile;	/* -C: https, this CA */
 };
 
 static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: confine_try [-x] [-u user] [-r root] "
-	    "[-R path] [-W path] role action [argument]\n");
+	    "[-R path] [-W path] [-p port] [-C cafile] role action "
+	    "[argument]\n");
 	exit(2);
 }
 
@@ -108,6 +120,65 @@ abstract_listener(struct attempt *a)
 	return fd;
 }
 
+static size_t
+discard(char *ptr, size_t size, size_t n, void *arg)
+{
+	return size * n;
+}
+
+/* The handle and the address, made while files can still be read. */
+static void
+prepare_curl(struct attempt *a)
+{
+	struct curl_blob	 blob;
+	char			 url[128], entry[128], *pem;
+	size_t			 len;
+	FILE			*fp;
+
+	snprintf(url, sizeof(url), "%s://upstream.test:%s/",
+	    a->cafile != NULL ? "https" : "http", a->arg);
+	snprintf(entry, sizeof(entry), "upstream.test:%s:127.0.0.1", a->arg);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
+	    (a->curl = curl_easy_init()) == NULL ||
+	    (a->resolve = curl_slist_append(NULL, entry)) == NULL)
+		errx(2, "curl set-up");
+	curl_easy_setopt(a->curl, CURLOPT_URL, url);
+	curl_easy_setopt(a->curl, CURLOPT_RESOLVE, a->resolve);
+	curl_easy_setopt(a->curl, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(a->curl, CURLOPT_TIMEOUT, 10L);
+	curl_easy_setopt(a->curl, CURLOPT_NOSIGNAL, 1L);
+	if (a->cafile == NULL)
+		return;
+	if ((fp = fopen(a->cafile, "r")) == NULL)
+		err(2, "%s", a->cafile);
+	if ((pem = malloc(65536)) == NULL ||
+	    (len = fread(pem, 1, 65536, fp)) == 0)
+		errx(2, "%s: empty", a->cafile);
+	fclose(fp);
+	blob.data = pem;
+	blob.len = len;
+	blob.flags = CURL_BLOB_COPY;
+	if (curl_easy_setopt(a->curl, CURLOPT_CAINFO_BLOB, &blob) != CURLE_OK)
+		errx(2, "CURLOPT_CAINFO_BLOB");
+	free(pem);
+}
+
+/* 0 when the server answered 200; errno is the connection's. */
+static int
+try_curl(struct attempt *a)
+{
+	CURLcode	 rc;
+	long		 status = 0, os_errno = 0;
+
+	rc = curl_easy_perform(a->curl);
+	curl_easy_getinfo(a->curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(a->curl, CURLINFO_OS_ERRNO, &os_errno);
+	if (rc == CURLE_OK && status == 200)
+		return 0;
+	errno = os_errno != 0 ? os_errno : EIO;
+	return -1;
+}
+
 /* What the attempt needs from before the lockdown. */
 static void
 prepare(struct attempt *a)
@@ -115,6 +186,8 @@ prepare(struct attempt *a)
 	int	 sv[2];
 
 	a->fd = a->peer = -1;
+	if (strcmp(a->action, "curl") == 0)
+		prepare_curl(a);
 	if (strcmp(a->action, "tcp") == 0 || strcmp(a->action, "bind") == 0)
 		a->fd = socket(AF_INET, SOCK_STREAM, 0);
 	else if (strcmp(a->action, "unix") == 0 ||
@@ -223,6 +296,8 @@ attempt(struct attempt *a)
 		    loopback(&sin, NULL));
 	if (strcmp(act, "socket") == 0)
 		return socket(AF_INET, SOCK_STREAM, 0) == -1 ? -1 : 0;
+	if (strcmp(act, "udp") == 0)
+		return socket(AF_INET, SOCK_DGRAM, 0) == -1 ? -1 : 0;
 	if (strcmp(act, "abstract") == 0)
 		return connect(a->fd, (struct sockaddr *)&a->sun, a->sunlen);
 	if (strcmp(act, "kill") == 0)
@@ -233,6 +308,8 @@ attempt(struct attempt *a)
 		return execl(a->arg, a->arg, "ok", (char *)NULL);
 	if (strcmp(act, "pair") == 0)
 		return try_pair(a);
+	if (strcmp(act, "curl") == 0)
+		return try_curl(a);
 	errx(2, "unknown action %s", act);
 }
 
@@ -270,6 +347,9 @@ int
 main(int argc, char *argv[])
 {
 	const struct lockdown_rules	*pol;
+	struct lockdown_rules		 rules;
+	uint16_t			 ports[MAX_PATHS];
+	size_t				 nports = 0;
 	const char			*ro[MAX_PATHS + 1] = { NULL };
 	const char			*rw[MAX_PATHS + 1] = { NULL };
 	const char			*user = "_depotd", *root = NULL;
@@ -277,12 +357,21 @@ main(int argc, char *argv[])
 	struct attempt			 a;
 	int				 ch, nro = 0, nrw = 0, bare = 0;
 
-	while ((ch = getopt(argc, argv, "+Lr:R:u:W:x")) != -1) {
+	memset(&a, 0, sizeof(a));
+	while ((ch = getopt(argc, argv, "+C:Lp:r:R:u:W:x")) != -1) {
 		switch (ch) {
+		case 'C':
+			a.cafile = optarg;
+			break;
 		case 'L':
 			if (optind >= argc)
 				usage();
 			without_landlock(argv + optind);
+		case 'p':
+			if (nports == MAX_PATHS)
+				usage();
+			ports[nports++] = atoi(optarg);
+			break;
 		case 'r':
 			root = optarg;
 			break;
@@ -306,6 +395,12 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc < 2 || (pol = lockdown_rules_of(argv[0])) == NULL)
 		usage();
+	/* As confine_rules gives the frontend its upstreams' ports. */
+	rules = *pol;
+	if (rules.tcp_connect == LOCKDOWN_TCP_PORTS) {
+		rules.ports = ports;
+		rules.nports = nports;
+	}
 	a.action = argv[1];
 	a.arg = argc > 2 ? argv[2] : "";
 	if (priv_lookup(user, &pu) == -1)
@@ -314,7 +409,7 @@ main(int argc, char *argv[])
 	if (bare)
 		priv_drop(&pu, NULL);
 	else
-		lockdown_role(pol, &pu, root, ro, rw);
+		lockdown_role(&rules, &pu, root, ro, rw);
 	if (attempt(&a) == 0)
 		printf("ok\n");
 	else

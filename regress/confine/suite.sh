@@ -20,8 +20,10 @@
 # the lockdown, succeeding: the refusal is the lockdown's doing.  Then
 # the real daemon: every child filtered by seccomp with NoNewPrivs, the
 # storage helper under its own uid, frontends and broker in an empty
-# root, the plan of -n -v and the line of depotctl show status.
-# Runs in about 15 seconds; port 18461.
+# root, the extract child as its user with bwrap's rights, the plan of
+# -n -v and the line of depotctl show status.  Runs in about 15
+# seconds; port 18461, and 18500 to 18503 (upstreams named, and HTTP
+# and HTTPS servers standing in for one).
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -34,11 +36,15 @@ work=${CONFINE_WORK:-$top/build/regress-confine}
 port=${CONFINE_PORT:-18461}
 try=$top/build/regress/confine_try
 sibling=
+httpd=
+httpsd=
 . "$top/regress/harness/tap.sh"
 
 cleanup() {
 	trap - EXIT INT TERM
 	[ -n "$sibling" ] && kill "$sibling" 2>/dev/null
+	[ -n "$httpd" ] && kill "$httpd" 2>/dev/null
+	[ -n "$httpsd" ] && kill "$httpsd" 2>/dev/null
 	depot_stop
 	pg_stop "$work/pg"
 }
@@ -134,6 +140,75 @@ refused broker _depotd EACCES tcp "$PGPORT"
 refused broker _depotd EACCES bind
 refused broker _depotd EPERM abstract
 
+# --- a frontend with upstreams: TCP to their ports, nothing else --------
+
+# PostgreSQL's port stands in for an upstream's: it listens.  Port 1 is
+# another upstream's, so that "another port" is refused by the rule
+# set, not because no rule was made.
+extra="-p $PGPORT -p 1"
+allowed frontend _depotd tcp "$PGPORT"
+allowed frontend _depotd socket
+allowed frontend _depotd pair
+extra="-p 1"
+refused frontend _depotd EACCES tcp "$PGPORT"
+extra="-p $PGPORT"
+refused frontend _depotd EPERM open "$work/outside"
+refused frontend _depotd EPERM open /etc/passwd
+refused frontend _depotd EPERM udp
+refused frontend _depotd EACCES bind
+# connect(2) is allowed now, whatever the family: the empty root hides
+# PostgreSQL's socket, and the frontend can make no unix socket.
+refused frontend _depotd ENOENT unix "$pgsock"
+refused frontend _depotd EPERM abstract
+refused frontend _depotd SIGSYS exec /bin/echo
+extra=
+# Without upstreams it has no inet at all (above): not even UDP.
+refused frontend _depotd EPERM udp
+
+# libcurl, as the frontend will call its upstreams: the name from
+# CURLOPT_RESOLVE, a plain HTTP server standing in for the upstream.
+http_port=${CONFINE_HTTP_PORT:-18502}
+mkdir -p "$work/www"
+echo ok >"$work/www/index.html"
+python3 -m http.server --bind 127.0.0.1 --directory "$work/www" \
+    "$http_port" >/dev/null 2>&1 &
+httpd=$!
+for i in $(seq 50); do
+	curl -fs -o /dev/null "http://127.0.0.1:$http_port/" && break
+	sleep 0.1
+done
+extra="-p $http_port"
+allowed frontend _depotd curl "$http_port"
+extra="-p 1"
+refused frontend _depotd EACCES curl "$http_port"
+
+# The same over TLS, the CA given as a blob read before the lockdown:
+# OpenSSL needs no file once locked down.
+https_port=${CONFINE_HTTPS_PORT:-18503}
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=upstream.test \
+    -addext subjectAltName=DNS:upstream.test -keyout "$work/tls.key" \
+    -out "$work/tls.pem" >/dev/null 2>&1
+chmod 644 "$work/tls.pem"
+(cd "$work/www" && exec python3 -c '
+import http.server, ssl, sys
+s = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])),
+    http.server.SimpleHTTPRequestHandler)
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+c.load_cert_chain(sys.argv[2], sys.argv[3])
+s.socket = c.wrap_socket(s.socket, server_side=True)
+s.serve_forever()' "$https_port" "$work/tls.pem" "$work/tls.key" \
+    >/dev/null 2>&1) &
+httpsd=$!
+for i in $(seq 50); do
+	curl -fs --cacert "$work/tls.pem" -o /dev/null \
+	    --resolve "upstream.test:$https_port:127.0.0.1" \
+	    "https://upstream.test:$https_port/" && break
+	sleep 0.1
+done
+extra="-p $https_port -C $work/tls.pem"
+allowed frontend _depotd curl "$https_port"
+extra=
+
 # A root another user may write is no jail.
 mkdir -m 755 "$work/badroot"
 chown _depotd "$work/badroot"
@@ -160,6 +235,35 @@ refused storage "$u" SIGSYS exec /bin/echo
 refused storage "$u" SIGSYS ptrace "$sibling"
 extra=
 
+# --- the extract child: bubblewrap and pdftotext -------------------------
+
+# It may fork and exec (bwrap), and make namespaces; it has no Landlock
+# file rules, because a domain with them may not mount(2) and bwrap
+# mounts.  Its user keeps it from files; seccomp from TCP sockets and
+# from connect(2) of any kind; Landlock's network rules and scoping
+# from binding TCP ports, signals to processes not its own and
+# abstract sockets.
+start_sibling _depotd
+extra=
+refused extract _depotd EPERM socket
+refused extract _depotd EPERM tcp "$PGPORT"
+refused extract _depotd EPERM unix "$pgsock"
+refused extract _depotd EACCES bind
+refused extract _depotd EPERM kill "$sibling"
+refused extract _depotd EPERM abstract
+refused extract _depotd SIGSYS ptrace "$sibling"
+allowed extract _depotd exec /bin/echo
+allowed extract _depotd pair
+# A file only root may read, as /etc/shadow is: the uid's doing alone.
+echo secret >"$work/rootonly"
+chmod 600 "$work/rootonly"
+got=$(outcome -u _depotd extract open "$work/rootonly")
+check "extract: a file only root may read is refused ($got)" \
+    test "$got" = EACCES
+got=$(outcome -u _depotd extract open "$work/outside")
+check "extract: a file anyone may read is readable: no file rules ($got)" \
+    test "$got" = ok
+
 # --- the daemon ---------------------------------------------------------
 
 depot_conf "$work/d" "$port"
@@ -173,6 +277,25 @@ check "and the storage helper's: $DEPOT_STORE_USER, plus its store's paths" \
     '$work/plan'"
 check "and the broker's" \
     grep -qx "broker: user _depotd, root /var/empty" "$work/plan"
+check "and the extract child's: _depotd, no file rules" \
+    sh -c "grep -qx 'extract: user _depotd, root /' '$work/plan' &&
+    grep -q 'files: what its user may open (no Landlock file rules' \
+    '$work/plan'"
+check "a frontend without upstreams may not connect over TCP" \
+    sh -c "sed -n '/^frontend:/,/^[a-z]/p' '$work/plan' |
+    grep -q 'tcp: no connect, no bind'"
+
+# Upstreams on two ports: the plan names both, and the daemon that runs
+# with them still serves.
+up_port=${CONFINE_UPSTREAM_PORT:-18500}
+depot_conf "$work/d" "$port" "upstream \"a\" { url \"http://127.0.0.1:$up_port/v1\" }
+upstream \"b\" { url \"https://localhost/v1\" api anthropic }
+model \"m\" upstream \"a\""
+chown "$DEPOT_STORE_USER" "$work/d/files"
+"$DEPOTD" -n -v -f "$work/d/depotd.conf" >/dev/null 2>"$work/plan-up"
+check "with upstreams, the frontend may connect to their ports only" \
+    grep -q "tcp: connect to ports $up_port, 443 only, no bind" \
+    "$work/plan-up"
 
 if ! depot_start "$work/d"; then
 	notok "depotd starts"
@@ -187,7 +310,7 @@ status_field() {	# pid field
 
 fe_uid=
 st_uid=
-for role in "frontend 0" "frontend 1" storage broker; do
+for role in "frontend 0" "frontend 1" storage broker extract; do
 	p=$(depot_child "$role")
 	if [ -z "$p" ]; then
 		notok "a child titled 'depotd: $role' runs"
@@ -198,6 +321,11 @@ for role in "frontend 0" "frontend 1" storage broker; do
 	    "$(status_field "$p" NoNewPrivs)" = 1
 	root=$(readlink "/proc/$p/root")
 	case $role in
+	extract)
+		check "'$role' runs as _depotd, root / (it runs bwrap)" \
+		    test "$(status_field "$p" Uid)" = "$(id -u _depotd)" -a \
+		    "$root" = /
+		;;
 	storage)
 		st_uid=$(status_field "$p" Uid)
 		check "'$role' runs as $DEPOT_STORE_USER" \
@@ -226,6 +354,22 @@ check "an upload goes through the confined processes ($code)" \
 check "no child was denied a system call it needed (log clean)" \
     sh -c "! grep -Eqi 'not permitted|permission denied|lost child' \
     '$work/d/depotd.log'"
+# The Landlock rules were made at start: a new port waits for a restart.
+printf 'upstream "c" { url "http://127.0.0.1:%s/v1" }\n' $((up_port + 1)) \
+    >>"$work/d/depotd.conf"
+depotctl_ reload >/dev/null 2>&1
+check "a reload that adds an upstream port says it needs a restart" \
+    grep -q "reload: new upstream ports take effect at restart" \
+    "$work/d/depotd.log"
+# Each frontend read its https upstream's CA bundle from a descriptor
+# again, after its lockdown.
+for i in $(seq 50); do
+	grep -q "master.*reloaded" "$work/d/depotd.log" && break
+	sleep 0.1
+done
+check "every child took the reload, CA descriptors and all" \
+    sh -c "grep -q 'master.*reloaded' '$work/d/depotd.log' &&
+    ! grep -Eqi 'lost child|CA bundle' '$work/d/depotd.log'"
 depot_stop
 
 # --- a kernel without Landlock: said, not hidden --------------------------
@@ -246,12 +390,14 @@ if depot_start "$work/d"; then
 	check "the master logs the missing layers at start" \
 	    grep -q "master.*confinement partial: this kernel lacks landlock \
 file rules, landlock network rules (ABI 4), landlock signal" "$log"
-	check "each of the 4 children says it went without Landlock" \
-	    test "$(grep -c "landlock is not available" "$log")" -eq 4
+	check "each of the 5 children says it went without Landlock" \
+	    test "$(grep -c "landlock is not available" "$log")" -eq 5
 	depotctl_ show status >"$work/status2" 2>&1
 	check "depotctl show status says the confinement is partial" \
 	    grep -q "^confinement partial: this kernel lacks landlock" \
 	    "$work/status2"
+	check "and that frontends may then connect to any TCP port" \
+	    grep -q "frontends may connect to any TCP port" "$work/status2"
 	p=$(depot_child "frontend 0")
 	check "the frontend still has its seccomp filter and empty root" \
 	    test "$(status_field "${p:-0}" Seccomp)" = 2 -a \

@@ -184,7 +184,7 @@ locked_down() {	# pid user
 	    $1 == "NoNewPrivs:" { nnp = ($2 == 1) }
 	    END { exit !(uid && gid && grp && nnp) }' "/proc/$1/status"
 }
-for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
+for role in storage broker extract "frontend 0" "frontend 1" "frontend 2"; do
 	p=$(depot_child "$role")
 	if [ -z "$p" ]; then
 		notok "a child titled 'depotd: $role' runs"
@@ -205,7 +205,7 @@ check "the storage helper's uid is not a frontend's" test \
 child_env() {	# pid
 	tr '\0' '\n' <"/proc/$1/environ"
 }
-for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
+for role in storage broker extract "frontend 0" "frontend 1" "frontend 2"; do
 	p=$(depot_child "$role")
 	check "'depotd: $role' has only PATH in its environment, no canary" \
 	    test "$(child_env "$p")" = "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
@@ -220,7 +220,7 @@ if [ "${landlock_abi:--1}" -ge 1 ]; then
 	    sh -c "! grep -qi landlock '$log'"
 else
 	check "kernel lacks Landlock: every child says lockdown was skipped" \
-	    test "$(grep -c 'landlock is not available' "$log")" -eq 5
+	    test "$(grep -c 'landlock is not available' "$log")" -eq 6
 fi
 # A frontend has no business with files: beyond stdio only sockets,
 # pipes and event descriptors.
@@ -239,7 +239,7 @@ p=$(depot_child "frontend 0")
 check "frontend 0 holds no file or directory open ($(fe_files "$p" | head -3 |
     tr '\n' ' '))" test -z "$(fe_files "$p")"
 check "the master has no other children" \
-    test "$(pgrep -P "$DEPOT_PID" | wc -l)" -eq 5
+    test "$(pgrep -P "$DEPOT_PID" | wc -l)" -eq 6
 
 # --- /healthz, /metrics, access log ---------------------------------------
 
@@ -299,7 +299,7 @@ depotctl_ show status >"$work/status" 2>&1
 check "depotctl show status exits 0" test $? -eq 0
 check "show status lists the master with its pid" \
     grep -Eq "^master +0 +$DEPOT_PID " "$work/status"
-for role in storage broker "frontend 0" "frontend 1" "frontend 2"; do
+for role in storage broker extract "frontend 0" "frontend 1" "frontend 2"; do
 	p=$(depot_child "$role")
 	inst=0
 	case $role in *" "*) inst=${role#* } ;; esac
@@ -455,7 +455,7 @@ check "and 150 KB under the new cap is 200" \
 DEPOT_MAX_SIZE=1M depot_conf "$d" "$port" "$http_extra"
 depotctl_ reload >/dev/null 2>&1
 check "all 3 frontends and the other children survived the reloads" \
-    test "$(pgrep -P "$DEPOT_PID" | wc -l)" -eq 5
+    test "$(pgrep -P "$DEPOT_PID" | wc -l)" -eq 6
 
 # --- the HTTP layer ---------------------------------------------------------------
 
@@ -504,7 +504,7 @@ check "database back: /healthz 200 by itself within 30 s" \
 check "database back: an upload works again" \
     test "$(upload "$alice" "$work/small")" = 200
 check "all children survived the database outage" \
-    test "$(pgrep -P "$DEPOT_PID" | wc -l)" -eq 5
+    test "$(pgrep -P "$DEPOT_PID" | wc -l)" -eq 6
 
 # --- kill -9 of each kind of child ------------------------------------------------
 

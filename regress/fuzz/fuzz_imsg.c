@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/imsg.c lib/log.c lib/util.c lib/http_limits.c cmd/depotd/proto.c cmd/depotd/conf_msg.c cmd/depotd/conf.c */
+/* fuzz-sources: lib/imsg.c lib/log.c lib/util.c lib/http_limits.c cmd/depotd/proto.c cmd/depotd/conf_msg.c cmd/depotd/conf.c cmd/depotd/conf_url.c cmd/depotd/conf_ca.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *
@@ -40,6 +40,8 @@ static const enum proc_role pairs[][2] = {
 	{ ROLE_MASTER, ROLE_STORAGE }, { ROLE_STORAGE, ROLE_FRONTEND },
 	{ ROLE_STORAGE, ROLE_BROKER }, { ROLE_FRONTEND, ROLE_STORAGE },
 	{ ROLE_BROKER, ROLE_STORAGE }, { ROLE_BROKER, ROLE_FRONTEND },
+	{ ROLE_EXTRACT, ROLE_MASTER }, { ROLE_MASTER, ROLE_EXTRACT },
+	{ ROLE_EXTRACT, ROLE_FRONTEND }, { ROLE_FRONTEND, ROLE_EXTRACT },
 };
 #define NPAIRS	(sizeof(pairs) / sizeof(pairs[0]))
 

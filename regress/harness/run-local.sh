@@ -19,9 +19,51 @@
 # the first run (random, kept in ./var, printed with the URL).
 # ^C or SIGTERM stops depotd and PostgreSQL.  DEPOT_RUN_VAR and
 # DEPOT_RUN_PORT move it elsewhere (the secrets suite runs it so).
+#
+# DEPOT_UPSTREAM=URL (a model server's base URL, with its /v1) adds an
+# upstream and one model: DEPOT_MODEL names it, at depotd and at the
+# upstream alike (default "default"), DEPOT_UPSTREAM_API is openai or
+# anthropic (default openai), DEPOT_UPSTREAM_KEY its key, if it needs
+# one (written to the mode 600 configuration, never to the
+# environment of depotd's processes).
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 var=${DEPOT_RUN_VAR:-$top/var}
+
+# A value inside the configuration's double quotes.
+conf_quote() {
+	printf '%s' "$1" | sed 's/[\\"]/\\&/g'
+}
+
+# The upstream and model lines from DEPOT_UPSTREAM*, or nothing.
+model_lines() {
+	local api=${DEPOT_UPSTREAM_API:-openai} url=$DEPOT_UPSTREAM
+	case $api in
+	openai|anthropic) ;;
+	*) echo "DEPOT_UPSTREAM_API must be openai or anthropic" >&2
+	   return 1 ;;
+	esac
+	case $url in
+	http://*|https://*) ;;
+	*) echo "DEPOT_UPSTREAM must be an http:// or https:// URL" >&2
+	   return 1 ;;
+	esac
+	printf 'upstream "upstream" {\n\turl "%s"\n\tapi %s\n' \
+	    "$(conf_quote "$url")" "$api"
+	[ -n "$upstream_key" ] &&
+	    printf '\tapi-key "%s"\n' "$(conf_quote "$upstream_key")"
+	printf '}\nmodel "%s" upstream "upstream"\n' \
+	    "$(conf_quote "$model")"
+}
+
+model=${DEPOT_MODEL:-default}
+# Kept out of the environment depotd's processes inherit.
+upstream_key=${DEPOT_UPSTREAM_KEY:-}
+unset DEPOT_UPSTREAM_KEY
+models=
+if [ -n "${DEPOT_UPSTREAM:-}" ]; then
+	models=$(model_lines) || exit 1
+fi
 
 # PostgreSQL and depotd's unprivileged children must be able to enter
 # ./var.  A checkout that only root may enter (one under /root, which
@@ -68,7 +110,9 @@ fi
 unset DEPOT_ADMIN_KEY
 DEPOT_ADMIN_KEY=$(cat "$var/admin-key")
 [ -n "$DEPOT_ADMIN_KEY" ] || { echo "no admin key in $var" >&2; exit 1; }
-DEPOT_SANDBOX_LOCAL=1 DEPOT_MAX_SIZE=512M DEPOT_SWEEP=1h depot_conf "$var" "$port"
+DEPOT_SANDBOX_LOCAL=1 DEPOT_MAX_SIZE=512M DEPOT_SWEEP=1h \
+    depot_conf "$var" "$port" "$models"
+upstream_key=
 : >"$var/depotd.log"
 depot_start "$var" || { cat "$var/depotd.log"; exit 1; }
 
@@ -82,6 +126,11 @@ cat <<MSG
 DEPOT_BASE_URL=http://127.0.0.1:$port
 DEPOT_API_KEY=$key
 DEPOT_ADMIN_KEY=$DEPOT_ADMIN_KEY
+MSG
+[ -n "$models" ] && cat <<MSG
+DEPOT_MODEL=$model	(via $DEPOT_UPSTREAM, api ${DEPOT_UPSTREAM_API:-openai})
+MSG
+cat <<MSG
 
 Try:
   echo hello > hello.txt

@@ -236,8 +236,8 @@ check "the pid file names the master, running /usr/sbin/depotd" test \
 check "the master runs as root" test \
     "$(ps -o user= -p "${master:-0}" 2>/dev/null)" = root
 ps -o user:16=,args= --ppid "${master:-0}" >"$tmp/child-users" 2>/dev/null
-check "the master has four children (2 frontends, storage, broker)" \
-    test "$(wc -l <"$tmp/child-users")" -eq 4
+check "the master has five children (2 frontends, storage, broker, extract)" \
+    test "$(wc -l <"$tmp/child-users")" -eq 5
 check "the storage helper runs as _depotstore, every other child as _depotd" \
     sh -c "awk '{ u = (\$3 == \"storage\") ? \"_depotstore\" : \"_depotd\";
     if (\$1 != u) exit 1 }' '$tmp/child-users'"

@@ -16,7 +16,8 @@
 // suite.sh sets, one "ok"/"not ok" line per check, test files, and the
 // raw requests that tell us what the server itself answered.
 
-import { createRequire } from 'node:module';
+import { loadSdk as load, need, reporter, failed } from
+    '../harness/sdk.mjs';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,60 +30,9 @@ export const env = {
 	tmp: need('SDK_TMP'),
 };
 
-function need(name) {
-	const v = process.env[name];
-	if (!v) {
-		console.log(`not ok - environment variable ${name} is set`);
-		process.exit(1);
-	}
-	return v;
-}
-
-const requireSdk = createRequire(path.join(env.modules, 'package.json'));
-
-// The package under its install name (an npm alias for older majors)
-// and the version that was really installed.
-export function loadSdk(alias) {
-	const mod = requireSdk(alias);
-	const pkg = JSON.parse(fs.readFileSync(path.join(env.modules,
-	    'node_modules', alias, 'package.json'), 'utf8'));
-	return { mod, name: pkg.name, version: pkg.version };
-}
-
-let failures = 0;
-
-export function reporter(prefix) {
-	return {
-		ok(cond, what, detail) {
-			if (cond) {
-				console.log(`ok - ${prefix}: ${what}`);
-			} else {
-				failures++;
-				console.log(`not ok - ${prefix}: ${what}`);
-				if (detail !== undefined)
-					console.log(`# ${String(detail).replace(/\n/g, '\n# ')}`);
-			}
-			return cond;
-		},
-		// A check whose body may throw: the exception is the failure.
-		async step(what, fn) {
-			try {
-				const r = await fn();
-				if (r === false)
-					return this.ok(false, what);
-				this.ok(true, what);
-				return true;
-			} catch (e) {
-				this.ok(false, what, e && e.stack ? e.stack : e);
-				return false;
-			}
-		},
-	};
-}
-
-export function failed() {
-	return failures;
-}
+// The package under its install name (an npm alias for older majors).
+export const loadSdk = (alias) => load(env.modules, alias);
+export { reporter, failed };
 
 // Random contents, so that a byte comparison cannot pass by accident.
 export function testFile(name, size) {

@@ -33,11 +33,11 @@ sftp)	sdk_port=18323 ;;
 esac
 sdk_port=${SDK_PORT:-$sdk_port}	# another port where checkouts share a host
 D=$top/build/regress-sdk-$store
-SDK_MODULES=${SDK_MODULES:-$top/build/sdk}
 
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"
 . "$top/regress/harness/store.sh"
+. "$top/regress/harness/sdk.sh"
 
 [ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
 rm -rf "$D"
@@ -55,20 +55,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
-# Installs the SDKs once; again only when package.json changes.
-sdk_install() {
-	mkdir -p "$SDK_MODULES" || return 1
-	if cmp -s "$here/package.json" "$SDK_MODULES/package.json" &&
-	    [ -f "$SDK_MODULES/node_modules/.package-lock.json" ]; then
-		return 0
-	fi
-	cp "$here/package.json" "$SDK_MODULES/package.json" || return 1
-	(cd "$SDK_MODULES" && npm install --no-audit --no-fund \
-	    --loglevel=error) >"$D/npm.log" 2>&1
-}
-
 command -v node >/dev/null || { echo "not ok - node is installed"; exit 1; }
-if sdk_install; then
+if sdk_install "$D/npm.log"; then
 	echo "ok - npm installs the SDKs into $SDK_MODULES"
 else
 	echo "not ok - npm installs the SDKs (log below)"

@@ -31,6 +31,7 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "conf_int.h"
 #include "roster.h"
 #include "t.h"
 
@@ -45,15 +46,29 @@ static const char full_conf[] =
 	"\taccess-key \"AKID\" secret-key $sk session-token \"SESSION\"\n"
 	"\tpath-style part-size 8M max-transfers 4\n"
 	"}\n"
-	"files { max-size 1G retention 30d sweep-interval 0 }\n"
+	"files { max-size 1G retention 30d sweep-interval 0\n"
+	"    extract-pages 7 extract-size 2M }\n"
 	"http { max-header-size 8K idle-timeout 2m body-timeout 90\n"
-	"    min-body-rate 4K max-connections-per-address 7 }\n"
-	"sandbox \"https://sbx.example\" { token \"SANDBOX-TOKEN\" }\n"
+	"    min-body-rate 4K max-connections-per-address 7\n"
+	"    max-request-size 48M }\n"
+	"sandbox \"https://sbx.example\" { token \"SANDBOX-TOKEN\"\n"
+	"    exec-timeout 2m max-output-files 3 max-output-size 5M\n"
+	"    max-sessions 9 }\n"
+	"max-tool-iterations 12\n"
 	"admin-key \"ADMIN-KEY-0123456789\"\n"
 	"upstream \"up\" { url \"https://api.example/v1\" api anthropic "
-	"api-key \"UPSTREAM-KEY\" timeout 30 }\n"
+	"api-key \"UPSTREAM-KEY\" timeout 30\n"
+	"    connect-timeout 4 idle-timeout 45s ca-file $ca\n"
+	"    anthropic-version \"2099-01-01\" }\n"
+	"upstream \"oa\" { url \"http://[::1]:8000/v1\" responses }\n"
 	"model \"m1\" upstream \"up\" { text-only remote-name \"m1:big\" }\n"
-	"model \"m2\" upstream \"up\"\n";
+	"model \"m2\" upstream \"up\"\n"
+	"model \"m3\" upstream \"oa\" { pdf-as-text max-tokens 2048\n"
+	"    max-tool-iterations 3 }\n";
+
+#define CA_PEM	"-----BEGIN CERTIFICATE-----\nTEST-CA\n" \
+		"-----END CERTIFICATE-----\n"
+static char	*ca_path;	/* the ca-file of upstream "up" */
 
 /* Writes text to a fresh mode-600 file; returns its malloc'd path. */
 static char *
@@ -144,6 +159,32 @@ test_parsed_fields(const struct depotd_conf *c)
 	m = TAILQ_FIRST(&c->models);
 	T_OK(m != NULL && m->text_only && !m->native_code_execution &&
 	    strcmp(m->remote_name, "m1:big") == 0, "model m1 options");
+	T_OK(u != NULL && u->connect_timeout == 4 && u->idle_timeout == 45 &&
+	    strcmp(u->ca_file, ca_path) == 0 &&
+	    strcmp(u->anthropic_version, "2099-01-01") == 0 &&
+	    !u->native_responses,
+	    "upstream connect-timeout, idle-timeout, ca-file, "
+	    "anthropic-version");
+	u = u != NULL ? TAILQ_NEXT(u, entry) : NULL;
+	T_OK(u != NULL && u->api == API_OPENAI && u->native_responses &&
+	    u->connect_timeout == 10 && u->idle_timeout == 60 &&
+	    u->timeout == 300 && u->ca_file[0] == '\0',
+	    "upstream responses; defaults 10s, 1m, 5m, system CA bundle");
+	TAILQ_FOREACH(m, &c->models, entry)
+		if (strcmp(m->name, "m3") == 0)
+			break;
+	T_OK(m != NULL && m->pdf_as_text && m->max_tokens == 2048 &&
+	    m->max_tool_iterations == 3 && !m->text_only,
+	    "model pdf-as-text, max-tokens, max-tool-iterations");
+	T_EQ_INT(c->extract_pages, 7, "extract-pages");
+	T_EQ_INT(c->extract_size, 2 * 1024 * 1024, "extract-size 2M");
+	T_EQ_INT(c->http.max_request_size, 48 * 1024 * 1024,
+	    "max-request-size 48M");
+	T_OK(c->exec_timeout == 120 && c->max_output_files == 3 &&
+	    c->max_output_size == 5 * 1024 * 1024 && c->max_sessions == 9 &&
+	    c->max_tool_iterations == 12,
+	    "sandbox exec-timeout, max-output-*, max-sessions; "
+	    "max-tool-iterations");
 }
 
 /*
@@ -203,6 +244,45 @@ wire_has(const char *buf, size_t len, const char *s)
 	return buf != NULL && memmem(buf, len, s, strlen(s)) != NULL;
 }
 
+/* The upstream, model, files and http fields a frontend rebuilt. */
+static void
+test_upstream_back(const struct depotd_conf *c,
+    const struct depotd_conf *back)
+{
+	const struct upstream_conf	*u, *bu;
+	const struct model_conf		*m, *bm;
+
+	u = TAILQ_FIRST(&c->upstreams);
+	bu = TAILQ_FIRST(&back->upstreams);
+	T_OK(u != NULL && bu != NULL &&
+	    bu->connect_timeout == u->connect_timeout &&
+	    bu->idle_timeout == u->idle_timeout &&
+	    strcmp(bu->ca_file, u->ca_file) == 0 &&
+	    strcmp(bu->anthropic_version, "2099-01-01") == 0 &&
+	    strcmp(bu->resolve, "api.example:443:192.0.2.1,[2001:db8::1]") ==
+	    0, "upstream timeouts, ca-file, version and resolve list arrive");
+	T_OK(bu != NULL && bu->ca_pem != NULL &&
+	    bu->ca_len == strlen(CA_PEM) &&
+	    memcmp(bu->ca_pem, CA_PEM, bu->ca_len) == 0,
+	    "the https upstream's ca-file arrives as PEM (IMSG_CONF_CA)");
+	bu = bu != NULL ? TAILQ_NEXT(bu, entry) : NULL;
+	T_OK(bu != NULL && bu->native_responses && bu->ca_pem == NULL,
+	    "the http upstream: responses, and no CA bundle");
+	TAILQ_FOREACH(m, &c->models, entry) {
+		TAILQ_FOREACH(bm, &back->models, entry)
+			if (strcmp(bm->name, m->name) == 0)
+				break;
+		T_OK(bm != NULL && bm->pdf_as_text == m->pdf_as_text &&
+		    bm->max_tokens == m->max_tokens &&
+		    bm->max_tool_iterations == m->max_tool_iterations,
+		    "model %s: pdf-as-text, max-tokens, max-tool-iterations "
+		    "arrive", m->name);
+	}
+	T_OK(back->extract_pages == 7 && back->extract_size == 2 << 20 &&
+	    back->http.max_request_size == 48 << 20,
+	    "extract-pages, extract-size and max-request-size arrive");
+}
+
 static void
 test_round_trip(const struct depotd_conf *c)
 {
@@ -234,6 +314,7 @@ test_round_trip(const struct depotd_conf *c)
 	T_OK(TAILQ_FIRST(&back->models) != NULL &&
 	    strcmp(TAILQ_FIRST(&back->models)->remote_name, "m1:big") == 0,
 	    "model arrives");
+	test_upstream_back(c, back);
 	free(w1);
 	free(w2);
 	conf_free(back);
@@ -269,8 +350,11 @@ test_masks(const struct depotd_conf *c)
 	    !wire_has(w, len, "127.0.0.1:7480"),
 	    "a frontend is not told where the store is");
 	T_OK(!wire_has(w, len, "SANDBOX-TOKEN") &&
-	    !wire_has(w, len, "sandbox.example"),
-	    "a frontend is sent nothing of the sandbox");
+	    !wire_has(w, len, "sbx.example"),
+	    "a frontend is not told where the sandbox is, nor its token");
+	T_OK(back->sandbox == SANDBOX_URL && back->max_tool_iterations == 12 &&
+	    back->sandbox_url[0] == '\0',
+	    "a frontend knows there is a sandbox and max-tool-iterations");
 	T_OK(!wire_has(w, len, "ADMIN-KEY-0123456789"),
 	    "a frontend is not sent the admin key (storage decides)");
 	T_OK(back->database == NULL && back->storage.secret_key == NULL &&
@@ -299,6 +383,12 @@ test_masks(const struct depotd_conf *c)
 	    !wire_has(w, len, "ADMIN-KEY") && !wire_has(w, len, "s3://"),
 	    "the broker is sent the sandbox and nothing else");
 	T_EQ_STR(back->sandbox_token, "SANDBOX-TOKEN", "sandbox token");
+	T_EQ_STR(back->sandbox_url, "https://sbx.example", "sandbox URL");
+	T_OK(back->exec_timeout == 120 && back->max_output_files == 3 &&
+	    back->max_output_size == 5 << 20 && back->max_sessions == 9,
+	    "the broker is sent exec-timeout, max-output-*, max-sessions");
+	T_OK(TAILQ_EMPTY(&back->upstreams) && !wire_has(w, len, "TEST-CA"),
+	    "the broker is sent no upstream and no CA bundle");
 	free(w);
 	conf_free(back);
 }
@@ -410,12 +500,201 @@ test_parse_errors(void)
 	conf_free(c);
 }
 
+static void
+test_url(void)
+{
+	char		 host[64];
+	uint16_t	 port;
+
+	T_OK(conf_url_host_port("https://api.example/v1", host, sizeof(host),
+	    &port) == 0 && strcmp(host, "api.example") == 0 && port == 443,
+	    "https without a port: 443");
+	T_OK(conf_url_host_port("http://u:p@h:8000/v1?x", host, sizeof(host),
+	    &port) == 0 && strcmp(host, "h") == 0 && port == 8000,
+	    "userinfo skipped, port 8000");
+	T_OK(conf_url_host_port("http://[::1]:11434", host, sizeof(host),
+	    &port) == 0 && strcmp(host, "::1") == 0 && port == 11434,
+	    "IPv6 literal without brackets");
+	T_OK(conf_url_host_port("http://[::1]/v1", host, sizeof(host),
+	    &port) == 0 && port == 80, "IPv6 literal, port from the scheme");
+	T_OK(conf_url_host_port("http://h:0/", host, sizeof(host), &port) ==
+	    -1 && conf_url_host_port("http://h:65536/", host, sizeof(host),
+	    &port) == -1 && conf_url_host_port("http:///v1", host,
+	    sizeof(host), &port) == -1 && conf_url_host_port("ftp://h/",
+	    host, sizeof(host), &port) == -1 &&
+	    conf_url_host_port("http://[::1/", host, sizeof(host), &port) ==
+	    -1, "port 0, port 65536, no host, ftp, open bracket refused");
+}
+
+/* Ports, name resolution and the reload note, on small configurations. */
+static void
+test_upstream_net(void)
+{
+	struct depotd_conf	*a, *b;
+	struct upstream_conf	*u;
+	uint16_t		 ports[CONF_PORTS_MAX];
+	char			 later[256];
+	size_t			 n;
+
+	a = parse_text("database \"dbname=x\"\nstorage \"file:///x\"\n"
+	    "upstream \"l\" { url \"http://localhost:18500/v1\" }\n"
+	    "upstream \"v4\" { url \"http://127.0.0.1:18500/v1\" }\n"
+	    "upstream \"s\" { url \"https://[::1]/v1\" }\n");
+	b = parse_text("database \"dbname=x\"\nstorage \"file:///x\"\n"
+	    "upstream \"l\" { url \"http://localhost:18500/v1\" }\n"
+	    "upstream \"n\" { url \"http://127.0.0.1:18501/v1\" }\n");
+	T_OK(a != NULL && b != NULL, "upstream configurations parse");
+	if (a == NULL || b == NULL)
+		goto done;
+	n = conf_upstream_ports(a, ports, CONF_PORTS_MAX);
+	T_OK(n == 2 && ports[0] == 18500 && ports[1] == 443,
+	    "upstream ports: 18500 once, then 443 (%zu)", n);
+	conf_resolve_upstreams(a);
+	u = TAILQ_FIRST(&a->upstreams);
+	T_OK(strncmp(u->resolve, "localhost:18500:", 16) == 0 &&
+	    (strstr(u->resolve, "127.0.0.1") != NULL ||
+	    strstr(u->resolve, "[::1]") != NULL),
+	    "localhost resolves to loopback (%s)", u->resolve);
+	u = TAILQ_NEXT(u, entry);
+	T_OK(u->resolve[0] == '\0' && TAILQ_NEXT(u, entry)->resolve[0] ==
+	    '\0', "literal addresses are not resolved");
+	conf_restart_changes(a, b, later, sizeof(later));
+	T_EQ_STR(later, "new upstream ports", "a new port waits for a restart");
+	conf_restart_changes(b, b, later, sizeof(later));
+	T_EQ_STR(later, "", "the same ports need no restart");
+done:
+	conf_free(a);
+	conf_free(b);
+}
+
+/* A CA bundle over CONF_CA_MAX is not sent; nothing is kept. */
+static void
+test_ca_limits(void)
+{
+	struct upstream_conf	 u;
+	char			 path[] = "/tmp/test_conf_big.XXXXXX";
+	int			 fd, p[2];
+
+	memset(&u, 0, sizeof(u));
+	strlcpy(u.name, "big", sizeof(u.name));
+	strlcpy(u.url, "https://h/v1", sizeof(u.url));
+	if ((fd = mkstemp(path)) == -1 || ftruncate(fd, CONF_CA_MAX + 1) ==
+	    -1) {
+		T_OK(0, "make a large file");
+		return;
+	}
+	close(fd);
+	strlcpy(u.ca_file, path, sizeof(u.ca_file));
+	T_EQ_INT(conf_ca_open(&u), -1, "a ca-file over 4 MiB is not opened");
+	unlink(path);
+	strlcpy(u.ca_file, "/nonexistent/ca.pem", sizeof(u.ca_file));
+	T_EQ_INT(conf_ca_open(&u), -1, "a missing ca-file is not opened");
+	strlcpy(u.url, "http://h/v1", sizeof(u.url));
+	T_EQ_INT(conf_ca_open(&u), -1, "an http upstream needs no CA");
+	/* A descriptor that brings nothing: no bundle kept. */
+	if (pipe(p) == -1)
+		return;
+	close(p[1]);
+	conf_ca_read(&u, p[0]);
+	T_OK(u.ca_pem == NULL && u.ca_len == 0, "an empty bundle is dropped");
+}
+
+static void
+test_new_errors(void)
+{
+	static const char *const bad[] = {
+		"model \"m\" upstream \"u\" { text-only pdf-as-text }\n",
+		"upstream \"v\" { url \"http://h/\" anthropic-version "
+		    "\"x\" }\n",
+		"upstream \"v\" { url \"http://h/\" api anthropic "
+		    "responses }\n",
+		"upstream \"v\" { url \"http://h:99999/\" }\n",
+		"upstream \"v\" { url \"http://h/\" ca-file \"rel.pem\" }\n",
+		"model \"m\" upstream \"u\" { max-tool-iterations 101 }\n",
+		"sandbox local { max-sessions 0 }\n",
+		"files { extract-pages 0 }\n",
+	};
+	struct depotd_conf	*c;
+	char			 text[512];
+	size_t			 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "database \"dbname=x\"\n"
+		    "storage \"file:///x\"\n"
+		    "upstream \"u\" { url \"http://h/v1\" }\n%s", bad[i]);
+		c = parse_text(text);
+		T_OK(c == NULL, "refused: %.*s", (int)strcspn(bad[i], "\n"),
+		    bad[i]);
+		conf_free(c);
+	}
+	c = parse_text("database \"dbname=x\"\nstorage \"file:///x\"\n"
+	    "upstream \"u\" { url \"http://h/v1\" }\n"
+	    "model \"m\" upstream \"u\"\n");
+	T_OK(c != NULL && c->extract_pages == 50 &&
+	    c->extract_size == 1 << 20 && c->http.max_request_size == 32 << 20 &&
+	    c->exec_timeout == 60 && c->max_output_files == 20 &&
+	    c->max_output_size == 64 << 20 && c->max_sessions == 16 &&
+	    c->max_tool_iterations == 8, "defaults: extract 50 pages and 1M, "
+	    "32M requests, 60s, 20 files, 64M, 16 sessions, 8 rounds");
+	T_OK(c != NULL && strcmp(TAILQ_FIRST(&c->upstreams)->anthropic_version,
+	    "2023-06-01") == 0 && TAILQ_FIRST(&c->models)->max_tokens == 0 &&
+	    TAILQ_FIRST(&c->models)->max_tool_iterations == 0,
+	    "defaults: anthropic-version 2023-06-01, model max-tokens and "
+	    "max-tool-iterations unset");
+	conf_free(c);
+}
+
+/* Each port is a Landlock rule of the frontends: at most 64. */
+static void
+test_many_ports(void)
+{
+	struct depotd_conf	*c;
+	char			*text = NULL;
+	size_t			 len = 0;
+	FILE			*fp;
+	int			 i, n;
+
+	for (n = CONF_PORTS_MAX; n <= CONF_PORTS_MAX + 1; n++) {
+		if ((fp = open_memstream(&text, &len)) == NULL)
+			return;
+		fputs("database \"dbname=x\"\nstorage \"file:///x\"\n", fp);
+		for (i = 0; i < n; i++)
+			fprintf(fp, "upstream \"u%d\" { url "
+			    "\"http://127.0.0.1:%d/v1\" }\n", i, 20000 + i);
+		fclose(fp);
+		c = parse_text(text);
+		T_OK((c != NULL) == (n <= CONF_PORTS_MAX),
+		    "upstreams on %d ports: %s", n, n <= CONF_PORTS_MAX ?
+		    "accepted" : "refused");
+		conf_free(c);
+		free(text);
+		text = NULL;
+	}
+}
+
+/* The ca-file of the full configuration, named by the macro $ca. */
+static int
+write_ca(void)
+{
+	char	 def[64];
+
+	if ((ca_path = write_conf(CA_PEM)) == NULL)
+		return -1;
+	snprintf(def, sizeof(def), "ca=%s", ca_path);
+	return cmdline_symset(def);
+}
+
 int
 main(void)
 {
 	struct depotd_conf	*c;
 
+	T_OK(write_ca() == 0, "a CA file for the full configuration");
 	c = parse_text(full_conf);
+	if (c != NULL)
+		strlcpy(TAILQ_FIRST(&c->upstreams)->resolve,
+		    "api.example:443:192.0.2.1,[2001:db8::1]",
+		    sizeof(TAILQ_FIRST(&c->upstreams)->resolve));
 	T_OK(c != NULL, "full configuration parses");
 	if (c != NULL) {
 		test_parsed_fields(c);
@@ -428,5 +707,12 @@ main(void)
 	}
 	test_conninfo();
 	test_parse_errors();
+	test_url();
+	test_upstream_net();
+	test_ca_limits();
+	test_new_errors();
+	test_many_ports();
+	if (ca_path != NULL)
+		unlink(ca_path);
 	return t_done();
 }

@@ -623,6 +623,27 @@ test_channel_tables(void)
 	    "storage <- frontend: FILE_PROGRESS");
 	T_EQ_INT(allowed(ROLE_BROKER, ROLE_FRONTEND, IMSG_HEALTH_REQ, 0, -1),
 	    0, "broker <- frontend: nothing at all yet");
+	T_EQ_INT(allowed(ROLE_EXTRACT, ROLE_FRONTEND, IMSG_EXTRACT,
+	    sizeof(struct extract_req), 0), 1,
+	    "extract <- frontend: EXTRACT with the PDF's fd");
+	T_EQ_INT(allowed(ROLE_EXTRACT, ROLE_FRONTEND, IMSG_EXTRACT,
+	    sizeof(struct extract_req), -1), 0,
+	    "extract <- frontend: EXTRACT without an fd is refused");
+	T_EQ_INT(allowed(ROLE_EXTRACT, ROLE_FRONTEND, IMSG_FILE_GET,
+	    sizeof(struct file_key), -1), 0,
+	    "extract <- frontend: nothing but EXTRACT");
+	T_EQ_INT(allowed(ROLE_FRONTEND, ROLE_EXTRACT, IMSG_EXTRACTED,
+	    sizeof(struct extract_res), -1), 1,
+	    "frontend <- extract: EXTRACTED may come without an fd (failed)");
+	T_EQ_INT(allowed(ROLE_EXTRACT, ROLE_MASTER, IMSG_CONF_SECRET,
+	    sizeof(struct secret_msg), -1), 1,
+	    "extract <- master: the common set-up (no secret is sent)");
+	T_EQ_INT(allowed(ROLE_EXTRACT, ROLE_MASTER, IMSG_CONF_FILES,
+	    sizeof(struct files_msg), -1), 0,
+	    "extract <- master: no configuration part");
+	T_EQ_INT(allowed(ROLE_EXTRACT, ROLE_STORAGE, IMSG_FILE_INFO,
+	    sizeof(struct file_rec), -1), -1,
+	    "extract <- storage: no channel at all");
 	T_EQ_INT(allowed(ROLE_FRONTEND, ROLE_STORAGE, IMSG_FILE_CREATED,
 	    sizeof(struct file_rec), -1), 0,
 	    "frontend <- storage: FILE_CREATED without its fd is refused");

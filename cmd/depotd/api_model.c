@@ -1,0 +1,417 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+
+/*
+ * api_model.c: POST /v1/chat/completions, /v1/responses and
+ * /v1/messages.
+ *
+ * The order: the declared length against max-request-size, the
+ * caller's key, the body (bounded as it comes), JSON under a depth
+ * limit, the model, the file references (fe_refs.c, which may reply
+ * 400 itself and then nothing is sent upstream), the translation to
+ * the upstream's wire, and the call (fe_upstream.c), which answers.
+ * The route decides the dialect: chat and Responses are OpenAI's,
+ * Messages Anthropic's, whatever the headers say.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <json-c/json.h>
+
+#include "log.h"
+#include "frontend.h"
+#include "fe_upstream.h"
+
+/* One model request. */
+struct model_req {
+	struct api_req		*ar;
+	enum wire		 caller;
+	enum wire		 wire;		/* the upstream's */
+	struct evbuffer		*body;
+	int			 too_large;
+	struct json_object	*req;
+	struct model_conf	 model;		/* a copy: reloads free */
+	char			 asked[128];	/* the caller's model name */
+	int			 stream;
+	struct ubody		*ub;
+	struct refs		*refs;
+	struct upcall		*call;
+	int64_t			 t0;		/* monotonic usec */
+	int			 logged;
+};
+
+static const char *route_names[] = {
+	[WIRE_CHAT] = "chat.completions",
+	[WIRE_RESPONSES] = "responses",
+	[WIRE_MESSAGES] = "messages",
+};
+
+struct json_object *
+api_json_parse(const char *s, size_t len)
+{
+	struct json_tokener	*tok;
+	struct json_object	*o;
+	size_t			 end;
+
+	if (len == 0 || len > INT_MAX ||
+	    (tok = json_tokener_new_ex(JSON_DEPTH_MAX)) == NULL)
+		return NULL;
+	o = json_tokener_parse_ex(tok, s, (int)len);
+	if (o != NULL && json_tokener_get_error(tok) == json_tokener_success) {
+		/* Nothing but blanks after the value. */
+		for (end = json_tokener_get_parse_end(tok); end < len; end++)
+			if (strchr(" \t\r\n", s[end]) == NULL)
+				break;
+		if (end < len) {
+			json_object_put(o);
+			o = NULL;
+		}
+	} else {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+/* --- the end --- */
+
+/* One line per request, whatever became of it; never a key. */
+static void
+model_log(struct model_req *mr, const struct upcall_result *res,
+    int status)
+{
+	struct http_request	*req = mr->ar->req;
+	const struct principal	*who = &mr->ar->who;
+	char			 ttfb[32];
+
+	if (mr->logged)
+		return;
+	mr->logged = 1;
+	if (res->ttfb_us >= 0)
+		snprintf(ttfb, sizeof(ttfb), "%.1fms",
+		    res->ttfb_us / 1000.0);
+	else
+		strlcpy(ttfb, "-", sizeof(ttfb));
+	log_info("%s %s user %s workspace %s model %s upstream %d status %d "
+	    "tokens %" PRId64 "/%" PRId64 " sent %" PRId64 " ttfb %s "
+	    "duration %.1fms", req->id, route_names[mr->caller],
+	    who->user_name[0] ? who->user_name : "-",
+	    who->workspace_name[0] ? who->workspace_name : "-",
+	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
+	    res->tokens_in, res->tokens_out, res->sent, ttfb,
+	    (fe_mono_usec() - mr->t0) / 1000.0);
+	metrics_model(mr->model.name, status < 200 || status > 299,
+	    res->tokens_in, res->tokens_out);
+}
+
+/* An answer given before any upstream call: counted and logged too. */
+static void
+model_log_early(struct model_req *mr, int status)
+{
+	struct upcall_result	 res;
+
+	memset(&res, 0, sizeof(res));
+	res.tokens_in = res.tokens_out = res.ttfb_us = -1;
+	model_log(mr, &res, status);
+}
+
+static void
+model_answered(struct model_req *mr)
+{
+	model_log_early(mr, mr->ar->req->status);
+}
+
+static void
+model_upcall_done(void *arg, const struct upcall_result *res)
+{
+	model_log(arg, res, res->status);
+}
+
+static void
+model_free(struct api_req *ar)
+{
+	struct model_req	*mr = ar->route;
+	struct upcall_result	 res;
+
+	if (mr == NULL)
+		return;
+	/* The caller left first: 499, as nginx says it. */
+	if (!mr->logged && mr->call != NULL) {
+		upcall_result(mr->call, &res);
+		model_log(mr, &res, 499);
+	} else if (!mr->logged && mr->asked[0] != '\0')
+		model_log_early(mr, 499);
+	upcall_free(mr->call);
+	if (mr->refs != NULL)
+		refs_free(mr->refs);
+	if (mr->ub != NULL)
+		ubody_free(mr->ub);
+	json_object_put(mr->req);
+	if (mr->body != NULL)
+		evbuffer_free(mr->body);
+	free(mr);
+	ar->route = NULL;
+}
+
+/* --- the upstream request --- */
+
+/* include_usage, so that a streamed answer ends with its token count. */
+static int
+model_include_usage(struct json_object *req)
+{
+	struct json_object	*so;
+
+	if (!json_object_object_get_ex(req, "stream_options", &so) ||
+	    !json_object_is_type(so, json_type_object)) {
+		so = json_object_new_object();
+		if (so == NULL || json_object_object_add(req,
+		    "stream_options", so) == -1)
+			return -1;
+	}
+	return json_object_object_add(so, "include_usage",
+	    json_object_new_boolean(1));
+}
+
+static void
+model_refs_done(void *arg, int ok)
+{
+	struct model_req	*mr = arg;
+	struct api_req		*ar = mr->ar;
+	struct upcall_params	 p;
+	struct json_object	*up;
+	char			 err[256];
+
+	if (!ok) {
+		model_answered(mr);	/* refs answered */
+		return;
+	}
+	err[0] = '\0';
+	if ((up = xlate_request(mr->caller, mr->wire, mr->req, &mr->model,
+	    err, sizeof(err))) == NULL) {
+		api_error(ar, 400, NULL, "%s", err[0] ? err :
+		    "the request cannot be sent to this model");
+		model_answered(mr);
+		return;
+	}
+	json_object_object_add(up, "model", json_object_new_string(
+	    mr->model.remote_name[0] ? mr->model.remote_name :
+	    mr->model.name));
+	if (mr->wire == WIRE_CHAT && mr->stream &&
+	    model_include_usage(up) == -1) {
+		json_object_put(up);
+		api_error(ar, 503, NULL, "out of memory");
+		model_answered(mr);
+		return;
+	}
+	if (ubody_set_json(mr->ub, up) == -1) {
+		json_object_put(up);
+		api_error(ar, 500, NULL, "the upstream request could not be "
+		    "made");
+		model_answered(mr);
+		return;
+	}
+	json_object_put(up);
+	memset(&p, 0, sizeof(p));
+	p.upstream = mr->model.upstream;
+	p.caller = mr->caller;
+	p.wire = mr->wire;
+	p.model = mr->asked;
+	p.stream = mr->stream;
+	p.body = mr->ub;
+	if ((mr->call = upcall_start(ar, &p, model_upcall_done, mr)) == NULL)
+		model_answered(mr);
+}
+
+/* --- the caller's request --- */
+
+#define MAX_REQUEST_DEFAULT	(32 * 1024 * 1024)
+
+static int64_t
+model_max_request(void)
+{
+	return fe.conf->http.max_request_size > 0 ?
+	    fe.conf->http.max_request_size : MAX_REQUEST_DEFAULT;
+}
+
+static const struct model_conf *
+model_find(const char *name)
+{
+	const struct model_conf	*m;
+
+	TAILQ_FOREACH(m, &fe.conf->models, entry)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+static int
+model_wire_of(struct model_req *mr)
+{
+	const struct upstream_conf	*up;
+
+	TAILQ_FOREACH(up, &fe.conf->upstreams, entry)
+		if (strcmp(up->name, mr->model.upstream) == 0)
+			break;
+	if (up == NULL)
+		return -1;
+	if (up->api == API_ANTHROPIC)
+		mr->wire = WIRE_MESSAGES;
+	else if (mr->caller == WIRE_RESPONSES && up->native_responses)
+		mr->wire = WIRE_RESPONSES;
+	else
+		mr->wire = WIRE_CHAT;
+	return 0;
+}
+
+/* The model named in the body, looked up; 0 or answered. */
+static int
+model_select(struct model_req *mr)
+{
+	struct json_object	*v;
+	const struct model_conf	*m;
+
+	if (!json_object_object_get_ex(mr->req, "model", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    json_object_get_string_len(v) == 0) {
+		api_error(mr->ar, 400, "model", "model is required");
+		return -1;
+	}
+	strlcpy(mr->asked, json_object_get_string(v), sizeof(mr->asked));
+	if ((m = model_find(json_object_get_string(v))) == NULL) {
+		api_model_not_found(mr->ar, json_object_get_string(v));
+		return -1;
+	}
+	mr->model = *m;
+	if (model_wire_of(mr) == -1) {
+		api_error(mr->ar, 502, NULL, "the model's upstream is not "
+		    "configured");
+		return -1;
+	}
+	mr->stream = json_object_object_get_ex(mr->req, "stream", &v) &&
+	    json_object_get_boolean(v);
+	return 0;
+}
+
+static void
+model_body_end(struct api_req *ar)
+{
+	struct model_req	*mr = ar->route;
+	size_t			 len = evbuffer_get_length(mr->body);
+	const char		*text;
+
+	if (mr->too_large)
+		return;
+	text = (const char *)evbuffer_pullup(mr->body, -1);
+	mr->req = len ? api_json_parse(text, len) : NULL;
+	evbuffer_free(mr->body);
+	mr->body = NULL;
+	if (mr->req == NULL || !json_object_is_type(mr->req,
+	    json_type_object)) {
+		api_error(ar, 400, NULL, mr->req == NULL ? "the body is not "
+		    "JSON, or nests deeper than %d levels" :
+		    "the body must be a JSON object", JSON_DEPTH_MAX);
+		model_answered(mr);
+		return;
+	}
+	if (model_select(mr) == -1) {
+		model_answered(mr);
+		return;
+	}
+	if ((mr->ub = ubody_new(fe.base)) == NULL) {
+		api_error(ar, 503, NULL, "out of memory");
+		model_answered(mr);
+		return;
+	}
+	mr->refs = refs_resolve(ar, mr->caller, mr->req, &mr->model, mr->ub,
+	    0, model_refs_done, mr);
+	if (mr->refs == NULL && !ar->req->replied) {
+		api_error(ar, 503, NULL, "out of memory");
+		model_answered(mr);
+	}
+}
+
+/* A chunked body is counted as it comes; past the cap, 413. */
+static void
+model_body(struct api_req *ar, const void *data, size_t len)
+{
+	struct model_req	*mr = ar->route;
+	int64_t			 max = model_max_request();
+
+	if (mr->too_large)
+		return;
+	if ((int64_t)(evbuffer_get_length(mr->body) + len) > max) {
+		mr->too_large = 1;
+		api_error(ar, 413, NULL, "the request body is larger than "
+		    "%" PRId64 " bytes", max);
+		model_answered(mr);
+		return;
+	}
+	if (evbuffer_add(mr->body, data, len) == -1) {
+		mr->too_large = 1;
+		api_error(ar, 503, NULL, "out of memory");
+		model_answered(mr);
+	}
+}
+
+static void
+model_authenticated(struct api_req *ar)
+{
+	ar->on_body = model_body;
+	ar->on_body_end = model_body_end;
+	http_body_accept(ar->req);
+}
+
+void
+api_model_route(struct api_req *ar, enum wire caller)
+{
+	struct model_req	*mr;
+	int64_t			 cl = ar->req->content_length;
+	int64_t			 max = model_max_request();
+
+	ar->dialect = caller == WIRE_MESSAGES ? DIALECT_ANTHROPIC :
+	    DIALECT_OPENAI;
+	ar->req->route = route_names[caller];
+	if (ar->req->method != HTTP_M_POST) {
+		api_error(ar, 405, NULL, "use POST");
+		return;
+	}
+	if (cl > max) {
+		api_error(ar, 413, NULL, "the request body of %" PRId64
+		    " bytes is larger than %" PRId64, cl, max);
+		return;
+	}
+	if ((mr = calloc(1, sizeof(*mr))) == NULL ||
+	    (mr->body = evbuffer_new()) == NULL) {
+		free(mr);
+		api_error(ar, 503, NULL, "out of memory");
+		return;
+	}
+	mr->ar = ar;
+	mr->caller = caller;
+	mr->t0 = fe_mono_usec();
+	ar->route = mr;
+	ar->free_route = model_free;
+	fe_authenticate(ar, model_authenticated);
+}

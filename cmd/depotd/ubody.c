@@ -1,0 +1,384 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+
+/*
+ * ubody.c: an upstream request body made of pieces of serialised JSON
+ * and of file descriptors whose bytes go out as base64.  The JSON
+ * carries a placeholder where each descriptor's base64 belongs; the
+ * body is cut there once serialised.  The length is known before the
+ * first byte, so curl sends Content-Length, and no more than one small
+ * buffer of a file is ever in memory.
+ *
+ * A descriptor may be a pipe the storage helper fills (S3, SFTP):
+ * reads never block; with nothing to read the transfer pauses and a
+ * one-shot read event wakes the owner, who unpauses it.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#include "base64.h"
+#include "log.h"
+#include "util.h"
+#include "model.h"
+
+#define UB_PREFIX	"DEPOTUB"
+#define UB_PH_LEN	80
+#define UB_CHUNK	12288	/* bytes read at once: a multiple of 3 */
+#define UB_MAXFDS	4096
+
+struct ufd {
+	int		 fd;
+	int64_t		 size;
+	int		 used;		/* found in the JSON */
+	char		 ph[UB_PH_LEN];
+};
+
+struct useg {
+	const char	*mem;		/* NULL: a descriptor's base64 */
+	size_t		 len;
+	struct ufd	*f;
+};
+
+struct ubody {
+	struct event_base	*base;
+	char			 prefix[48];	/* up to the number */
+	struct ufd		**fds;
+	size_t			 nfds;
+	char			*json;
+	struct useg		*segs;
+	size_t			 nsegs;
+	int64_t			 length;
+	int64_t			 sent;
+
+	/* Where curl is. */
+	size_t			 seg;
+	size_t			 off;		/* in a memory piece */
+	int64_t			 left;		/* of a descriptor's bytes */
+	int			 fd_done;	/* its padding is out */
+	struct b64enc		 enc;
+	size_t			 out_len, out_off;
+	int			 failed;
+
+	struct event		*ev;
+	void			(*wake)(void *);
+	void			*wake_arg;
+
+	unsigned char		 in[UB_CHUNK];
+	char			 out[B64_ENCLEN(UB_CHUNK + 2)];
+};
+
+struct ubody *
+ubody_new(struct event_base *base)
+{
+	struct ubody	*ub;
+	unsigned char	 nonce[16];
+	char		 hex[sizeof(nonce) * 2 + 1];
+
+	if ((ub = calloc(1, sizeof(*ub))) == NULL)
+		return NULL;
+	ub->base = base;
+	/* Random, so that no caller's text can pass for a placeholder. */
+	if (random_bytes(nonce, sizeof(nonce)) == -1) {
+		free(ub);
+		return NULL;
+	}
+	hex_encode(nonce, sizeof(nonce), hex);
+	snprintf(ub->prefix, sizeof(ub->prefix), "%s%sN", UB_PREFIX, hex);
+	return ub;
+}
+
+const char *
+ubody_placeholder(struct ubody *ub, int fd, int64_t size)
+{
+	struct ufd	*f, **nf;
+	int		 flags;
+
+	if (ub->nfds >= UB_MAXFDS || size < 0 ||
+	    (f = calloc(1, sizeof(*f))) == NULL)
+		goto fail;
+	if ((nf = reallocarray(ub->fds, ub->nfds + 1, sizeof(*nf))) == NULL) {
+		free(f);
+		goto fail;
+	}
+	ub->fds = nf;
+	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
+		log_warn("%s: O_NONBLOCK", __func__);
+	f->fd = fd;
+	f->size = size;
+	snprintf(f->ph, sizeof(f->ph), "%s%zuZ", ub->prefix, ub->nfds);
+	ub->fds[ub->nfds++] = f;
+	return f->ph;
+ fail:
+	close(fd);
+	return NULL;
+}
+
+/*
+ * The descriptor a placeholder at p names, and its end in *end; NULL
+ * for text that only starts like one.
+ */
+static struct ufd *
+ubody_match(struct ubody *ub, const char *p, const char **end)
+{
+	const char	*q = p + strlen(ub->prefix);
+	size_t		 n = 0;
+
+	if (*q < '0' || *q > '9')
+		return NULL;
+	for (; *q >= '0' && *q <= '9'; q++) {
+		n = n * 10 + (*q - '0');
+		if (n >= ub->nfds)
+			return NULL;
+	}
+	if (*q != 'Z')
+		return NULL;
+	*end = q + 1;
+	return ub->fds[n];
+}
+
+static void
+ubody_add_seg(struct ubody *ub, const char *mem, size_t len, struct ufd *f)
+{
+	struct useg	*s = &ub->segs[ub->nsegs++];
+
+	s->mem = mem;
+	s->len = len;
+	s->f = f;
+	ub->length += f != NULL ? B64_ENCLEN(f->size) : (int64_t)len;
+}
+
+/* Curl's position moves to the start of segment ub->seg. */
+static void
+ubody_enter_seg(struct ubody *ub)
+{
+	ub->off = 0;
+	ub->out_len = ub->out_off = 0;
+	ub->fd_done = 0;
+	if (ub->seg < ub->nsegs && ub->segs[ub->seg].f != NULL) {
+		ub->left = ub->segs[ub->seg].f->size;
+		b64enc_init(&ub->enc);
+	}
+}
+
+int
+ubody_set_json(struct ubody *ub, struct json_object *obj)
+{
+	const char	*s, *from, *p, *end;
+	struct ufd	*f;
+	size_t		 i;
+
+	s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE);
+	free(ub->json);
+	free(ub->segs);
+	ub->json = NULL;
+	ub->segs = NULL;
+	ub->nsegs = ub->seg = ub->off = 0;
+	ub->length = 0;
+	for (i = 0; i < ub->nfds; i++)
+		ub->fds[i]->used = 0;
+	if (s == NULL || (ub->json = strdup(s)) == NULL ||
+	    (ub->segs = calloc(2 * ub->nfds + 1, sizeof(*ub->segs))) == NULL)
+		return -1;
+	for (from = p = ub->json; (p = strstr(p, ub->prefix)) != NULL; ) {
+		if ((f = ubody_match(ub, p, &end)) == NULL) {
+			p++;
+			continue;
+		}
+		/* A descriptor is read once: its base64 cannot go twice. */
+		if (f->used)
+			return -1;
+		f->used = 1;
+		if (p > from)
+			ubody_add_seg(ub, from, p - from, NULL);
+		ubody_add_seg(ub, NULL, 0, f);
+		from = p = end;
+	}
+	if (*from != '\0')
+		ubody_add_seg(ub, from, strlen(from), NULL);
+	ubody_enter_seg(ub);
+	return 0;
+}
+
+int64_t
+ubody_length(const struct ubody *ub)
+{
+	return ub->length;
+}
+
+int64_t
+ubody_sent(const struct ubody *ub)
+{
+	return ub->sent;
+}
+
+void
+ubody_on_wake(struct ubody *ub, void (*cb)(void *), void *arg)
+{
+	ub->wake = cb;
+	ub->wake_arg = arg;
+}
+
+static void
+ubody_readable(int fd, short events, void *arg)
+{
+	struct ubody	*ub = arg;
+
+	if (ub->wake != NULL)
+		ub->wake(ub->wake_arg);
+}
+
+/* Waits, once, for the descriptor to have something to read. */
+static void
+ubody_arm(struct ubody *ub, int fd)
+{
+	if (ub->ev != NULL && event_get_fd(ub->ev) != fd) {
+		event_free(ub->ev);
+		ub->ev = NULL;
+	}
+	if (ub->ev == NULL &&
+	    (ub->ev = event_new(ub->base, fd, EV_READ, ubody_readable,
+	    ub)) == NULL)
+		fatal("event_new");
+	event_add(ub->ev, NULL);
+}
+
+/*
+ * More base64 of the current descriptor in ub->out: 1 when some (maybe
+ * none) came, 0 when it has nothing yet, -1 when it failed or ended
+ * before its size.
+ */
+static int
+ubody_fill(struct ubody *ub, struct ufd *f)
+{
+	ssize_t		 n;
+	size_t		 want;
+
+	ub->out_len = ub->out_off = 0;
+	if (ub->left == 0) {
+		ub->out_len = b64enc_final(&ub->enc, ub->out);
+		ub->fd_done = 1;
+		return 1;
+	}
+	want = ub->left < UB_CHUNK ? (size_t)ub->left : UB_CHUNK;
+	while ((n = read(f->fd, ub->in, want)) == -1 && errno == EINTR)
+		;
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n == -1) {
+		log_warn("%s: read", __func__);
+		return -1;
+	}
+	if (n == 0) {
+		log_warnx("%s: a file ended %" PRId64 " bytes short", __func__,
+		    ub->left);
+		return -1;
+	}
+	ub->left -= n;
+	ub->out_len = b64enc_update(&ub->enc, ub->in, n, ub->out);
+	return 1;
+}
+
+static size_t
+ubody_copy(char *dst, size_t room, const char *src, size_t avail)
+{
+	size_t	 n = avail < room ? avail : room;
+
+	memcpy(dst, src, n);
+	return n;
+}
+
+size_t
+ubody_read(char *buf, size_t size, size_t nitems, void *arg)
+{
+	struct ubody	*ub = arg;
+	struct useg	*s;
+	size_t		 room = size * nitems, n = 0, c;
+	int		 r;
+
+	if (ub->failed)
+		return CURL_READFUNC_ABORT;
+	while (n < room && ub->seg < ub->nsegs) {
+		s = &ub->segs[ub->seg];
+		if (s->f == NULL) {
+			c = ubody_copy(buf + n, room - n, s->mem + ub->off,
+			    s->len - ub->off);
+			n += c;
+			if ((ub->off += c) == s->len) {
+				ub->seg++;
+				ubody_enter_seg(ub);
+			}
+			continue;
+		}
+		if (ub->out_off < ub->out_len) {
+			c = ubody_copy(buf + n, room - n, ub->out + ub->out_off,
+			    ub->out_len - ub->out_off);
+			n += c;
+			ub->out_off += c;
+			continue;
+		}
+		if (ub->fd_done) {
+			ub->seg++;
+			ubody_enter_seg(ub);
+			continue;
+		}
+		if ((r = ubody_fill(ub, s->f)) == -1) {
+			ub->failed = 1;
+			return CURL_READFUNC_ABORT;
+		}
+		if (r == 0) {
+			if (n > 0)
+				break;
+			ubody_arm(ub, s->f->fd);
+			return CURL_READFUNC_PAUSE;
+		}
+	}
+	ub->sent += n;
+	return n;
+}
+
+void
+ubody_free(struct ubody *ub)
+{
+	size_t	 i;
+
+	if (ub == NULL)
+		return;
+	if (ub->ev != NULL)
+		event_free(ub->ev);
+	for (i = 0; i < ub->nfds; i++) {
+		close(ub->fds[i]->fd);
+		free(ub->fds[i]);
+	}
+	free(ub->fds);
+	free(ub->segs);
+	free(ub->json);
+	free(ub);
+}

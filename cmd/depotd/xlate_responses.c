@@ -1,0 +1,566 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+
+/*
+ * xlate_responses.c: OpenAI Responses requests to chat completions,
+ * and chat answers to Responses objects.  A Responses input is a flat
+ * list of items (messages, function calls, their outputs, and bare
+ * content parts); chat wants an assistant message carrying the calls
+ * followed by one role:tool message per output.  depotd keeps no
+ * conversation, so requests that lean on stored state are refused.
+ */
+#include <sys/types.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "model.h"
+#include "xlate.h"
+
+static const char *const in_text[] = { "input_text", "output_text", "text",
+	NULL };
+
+/* A run of items being read: what a run of call outputs left over. */
+struct ritems {
+	struct xl		*x;
+	struct json_object	*msgs;
+	struct json_object	*pending;	/* user parts after tools */
+};
+
+/* --- content parts --- */
+
+static int
+r_image(struct xl *x, struct json_object *p, struct json_object *parts)
+{
+	struct json_object	*iu;
+
+	if (xl_str(p, "image_url") == NULL)
+		return xl_fail(x, "an input_image %s cannot be sent to a chat "
+		    "completions model", xl_get(p, "file_id") != NULL ?
+		    "with a file_id" : "without an image_url");
+	iu = json_object_new_object();
+	xl_copy(iu, "url", p, "image_url");
+	if (xl_str(p, "detail") != NULL)
+		xl_copy(iu, "detail", p, "detail");
+	json_object_array_add(parts, xl_part("image_url", "image_url", iu));
+	return 0;
+}
+
+static int
+r_file(struct xl *x, struct json_object *p, struct json_object *parts)
+{
+	struct json_object	*f;
+
+	if (xl_str(p, "file_data") == NULL && xl_str(p, "file_id") == NULL)
+		return xl_fail(x, "an input_file %s cannot be sent to a chat "
+		    "completions model", xl_get(p, "file_url") != NULL ?
+		    "with a file_url" : "without file_data");
+	f = json_object_new_object();
+	xl_copy(f, "filename", p, "filename");
+	if (xl_str(p, "file_data") != NULL)
+		xl_copy(f, "file_data", p, "file_data");
+	else
+		xl_copy(f, "file_id", p, "file_id");
+	json_object_array_add(parts, xl_part("file", "file", f));
+	return 0;
+}
+
+/* One input content part as a chat part. */
+static int
+r_part(struct xl *x, struct json_object *p, struct json_object *parts)
+{
+	const char	*type = xl_str(p, "type");
+
+	if (type == NULL)
+		return xl_fail(x, "a content part has no type");
+	if (strcmp(type, "input_text") == 0 ||
+	    strcmp(type, "output_text") == 0) {
+		if (xl_str(p, "text") == NULL)
+			return xl_fail(x, "a %s part has no text", type);
+		json_object_array_add(parts, xl_part("text", "text",
+		    xl_dup(xl_get(p, "text"))));
+		return 0;
+	}
+	if (strcmp(type, "input_image") == 0)
+		return r_image(x, p, parts);
+	if (strcmp(type, "input_file") == 0)
+		return r_file(x, p, parts);
+	return xl_fail(x, "a %s part cannot be sent to a chat completions "
+	    "model", type);
+}
+
+static struct json_object *
+r_parts(struct xl *x, struct json_object *c)
+{
+	struct json_object	*parts;
+	size_t			 i;
+
+	if (xl_is(c, json_type_string))
+		return xl_dup(c);
+	if (!xl_is(c, json_type_array)) {
+		xl_fail(x, "content must be a string or an array");
+		return NULL;
+	}
+	parts = json_object_new_array();
+	for (i = 0; i < json_object_array_length(c); i++)
+		if (r_part(x, json_object_array_get_idx(c, i), parts) == -1) {
+			json_object_put(parts);
+			return NULL;
+		}
+	return parts;
+}
+
+/* --- items --- */
+
+static struct json_object *
+last_msg(struct ritems *r, const char *role)
+{
+	size_t			 n = json_object_array_length(r->msgs);
+	struct json_object	*m;
+
+	if (n == 0)
+		return NULL;
+	m = json_object_array_get_idx(r->msgs, n - 1);
+	return strcmp(xl_str(m, "role"), role) == 0 ? m : NULL;
+}
+
+/* The image and file parts of call outputs, after the tool messages. */
+static void
+flush_pending(struct ritems *r)
+{
+	if (json_object_array_length(r->pending) == 0)
+		return;
+	json_object_array_add(r->msgs, xl_chat_msg("user", r->pending));
+	r->pending = json_object_new_array();
+}
+
+static int
+r_message(struct ritems *r, struct json_object *it)
+{
+	struct json_object	*c = xl_get(it, "content"), *content;
+	const char		*role = xl_str(it, "role");
+	int			 other;
+
+	if (role == NULL)
+		return xl_fail(r->x, "a message item has no role");
+	if (strcmp(role, "user") == 0) {
+		if ((content = r_parts(r->x, c)) == NULL)
+			return -1;
+	} else if (strcmp(role, "assistant") == 0 ||
+	    strcmp(role, "system") == 0 || strcmp(role, "developer") == 0) {
+		/* Many chat servers know no developer role. */
+		if (strcmp(role, "developer") == 0)
+			role = "system";
+		if (xl_is(c, json_type_string))
+			content = xl_dup(c);
+		else if ((content = xl_join_text(c, in_text, "\n",
+		    &other)) == NULL || other > 0) {
+			json_object_put(content);
+			return xl_fail(r->x, "a %s message must be text",
+			    role);
+		}
+	} else
+		return xl_fail(r->x, "a message with role %s cannot be sent "
+		    "to a chat completions model", role);
+	json_object_array_add(r->msgs, xl_chat_msg(role, content));
+	return 0;
+}
+
+static int
+r_call(struct ritems *r, struct json_object *it)
+{
+	struct json_object	*m, *calls, *call, *fn;
+
+	if (xl_str(it, "call_id") == NULL || xl_str(it, "name") == NULL)
+		return xl_fail(r->x, "a function_call needs a call_id and a "
+		    "name");
+	fn = json_object_new_object();
+	xl_copy(fn, "name", it, "name");
+	if (xl_str(it, "arguments") != NULL)
+		xl_copy(fn, "arguments", it, "arguments");
+	else
+		xl_set_str(fn, "arguments", "{}");
+	call = json_object_new_object();
+	xl_copy(call, "id", it, "call_id");
+	xl_set_str(call, "type", "function");
+	json_object_object_add(call, "function", fn);
+
+	/* Calls after the assistant's text belong to the same turn. */
+	if ((m = last_msg(r, "assistant")) == NULL) {
+		m = xl_chat_msg("assistant", NULL);
+		json_object_array_add(r->msgs, m);
+	}
+	if ((calls = xl_get(m, "tool_calls")) == NULL) {
+		calls = json_object_new_array();
+		json_object_object_add(m, "tool_calls", calls);
+	}
+	json_object_array_add(calls, call);
+	return 0;
+}
+
+static int
+r_output(struct ritems *r, struct json_object *it)
+{
+	struct json_object	*out = xl_get(it, "output"), *parts;
+	int			 rc;
+
+	if (xl_str(it, "call_id") == NULL)
+		return xl_fail(r->x, "a function_call_output has no call_id");
+	if ((parts = r_parts(r->x, out)) == NULL)
+		return -1;
+	rc = xl_chat_tool(r->x, r->msgs, xl_str(it, "call_id"), parts, 0,
+	    r->pending);
+	json_object_put(parts);
+	return rc;
+}
+
+/* A content part at the top of input: part of a user message. */
+static int
+r_bare(struct ritems *r, struct json_object *it)
+{
+	struct json_object	*m, *c;
+
+	if ((m = last_msg(r, "user")) == NULL ||
+	    !xl_is(c = xl_get(m, "content"), json_type_array)) {
+		c = json_object_new_array();
+		json_object_array_add(r->msgs, xl_chat_msg("user", c));
+	}
+	return r_part(r->x, it, c);
+}
+
+static int
+r_item(struct ritems *r, struct json_object *it)
+{
+	const char	*type = xl_str(it, "type");
+
+	if (type == NULL && xl_str(it, "role") != NULL)
+		type = "message";
+	if (type == NULL)
+		return xl_fail(r->x, "an input item has no type");
+	if (strcmp(type, "function_call_output") == 0)
+		return r_output(r, it);
+	flush_pending(r);
+	if (strcmp(type, "message") == 0)
+		return r_message(r, it);
+	if (strcmp(type, "function_call") == 0)
+		return r_call(r, it);
+	/* Reasoning is the model's own and chat cannot carry it back. */
+	if (strcmp(type, "reasoning") == 0)
+		return 0;
+	if (strcmp(type, "input_text") == 0 ||
+	    strcmp(type, "input_image") == 0 ||
+	    strcmp(type, "input_file") == 0)
+		return r_bare(r, it);
+	return xl_fail(r->x, "an input item of type %s cannot be sent to a "
+	    "chat completions model", type);
+}
+
+static int
+r_input(struct xl *x, struct json_object *req, struct json_object *msgs)
+{
+	struct json_object	*in = xl_get(req, "input");
+	struct ritems		 r = { x, msgs, NULL };
+	size_t			 i;
+	int			 rc = 0;
+
+	if (xl_is(xl_get(req, "instructions"), json_type_string))
+		json_object_array_add(msgs, xl_chat_msg("system",
+		    xl_dup(xl_get(req, "instructions"))));
+	else if (xl_get(req, "instructions") != NULL)
+		return xl_fail(x, "instructions must be a string");
+	if (xl_is(in, json_type_string)) {
+		json_object_array_add(msgs, xl_chat_msg("user", xl_dup(in)));
+		return 0;
+	}
+	if (!xl_is(in, json_type_array))
+		return xl_fail(x, "input must be a string or an array");
+	r.pending = json_object_new_array();
+	for (i = 0; i < json_object_array_length(in) && rc == 0; i++)
+		if ((rc = r_item(&r, json_object_array_get_idx(in, i))) == -1)
+			xl_where(x, "input[%zu]", i);
+	if (rc == 0)
+		flush_pending(&r);
+	json_object_put(r.pending);
+	return rc;
+}
+
+/* --- the rest of the request --- */
+
+static struct json_object *
+r_tooldef(struct xl *x, struct json_object *t)
+{
+	struct json_object	*ct;
+	const char		*type = xl_str(t, "type");
+
+	if (type == NULL || strcmp(type, "function") != 0) {
+		xl_fail(x, "a %s tool cannot be sent to a chat completions "
+		    "model", type != NULL ? type : "(untyped)");
+		return NULL;
+	}
+	if ((ct = xl_chat_function(x, t, "parameters")) != NULL)
+		xl_copy(xl_get(ct, "function"), "strict", t, "strict");
+	return ct;
+}
+
+static int
+r_tool_choice(struct xl *x, struct json_object *req, struct json_object *chat)
+{
+	struct json_object	*tc = xl_get(req, "tool_choice"), *fn;
+	const char		*type = xl_str(tc, "type");
+
+	if (xl_get(chat, "tools") == NULL)
+		return 0;
+	xl_copy(chat, "parallel_tool_calls", req, "parallel_tool_calls");
+	if (tc == NULL)
+		return 0;
+	if (xl_is(tc, json_type_string)) {
+		xl_copy(chat, "tool_choice", req, "tool_choice");
+		return 0;
+	}
+	if (type == NULL || strcmp(type, "function") != 0 ||
+	    xl_str(tc, "name") == NULL)
+		return xl_fail(x, "tool_choice %s cannot be sent to a chat "
+		    "completions model", type ? type : "(untyped)");
+	fn = json_object_new_object();
+	xl_copy(fn, "name", tc, "name");
+	json_object_object_add(chat, "tool_choice",
+	    xl_part("function", "function", fn));
+	return 0;
+}
+
+/* text.format as chat's response_format. */
+static int
+r_format(struct xl *x, struct json_object *req, struct json_object *chat)
+{
+	struct json_object	*f = xl_get(xl_get(req, "text"), "format");
+	struct json_object	*rf, *js;
+	const char		*type = xl_str(f, "type");
+
+	if (f == NULL || (type != NULL && strcmp(type, "text") == 0))
+		return 0;
+	if (type != NULL && strcmp(type, "json_object") == 0) {
+		xl_copy(chat, "response_format", xl_get(req, "text"),
+		    "format");
+		return 0;
+	}
+	if (type == NULL || strcmp(type, "json_schema") != 0)
+		return xl_fail(x, "text.format cannot be sent to a chat "
+		    "completions model");
+	js = json_object_new_object();
+	xl_copy(js, "name", f, "name");
+	xl_copy(js, "description", f, "description");
+	xl_copy(js, "schema", f, "schema");
+	xl_copy(js, "strict", f, "strict");
+	rf = xl_part("json_schema", "json_schema", js);
+	json_object_object_add(chat, "response_format", rf);
+	return 0;
+}
+
+struct json_object *
+xl_respreq_to_chat(struct xl *x, struct json_object *req)
+{
+	static const char *const stateful[] = { "previous_response_id",
+	    "conversation", "prompt", NULL };
+	struct json_object	*chat, *msgs;
+	size_t			 i;
+
+	for (i = 0; stateful[i] != NULL; i++)
+		if (xl_get(req, stateful[i]) != NULL) {
+			xl_fail(x, "%s is not supported: depotd keeps no "
+			    "stored conversations or prompts", stateful[i]);
+			return NULL;
+		}
+	chat = json_object_new_object();
+	xl_copy(chat, "model", req, "model");
+	msgs = json_object_new_array();
+	json_object_object_add(chat, "messages", msgs);
+	if (r_input(x, req, msgs) == -1 ||
+	    xl_tools(x, req, chat, r_tooldef) == -1 ||
+	    r_tool_choice(x, req, chat) == -1 || r_format(x, req, chat) == -1) {
+		json_object_put(chat);
+		return NULL;
+	}
+	xl_copy(chat, "max_tokens", req, "max_output_tokens");
+	xl_copy(chat, "temperature", req, "temperature");
+	xl_copy(chat, "top_p", req, "top_p");
+	xl_copy(chat, "user", req, "user");
+	xl_chat_stream(chat, req);
+	return chat;
+}
+
+/* --- chat answers as Responses objects --- */
+
+static struct json_object *
+resp_message(struct xl_chatans *a, const char *status)
+{
+	struct json_object	*m, *content, *p;
+	char			 id[XL_IDLEN];
+
+	content = json_object_new_array();
+	if (a->refusal == NULL || json_object_get_string_len(a->text) > 0) {
+		p = xl_part("output_text", "text", a->text != NULL ?
+		    json_object_get(a->text) : json_object_new_string(""));
+		json_object_object_add(p, "annotations",
+		    json_object_new_array());
+		json_object_object_add(p, "logprobs", json_object_new_array());
+		json_object_array_add(content, p);
+	}
+	if (a->refusal != NULL)
+		json_object_array_add(content, xl_part("refusal", "refusal",
+		    xl_dup(a->refusal)));
+	m = json_object_new_object();
+	xl_id(id, sizeof(id), "msg_");
+	xl_set_str(m, "id", id);
+	xl_set_str(m, "type", "message");
+	xl_set_str(m, "status", status);
+	xl_set_str(m, "role", "assistant");
+	json_object_object_add(m, "content", content);
+	return m;
+}
+
+static struct json_object *
+resp_call(struct json_object *call)
+{
+	struct json_object	*fc, *fn = xl_get(call, "function");
+	char			 id[XL_IDLEN];
+
+	fc = json_object_new_object();
+	xl_id(id, sizeof(id), "fc_");
+	xl_set_str(fc, "id", id);
+	xl_set_str(fc, "type", "function_call");
+	xl_set_str(fc, "status", "completed");
+	xl_copy(fc, "call_id", call, "id");
+	xl_copy(fc, "name", fn, "name");
+	if (xl_str(fn, "arguments") != NULL)
+		xl_copy(fc, "arguments", fn, "arguments");
+	else
+		xl_set_str(fc, "arguments", "{}");
+	return fc;
+}
+
+static struct json_object *
+resp_usage(struct json_object *u)
+{
+	struct json_object	*ru, *det, *cached, *reasoning;
+	int64_t			 in, out;
+
+	if (u == NULL)
+		return NULL;
+	cached = xl_get(xl_get(u, "prompt_tokens_details"), "cached_tokens");
+	reasoning = xl_get(xl_get(u, "completion_tokens_details"),
+	    "reasoning_tokens");
+	in = json_object_get_int64(xl_get(u, "prompt_tokens"));
+	out = json_object_get_int64(xl_get(u, "completion_tokens"));
+	ru = json_object_new_object();
+	json_object_object_add(ru, "input_tokens", json_object_new_int64(in));
+	det = json_object_new_object();
+	json_object_object_add(det, "cached_tokens", json_object_new_int64(
+	    xl_is(cached, json_type_int) ? json_object_get_int64(cached) : 0));
+	json_object_object_add(ru, "input_tokens_details", det);
+	json_object_object_add(ru, "output_tokens", json_object_new_int64(out));
+	det = json_object_new_object();
+	json_object_object_add(det, "reasoning_tokens", json_object_new_int64(
+	    xl_is(reasoning, json_type_int) ?
+	    json_object_get_int64(reasoning) : 0));
+	json_object_object_add(ru, "output_tokens_details", det);
+	json_object_object_add(ru, "total_tokens",
+	    json_object_new_int64(in + out));
+	return ru;
+}
+
+/* The fields every Responses object has, at their plain values. */
+static void
+resp_defaults(struct json_object *out)
+{
+	struct json_object	*text, *fmt, *reasoning;
+
+	json_object_object_add(out, "background", json_object_new_boolean(0));
+	json_object_object_add(out, "error", NULL);
+	json_object_object_add(out, "instructions", NULL);
+	json_object_object_add(out, "max_output_tokens", NULL);
+	json_object_object_add(out, "metadata", json_object_new_object());
+	json_object_object_add(out, "parallel_tool_calls",
+	    json_object_new_boolean(1));
+	json_object_object_add(out, "previous_response_id", NULL);
+	reasoning = json_object_new_object();
+	json_object_object_add(reasoning, "effort", NULL);
+	json_object_object_add(reasoning, "summary", NULL);
+	json_object_object_add(out, "reasoning", reasoning);
+	json_object_object_add(out, "store", json_object_new_boolean(0));
+	json_object_object_add(out, "temperature", NULL);
+	fmt = json_object_new_object();
+	xl_set_str(fmt, "type", "text");
+	text = json_object_new_object();
+	json_object_object_add(text, "format", fmt);
+	json_object_object_add(out, "text", text);
+	xl_set_str(out, "tool_choice", "auto");
+	json_object_object_add(out, "tools", json_object_new_array());
+	json_object_object_add(out, "top_p", NULL);
+	xl_set_str(out, "truncation", "disabled");
+}
+
+struct json_object *
+xl_chat_to_respans(struct xl *x, struct json_object *resp, const char *model)
+{
+	struct xl_chatans	 a;
+	struct json_object	*out, *output, *inc = NULL, *created;
+	const char		*status = "completed", *reason = NULL;
+	char			 id[XL_IDLEN];
+	size_t			 i;
+
+	if (xl_chatans_read(x, resp, &a) == -1)
+		return NULL;
+	if (strcmp(a.finish, "length") == 0)
+		reason = "max_output_tokens";
+	else if (strcmp(a.finish, "content_filter") == 0)
+		reason = "content_filter";
+	if (reason != NULL) {
+		status = "incomplete";
+		inc = json_object_new_object();
+		xl_set_str(inc, "reason", reason);
+	}
+	output = json_object_new_array();
+	/* A message item unless the answer is only tool calls. */
+	if (json_object_get_string_len(a.text) > 0 || a.refusal != NULL ||
+	    a.calls == NULL || json_object_array_length(a.calls) == 0)
+		json_object_array_add(output, resp_message(&a, status));
+	json_object_put(a.text);
+	for (i = 0; a.calls != NULL &&
+	    i < json_object_array_length(a.calls); i++)
+		json_object_array_add(output, resp_call(
+		    json_object_array_get_idx(a.calls, i)));
+
+	out = json_object_new_object();
+	xl_id(id, sizeof(id), "resp_");
+	xl_set_str(out, "id", id);
+	xl_set_str(out, "object", "response");
+	created = xl_get(resp, "created");
+	json_object_object_add(out, "created_at", xl_is(created,
+	    json_type_int) ? xl_dup(created) :
+	    json_object_new_int64((int64_t)time(NULL)));
+	xl_set_str(out, "status", status);
+	json_object_object_add(out, "incomplete_details", inc);
+	xl_set_str(out, "model", model);
+	json_object_object_add(out, "output", output);
+	resp_defaults(out);
+	json_object_object_add(out, "usage", resp_usage(a.usage));
+	return out;
+}

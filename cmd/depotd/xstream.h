@@ -1,0 +1,137 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+
+/*
+ * xstream.h: the streamed-answer translators' private parts.
+ *
+ * A reader turns an upstream's events into the hub's deltas (chat
+ * completions semantics: text, a tool call's start and its argument
+ * fragments, a finish reason, usage); a writer turns the deltas into
+ * the caller's events.  Same wire in and out skips the hub: each event
+ * passes through with only its model name put back.
+ */
+#ifndef DEPOTD_XSTREAM_H
+#define DEPOTD_XSTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define XS_TOOLS_MAX	128	/* tool calls in one answer */
+#define XS_BLOCKS_MAX	1024	/* Messages content blocks read */
+#define XS_ID_LEN	64
+
+struct json_object;
+struct xstream;
+
+/* A caller's wire, fed the hub's deltas. */
+struct xs_writer {
+	void	(*start)(struct xstream *);
+	void	(*text)(struct xstream *, const char *, size_t);
+	/* index: the hub's tool number, below XS_TOOLS_MAX */
+	void	(*tool_start)(struct xstream *, int index, const char *id,
+		    const char *name);
+	void	(*tool_args)(struct xstream *, int index, const char *,
+		    size_t);
+	/* reason: a chat finish_reason */
+	void	(*finish)(struct xstream *, const char *reason);
+	/* The upstream's terminator: whatever closes the caller's stream. */
+	void	(*end)(struct xstream *);
+	void	(*free)(struct xstream *);
+};
+
+/* An upstream's wire read into the hub (data: parsed JSON). */
+typedef int	(*xs_reader)(struct xstream *, const char *event,
+		    struct json_object *data);
+/* Same wire: fix the event and read its usage; 1 at the terminator. */
+typedef int	(*xs_passer)(struct xstream *, const char *event,
+		    struct json_object *data);
+
+struct xstream {
+	enum wire		 from;
+	enum wire		 to;
+	char			*model;		/* the caller's name */
+	xstream_emit_cb		 emit;
+	void			*arg;
+	const struct xs_writer	*w;		/* NULL: pass-through */
+	xs_reader		 reader;
+	xs_passer		 passer;
+	int64_t			 in;		/* usage, -1 until known */
+	int64_t			 out;
+	int64_t			 created;	/* seconds since the epoch */
+	int			 started;	/* writer's opening sent */
+	int			 finished;	/* hub finish seen */
+	int			 ended;		/* upstream terminator seen */
+	int			 failed;
+	/* readers: chat's tool calls seen; Messages' blocks */
+	unsigned char		 seen[XS_TOOLS_MAX];
+	short			*blocks;	/* tool number, or XS_B_* */
+	size_t			 nblocks;
+	int			 ntools;
+	void			*wr;		/* the writer's state */
+};
+
+#define XS_B_TEXT	-1	/* a Messages text block */
+#define XS_B_OTHER	-2	/* thinking and the like: not passed on */
+
+/* xstream.c */
+void	 xs_send(xstream_emit_cb, void *, const char *event,
+	    struct json_object *);
+/* Both take obj over. */
+void	 xs_emit_json(struct xstream *, const char *event,
+	    struct json_object *);
+void	 xs_emit_raw(struct xstream *, const char *event, const char *);
+struct json_object *xs_obj(const char *key, ...);
+#define XS_STR(s)	json_object_new_string(s)
+#define XS_INT(i)	json_object_new_int64(i)
+struct json_object *xs_get(struct json_object *, const char *path);
+const char *xs_str(struct json_object *, const char *path);
+int64_t	 xs_int(struct json_object *, const char *path);
+const char *xs_event_name(const char *event, const char *type);
+void	 xs_set_model(struct xstream *, struct json_object *);
+void	 xs_hub_text(struct xstream *, const char *, size_t);
+int	 xs_hub_tool_start(struct xstream *, int, const char *,
+	    const char *);
+int	 xs_hub_tool_args(struct xstream *, int, const char *, size_t);
+void	 xs_hub_finish(struct xstream *, const char *);
+void	 xs_hub_usage(struct xstream *, int64_t in, int64_t out);
+
+/* xstream_chat.c */
+extern const struct xs_writer xs_chat_writer;
+int	 xs_chat_read(struct xstream *, const char *, struct json_object *);
+int	 xs_chat_pass(struct xstream *, const char *, struct json_object *);
+void	 xs_chat_error(int status, const char *message, xstream_emit_cb,
+	    void *);
+
+/* xstream_messages.c */
+extern const struct xs_writer xs_messages_writer;
+int	 xs_messages_read(struct xstream *, const char *,
+	    struct json_object *);
+int	 xs_messages_pass(struct xstream *, const char *,
+	    struct json_object *);
+void	 xs_messages_error(int status, const char *message,
+	    xstream_emit_cb, void *);
+
+/* xstream_responses.c */
+extern const struct xs_writer xs_responses_writer;
+int	 xs_responses_pass(struct xstream *, const char *,
+	    struct json_object *);
+void	 xs_responses_error(int status, const char *message,
+	    xstream_emit_cb, void *);
+
+#endif

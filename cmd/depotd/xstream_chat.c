@@ -1,0 +1,313 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+
+/*
+ * xstream_chat.c: chat completions chunks, read into the hub and
+ * written for a chat caller.  The caller gets what OpenAI sends: a
+ * first chunk with the role, content and tool-call fragments (the
+ * first of each call with its id and name), a chunk with the finish
+ * reason, a usage chunk with no choices, then [DONE].
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+#include "xstream.h"
+
+struct chat_wr {
+	char	 id[ID_BUFSIZE];
+};
+
+static int
+chat_read_tool(struct xstream *xs, struct json_object *tc, size_t pos)
+{
+	const char	*args;
+	int64_t		 index;
+
+	if ((index = xs_int(tc, "index")) == -1)
+		index = pos;
+	if (index >= XS_TOOLS_MAX)
+		return -1;
+	if (!xs->seen[index]) {
+		xs->seen[index] = 1;
+		if (xs_hub_tool_start(xs, index, xs_str(tc, "id"),
+		    xs_str(tc, "function.name")) == -1)
+			return -1;
+	}
+	if ((args = xs_str(tc, "function.arguments")) != NULL)
+		return xs_hub_tool_args(xs, index, args, strlen(args));
+	return 0;
+}
+
+/* Only choice 0 is read: depotd never asks for more. */
+static int
+chat_read_choice(struct xstream *xs, struct json_object *choice)
+{
+	struct json_object	*calls;
+	const char		*text, *reason;
+	size_t			 i;
+
+	if (xs_int(choice, "index") > 0)
+		return 0;
+	if ((text = xs_str(choice, "delta.content")) != NULL)
+		xs_hub_text(xs, text, strlen(text));
+	calls = xs_get(choice, "delta.tool_calls");
+	if (json_object_is_type(calls, json_type_array)) {
+		for (i = 0; i < json_object_array_length(calls); i++)
+			if (chat_read_tool(xs,
+			    json_object_array_get_idx(calls, i), i) == -1)
+				return -1;
+	}
+	if ((reason = xs_str(choice, "finish_reason")) != NULL)
+		xs_hub_finish(xs, reason);
+	return 0;
+}
+
+static void
+chat_read_usage(struct xstream *xs, struct json_object *data)
+{
+	xs_hub_usage(xs, xs_int(data, "usage.prompt_tokens"),
+	    xs_int(data, "usage.completion_tokens"));
+}
+
+/* OpenAI reports a failure mid-stream as a chunk with "error". */
+static int
+chat_is_error(struct json_object *data)
+{
+	struct json_object	*err;
+
+	return json_object_object_get_ex(data, "error", &err) && err != NULL;
+}
+
+int
+xs_chat_read(struct xstream *xs, const char *event, struct json_object *data)
+{
+	struct json_object	*choices;
+	size_t			 i;
+
+	if (chat_is_error(data))
+		return -1;
+	chat_read_usage(xs, data);
+	choices = xs_get(data, "choices");
+	if (!json_object_is_type(choices, json_type_array))
+		return 0;
+	for (i = 0; i < json_object_array_length(choices); i++)
+		if (chat_read_choice(xs,
+		    json_object_array_get_idx(choices, i)) == -1)
+			return -1;
+	return 0;
+}
+
+int
+xs_chat_pass(struct xstream *xs, const char *event, struct json_object *data)
+{
+	if (chat_is_error(data))
+		return -1;
+	chat_read_usage(xs, data);
+	xs_set_model(xs, data);
+	xs_emit_json(xs, NULL, json_object_get(data));
+	return 0;
+}
+
+static struct json_object *
+chat_usage(struct xstream *xs)
+{
+	struct json_object	*u;
+	int64_t			 in, out;
+
+	in = xs->in >= 0 ? xs->in : 0;
+	out = xs->out >= 0 ? xs->out : 0;
+	u = json_object_new_object();
+	json_object_object_add(u, "prompt_tokens", json_object_new_int64(in));
+	json_object_object_add(u, "completion_tokens",
+	    json_object_new_int64(out));
+	json_object_object_add(u, "total_tokens",
+	    json_object_new_int64(in + out));
+	return u;
+}
+
+/* A chunk around choices (NULL: the usage chunk's empty list). */
+static void
+chat_emit(struct xstream *xs, struct json_object *delta, const char *reason)
+{
+	struct chat_wr		*wr = xs->wr;
+	struct json_object	*chunk, *choices, *choice;
+
+	chunk = json_object_new_object();
+	json_object_object_add(chunk, "id", json_object_new_string(wr->id));
+	json_object_object_add(chunk, "object",
+	    json_object_new_string("chat.completion.chunk"));
+	json_object_object_add(chunk, "created",
+	    json_object_new_int64(xs->created));
+	json_object_object_add(chunk, "model",
+	    json_object_new_string(xs->model));
+	choices = json_object_new_array();
+	if (delta != NULL) {
+		choice = json_object_new_object();
+		json_object_object_add(choice, "index",
+		    json_object_new_int(0));
+		json_object_object_add(choice, "delta", delta);
+		json_object_object_add(choice, "logprobs", NULL);
+		json_object_object_add(choice, "finish_reason", reason ?
+		    json_object_new_string(reason) : NULL);
+		json_object_array_add(choices, choice);
+	}
+	json_object_object_add(chunk, "choices", choices);
+	if (delta == NULL)
+		json_object_object_add(chunk, "usage", chat_usage(xs));
+	xs_emit_json(xs, NULL, chunk);
+}
+
+static void
+chat_start(struct xstream *xs)
+{
+	struct chat_wr		*wr;
+	struct json_object	*delta;
+
+	if ((wr = calloc(1, sizeof(*wr))) == NULL) {
+		xs->failed = 1;
+		return;
+	}
+	xs->wr = wr;
+	id_new(wr->id, sizeof(wr->id), "chatcmpl-");
+	delta = json_object_new_object();
+	json_object_object_add(delta, "role",
+	    json_object_new_string("assistant"));
+	json_object_object_add(delta, "content", json_object_new_string(""));
+	chat_emit(xs, delta, NULL);
+}
+
+static void
+chat_text(struct xstream *xs, const char *s, size_t len)
+{
+	struct json_object	*delta;
+
+	delta = json_object_new_object();
+	json_object_object_add(delta, "content",
+	    json_object_new_string_len(s, len));
+	chat_emit(xs, delta, NULL);
+}
+
+/* A delta with one tool-call fragment; id NULL after the first. */
+static void
+chat_tool(struct xstream *xs, int index, const char *id, const char *name,
+    const char *args, size_t len)
+{
+	struct json_object	*delta, *calls, *call, *fn;
+
+	call = json_object_new_object();
+	json_object_object_add(call, "index", json_object_new_int(index));
+	fn = json_object_new_object();
+	if (id != NULL) {
+		json_object_object_add(call, "id", json_object_new_string(id));
+		json_object_object_add(call, "type",
+		    json_object_new_string("function"));
+		json_object_object_add(fn, "name",
+		    json_object_new_string(name));
+	}
+	json_object_object_add(fn, "arguments",
+	    json_object_new_string_len(args, len));
+	json_object_object_add(call, "function", fn);
+	calls = json_object_new_array();
+	json_object_array_add(calls, call);
+	delta = json_object_new_object();
+	json_object_object_add(delta, "tool_calls", calls);
+	chat_emit(xs, delta, NULL);
+}
+
+static void
+chat_tool_start(struct xstream *xs, int index, const char *id,
+    const char *name)
+{
+	chat_tool(xs, index, id, name, "", 0);
+}
+
+static void
+chat_tool_args(struct xstream *xs, int index, const char *s, size_t len)
+{
+	chat_tool(xs, index, NULL, NULL, s, len);
+}
+
+static void
+chat_finish(struct xstream *xs, const char *reason)
+{
+	chat_emit(xs, json_object_new_object(), reason);
+}
+
+static void
+chat_end(struct xstream *xs)
+{
+	if (!xs->finished) {
+		xs->finished = 1;
+		chat_finish(xs, "stop");
+	}
+	if (xs->in >= 0 || xs->out >= 0)
+		chat_emit(xs, NULL, NULL);
+	xs_emit_raw(xs, NULL, "[DONE]");
+}
+
+static void
+chat_free(struct xstream *xs)
+{
+	free(xs->wr);
+}
+
+const struct xs_writer xs_chat_writer = {
+	.start = chat_start,
+	.text = chat_text,
+	.tool_start = chat_tool_start,
+	.tool_args = chat_tool_args,
+	.finish = chat_finish,
+	.end = chat_end,
+	.free = chat_free,
+};
+
+static const char *
+chat_error_type(int status)
+{
+	switch (status) {
+	case 401:
+		return "authentication_error";
+	case 429:
+		return "rate_limit_error";
+	case 504:
+		return "timeout";
+	default:
+		return status >= 500 ? "server_error" :
+		    "invalid_request_error";
+	}
+}
+
+void
+xs_chat_error(int status, const char *message, xstream_emit_cb emit,
+    void *arg)
+{
+	struct json_object	*root, *err;
+
+	err = json_object_new_object();
+	json_object_object_add(err, "message",
+	    json_object_new_string(message));
+	json_object_object_add(err, "type",
+	    json_object_new_string(chat_error_type(status)));
+	json_object_object_add(err, "param", NULL);
+	json_object_object_add(err, "code", NULL);
+	root = json_object_new_object();
+	json_object_object_add(root, "error", err);
+	xs_send(emit, arg, NULL, root);
+}

@@ -1,0 +1,391 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+
+/*
+ * xstream_messages.c: Anthropic Messages events, read into the hub and
+ * written for a Messages caller.  Every event goes out with its
+ * "event:" line: the Anthropic SDK drops those without one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+#include "xstream.h"
+
+struct msg_wr {
+	char		 id[ID_BUFSIZE];
+	int		 nblocks;	/* content blocks started */
+	int		 open;		/* the open block, or -1 */
+	int		 open_text;	/* and it is text */
+	int		 tool[XS_TOOLS_MAX];	/* hub tool -> block + 1 */
+	const char	*stop;		/* stop_reason, once finished */
+};
+
+/* Anthropic counts cached input apart; the log wants it all. */
+static void
+msg_read_usage(struct xstream *xs, struct json_object *u)
+{
+	int64_t	 in, part;
+
+	if ((in = xs_int(u, "input_tokens")) >= 0) {
+		if ((part = xs_int(u, "cache_creation_input_tokens")) > 0)
+			in += part;
+		if ((part = xs_int(u, "cache_read_input_tokens")) > 0)
+			in += part;
+	}
+	xs_hub_usage(xs, in, xs_int(u, "output_tokens"));
+}
+
+static const char *
+msg_to_finish(const char *stop)
+{
+	if (stop == NULL)
+		return NULL;
+	if (strcmp(stop, "max_tokens") == 0 ||
+	    strcmp(stop, "model_context_window_exceeded") == 0)
+		return "length";
+	if (strcmp(stop, "tool_use") == 0)
+		return "tool_calls";
+	if (strcmp(stop, "refusal") == 0)
+		return "content_filter";
+	return "stop";
+}
+
+static const char *
+msg_from_finish(const char *reason)
+{
+	if (strcmp(reason, "length") == 0)
+		return "max_tokens";
+	if (strcmp(reason, "tool_calls") == 0 ||
+	    strcmp(reason, "function_call") == 0)
+		return "tool_use";
+	if (strcmp(reason, "content_filter") == 0)
+		return "refusal";
+	return "end_turn";
+}
+
+/* The kind of block index: a hub tool number, XS_B_*, or -3 unknown. */
+static int
+msg_block(struct xstream *xs, struct json_object *data)
+{
+	int64_t	 index;
+
+	index = xs_int(data, "index");
+	if (index < 0 || (size_t)index >= xs->nblocks)
+		return -3;
+	return xs->blocks[index];
+}
+
+static int
+msg_read_start(struct xstream *xs, struct json_object *data)
+{
+	const char	*type, *text;
+	int64_t		 index;
+	short		*nb;
+	size_t		 n;
+
+	if ((index = xs_int(data, "index")) < 0 || index >= XS_BLOCKS_MAX)
+		return -1;
+	if ((size_t)index >= xs->nblocks) {
+		n = index + 1;
+		if ((nb = reallocarray(xs->blocks, n, sizeof(*nb))) == NULL)
+			return -1;
+		while (xs->nblocks < n)
+			nb[xs->nblocks++] = XS_B_OTHER;
+		xs->blocks = nb;
+	}
+	type = xs_str(data, "content_block.type");
+	if (type != NULL && strcmp(type, "text") == 0) {
+		xs->blocks[index] = XS_B_TEXT;
+		if ((text = xs_str(data, "content_block.text")) != NULL)
+			xs_hub_text(xs, text, strlen(text));
+	} else if (type != NULL && strcmp(type, "tool_use") == 0) {
+		if (xs->ntools >= XS_TOOLS_MAX)
+			return -1;
+		xs->blocks[index] = xs->ntools;
+		return xs_hub_tool_start(xs, xs->ntools++,
+		    xs_str(data, "content_block.id"),
+		    xs_str(data, "content_block.name"));
+	} else
+		xs->blocks[index] = XS_B_OTHER;
+	return 0;
+}
+
+static int
+msg_read_delta(struct xstream *xs, struct json_object *data)
+{
+	const char	*type, *s;
+	int		 kind;
+
+	if ((kind = msg_block(xs, data)) == -3)
+		return -1;
+	type = xs_str(data, "delta.type");
+	if (type == NULL)
+		return -1;
+	if (kind == XS_B_TEXT && strcmp(type, "text_delta") == 0 &&
+	    (s = xs_str(data, "delta.text")) != NULL)
+		xs_hub_text(xs, s, strlen(s));
+	else if (kind >= 0 && strcmp(type, "input_json_delta") == 0 &&
+	    (s = xs_str(data, "delta.partial_json")) != NULL)
+		return xs_hub_tool_args(xs, kind, s, strlen(s));
+	return 0;
+}
+
+/* The type in the data, which Anthropic always sends, else the event. */
+static const char *
+msg_type(const char *event, struct json_object *data)
+{
+	const char	*type;
+
+	type = xs_str(data, "type");
+	return type != NULL ? type : event;
+}
+
+int
+xs_messages_read(struct xstream *xs, const char *event,
+    struct json_object *data)
+{
+	const char	*type = msg_type(event, data), *stop;
+
+	if (strcmp(type, "message_start") == 0)
+		msg_read_usage(xs, xs_get(data, "message.usage"));
+	else if (strcmp(type, "content_block_start") == 0)
+		return msg_read_start(xs, data);
+	else if (strcmp(type, "content_block_delta") == 0)
+		return msg_read_delta(xs, data);
+	else if (strcmp(type, "message_delta") == 0) {
+		msg_read_usage(xs, xs_get(data, "usage"));
+		if ((stop = msg_to_finish(xs_str(data,
+		    "delta.stop_reason"))) != NULL)
+			xs_hub_finish(xs, stop);
+	} else if (strcmp(type, "message_stop") == 0)
+		return 1;
+	else if (strcmp(type, "error") == 0)
+		return -1;
+	return 0;
+}
+
+int
+xs_messages_pass(struct xstream *xs, const char *event,
+    struct json_object *data)
+{
+	const char	*type = msg_type(event, data), *name;
+
+	if (strcmp(type, "error") == 0 ||
+	    (name = xs_event_name(event, type)) == NULL)
+		return -1;
+	if (strcmp(type, "message_start") == 0) {
+		msg_read_usage(xs, xs_get(data, "message.usage"));
+		xs_set_model(xs, xs_get(data, "message"));
+	} else if (strcmp(type, "message_delta") == 0)
+		msg_read_usage(xs, xs_get(data, "usage"));
+	xs_emit_json(xs, name, json_object_get(data));
+	return strcmp(type, "message_stop") == 0;
+}
+
+/* Sends obj with "type" as its first member, as Anthropic does. */
+static void
+msg_emit(struct xstream *xs, const char *type, struct json_object *obj)
+{
+	struct json_object	*ev;
+
+	ev = xs_obj("type", XS_STR(type), NULL);
+	json_object_object_foreach(obj, key, val)
+		json_object_object_add(ev, key, json_object_get(val));
+	json_object_put(obj);
+	xs_emit_json(xs, type, ev);
+}
+
+static void
+msg_start(struct xstream *xs)
+{
+	struct msg_wr	*wr;
+
+	if ((wr = calloc(1, sizeof(*wr))) == NULL) {
+		xs->failed = 1;
+		return;
+	}
+	xs->wr = wr;
+	wr->open = -1;
+	id_new(wr->id, sizeof(wr->id), "msg_");
+	msg_emit(xs, "message_start", xs_obj("message", xs_obj(
+	    "id", XS_STR(wr->id),
+	    "type", XS_STR("message"),
+	    "role", XS_STR("assistant"),
+	    "model", XS_STR(xs->model),
+	    "content", json_object_new_array(),
+	    "stop_reason", NULL,
+	    "stop_sequence", NULL,
+	    "usage", xs_obj(
+		"input_tokens", XS_INT(xs->in >= 0 ? xs->in : 0),
+		"output_tokens", XS_INT(0), NULL), NULL), NULL));
+}
+
+static void
+msg_close(struct xstream *xs)
+{
+	struct msg_wr	*wr = xs->wr;
+
+	if (wr->open < 0)
+		return;
+	msg_emit(xs, "content_block_stop", xs_obj("index",
+	    XS_INT(wr->open), NULL));
+	wr->open = -1;
+}
+
+static int
+msg_open(struct xstream *xs, struct json_object *block)
+{
+	struct msg_wr	*wr = xs->wr;
+
+	msg_close(xs);
+	wr->open = wr->nblocks++;
+	msg_emit(xs, "content_block_start", xs_obj(
+	    "index", XS_INT(wr->open),
+	    "content_block", block, NULL));
+	return wr->open;
+}
+
+static void
+msg_delta(struct xstream *xs, int index, struct json_object *delta)
+{
+	msg_emit(xs, "content_block_delta", xs_obj(
+	    "index", XS_INT(index),
+	    "delta", delta, NULL));
+}
+
+static void
+msg_text(struct xstream *xs, const char *s, size_t len)
+{
+	struct msg_wr	*wr = xs->wr;
+
+	if (wr->open < 0 || !wr->open_text) {
+		msg_open(xs, xs_obj("type", XS_STR("text"),
+		    "text", XS_STR(""), NULL));
+		wr->open_text = 1;
+	}
+	msg_delta(xs, wr->open, xs_obj("type", XS_STR("text_delta"),
+	    "text", json_object_new_string_len(s, len), NULL));
+}
+
+static void
+msg_tool_start(struct xstream *xs, int index, const char *id,
+    const char *name)
+{
+	struct msg_wr	*wr = xs->wr;
+
+	wr->tool[index] = 1 + msg_open(xs, xs_obj(
+	    "type", XS_STR("tool_use"),
+	    "id", XS_STR(id),
+	    "name", XS_STR(name),
+	    "input", json_object_new_object(), NULL));
+	wr->open_text = 0;
+}
+
+/* Fragments of a call never started are dropped. */
+static void
+msg_tool_args(struct xstream *xs, int index, const char *s, size_t len)
+{
+	struct msg_wr	*wr = xs->wr;
+
+	if (wr->tool[index] == 0)
+		return;
+	msg_delta(xs, wr->tool[index] - 1, xs_obj(
+	    "type", XS_STR("input_json_delta"),
+	    "partial_json", json_object_new_string_len(s, len), NULL));
+}
+
+static void
+msg_finish(struct xstream *xs, const char *reason)
+{
+	struct msg_wr	*wr = xs->wr;
+
+	msg_close(xs);
+	wr->stop = msg_from_finish(reason);
+}
+
+static void
+msg_end(struct xstream *xs)
+{
+	struct msg_wr		*wr = xs->wr;
+	struct json_object	*usage;
+
+	msg_close(xs);
+	usage = xs_obj("output_tokens", XS_INT(xs->out >= 0 ? xs->out : 0),
+	    NULL);
+	if (xs->in >= 0)
+		json_object_object_add(usage, "input_tokens", XS_INT(xs->in));
+	msg_emit(xs, "message_delta", xs_obj(
+	    "delta", xs_obj(
+		"stop_reason", XS_STR(wr->stop ? wr->stop : "end_turn"),
+		"stop_sequence", NULL, NULL),
+	    "usage", usage, NULL));
+	msg_emit(xs, "message_stop", json_object_new_object());
+}
+
+static void
+msg_free(struct xstream *xs)
+{
+	free(xs->wr);
+}
+
+const struct xs_writer xs_messages_writer = {
+	.start = msg_start,
+	.text = msg_text,
+	.tool_start = msg_tool_start,
+	.tool_args = msg_tool_args,
+	.finish = msg_finish,
+	.end = msg_end,
+	.free = msg_free,
+};
+
+static const char *
+msg_error_type(int status)
+{
+	switch (status) {
+	case 401:
+		return "authentication_error";
+	case 403:
+		return "permission_error";
+	case 404:
+		return "not_found_error";
+	case 413:
+		return "request_too_large";
+	case 429:
+		return "rate_limit_error";
+	case 503:
+	case 529:
+		return "overloaded_error";
+	case 504:
+		return "timeout_error";
+	default:
+		return status >= 500 ? "api_error" : "invalid_request_error";
+	}
+}
+
+void
+xs_messages_error(int status, const char *message, xstream_emit_cb emit,
+    void *arg)
+{
+	xs_send(emit, arg, "error", xs_obj(
+	    "type", XS_STR("error"),
+	    "error", xs_obj(
+		"type", XS_STR(msg_error_type(status)),
+		"message", XS_STR(message), NULL), NULL));
+}

@@ -1,0 +1,431 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+
+/*
+ * xstream_responses.c: OpenAI Responses events for a Responses caller.
+ * Items go out one at a time (a message with one output_text part, or
+ * a function_call), each announced, filled and closed; the closing
+ * response.completed carries the same items with the same ids, which
+ * the openai SDK's responses.stream() checks.  That final object needs
+ * each item's whole text, so the items are kept until then.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <json-c/printbuf.h>
+
+#include "util.h"
+#include "xstream.h"
+
+#define RS_ITEMS_MAX	(2 * XS_TOOLS_MAX + 1)	/* text between calls */
+
+struct rs_item {
+	char		 id[ID_BUFSIZE];
+	int		 tool;		/* hub tool number; -1: a message */
+	struct json_object *item;	/* as announced */
+	struct printbuf	*acc;		/* text or arguments so far */
+};
+
+struct rs_wr {
+	char		 id[ID_BUFSIZE];
+	int64_t		 seq;
+	struct rs_item	 items[RS_ITEMS_MAX];
+	int		 nitems;
+	int		 open;		/* the open item, or -1 */
+	int		 tool[XS_TOOLS_MAX];	/* hub tool -> item + 1 */
+	const char	*reason;
+	struct json_object *output;	/* the items closed */
+};
+
+/* Sends obj with its type and sequence number first. */
+static void
+rs_emit(struct xstream *xs, const char *type, struct json_object *obj)
+{
+	struct rs_wr		*wr = xs->wr;
+	struct json_object	*ev;
+
+	ev = xs_obj("type", XS_STR(type),
+	    "sequence_number", XS_INT(wr->seq++), NULL);
+	json_object_object_foreach(obj, key, val)
+		json_object_object_add(ev, key, json_object_get(val));
+	json_object_put(obj);
+	xs_emit_json(xs, type, ev);
+}
+
+static struct json_object *
+rs_usage(struct xstream *xs)
+{
+	int64_t	 in, out;
+
+	if (xs->in < 0 && xs->out < 0)
+		return NULL;
+	in = xs->in >= 0 ? xs->in : 0;
+	out = xs->out >= 0 ? xs->out : 0;
+	return xs_obj(
+	    "input_tokens", XS_INT(in),
+	    "input_tokens_details", xs_obj("cached_tokens", XS_INT(0), NULL),
+	    "output_tokens", XS_INT(out),
+	    "output_tokens_details", xs_obj("reasoning_tokens", XS_INT(0),
+		NULL),
+	    "total_tokens", XS_INT(in + out), NULL);
+}
+
+/* The response object; output NULL: an empty list. */
+static struct json_object *
+rs_response(struct xstream *xs, const char *status,
+    struct json_object *incomplete, struct json_object *output)
+{
+	struct rs_wr	*wr = xs->wr;
+	int		 done = strcmp(status, "in_progress") != 0;
+
+	return xs_obj(
+	    "id", XS_STR(wr->id),
+	    "object", XS_STR("response"),
+	    "created_at", XS_INT(xs->created),
+	    "status", XS_STR(status),
+	    "error", NULL,
+	    "incomplete_details", incomplete,
+	    "model", XS_STR(xs->model),
+	    "output", output ? output : json_object_new_array(),
+	    "parallel_tool_calls", json_object_new_boolean(1),
+	    "tool_choice", XS_STR("auto"),
+	    "tools", json_object_new_array(),
+	    "usage", done ? rs_usage(xs) : NULL, NULL);
+}
+
+static void
+rs_start(struct xstream *xs)
+{
+	struct rs_wr	*wr;
+
+	if ((wr = calloc(1, sizeof(*wr))) == NULL) {
+		xs->failed = 1;
+		return;
+	}
+	xs->wr = wr;
+	wr->open = -1;
+	wr->output = json_object_new_array();
+	id_new(wr->id, sizeof(wr->id), "resp_");
+	rs_emit(xs, "response.created", xs_obj("response",
+	    rs_response(xs, "in_progress", NULL, NULL), NULL));
+	rs_emit(xs, "response.in_progress", xs_obj("response",
+	    rs_response(xs, "in_progress", NULL, NULL), NULL));
+}
+
+static struct json_object *
+rs_acc_string(struct rs_item *it)
+{
+	return json_object_new_string_len(it->acc->buf, it->acc->bpos);
+}
+
+/* The closed form of item it: its whole text or arguments. */
+static struct json_object *
+rs_closed_item(struct rs_item *it)
+{
+	struct json_object	*item, *part;
+
+	item = xs_obj("id", XS_STR(it->id), NULL);
+	json_object_object_foreach(it->item, key, val)
+		if (strcmp(key, "id") != 0)
+			json_object_object_add(item, key,
+			    json_object_get(val));
+	json_object_object_add(item, "status", XS_STR("completed"));
+	if (it->tool >= 0) {
+		json_object_object_add(item, "arguments", rs_acc_string(it));
+		return item;
+	}
+	part = xs_obj("type", XS_STR("output_text"),
+	    "annotations", json_object_new_array(),
+	    "logprobs", json_object_new_array(),
+	    "text", rs_acc_string(it), NULL);
+	json_object_object_add(item, "content", json_object_new_array());
+	json_object_array_add(xs_get(item, "content"), part);
+	return item;
+}
+
+static void
+rs_close(struct xstream *xs)
+{
+	struct rs_wr	*wr = xs->wr;
+	struct rs_item	*it;
+	struct json_object *item, *part;
+	int		 i = wr->open;
+
+	if (i < 0)
+		return;
+	wr->open = -1;
+	it = &wr->items[i];
+	item = rs_closed_item(it);
+	if (it->tool >= 0)
+		rs_emit(xs, "response.function_call_arguments.done", xs_obj(
+		    "item_id", XS_STR(it->id),
+		    "output_index", XS_INT(i),
+		    "name", json_object_get(xs_get(item, "name")),
+		    "arguments", json_object_get(xs_get(item, "arguments")),
+		    NULL));
+	else {
+		part = json_object_array_get_idx(xs_get(item, "content"), 0);
+		rs_emit(xs, "response.output_text.done", xs_obj(
+		    "item_id", XS_STR(it->id),
+		    "output_index", XS_INT(i),
+		    "content_index", XS_INT(0),
+		    "text", json_object_get(xs_get(part, "text")),
+		    "logprobs", json_object_new_array(), NULL));
+		rs_emit(xs, "response.content_part.done", xs_obj(
+		    "item_id", XS_STR(it->id),
+		    "output_index", XS_INT(i),
+		    "content_index", XS_INT(0),
+		    "part", json_object_get(part), NULL));
+	}
+	rs_emit(xs, "response.output_item.done", xs_obj(
+	    "output_index", XS_INT(i),
+	    "item", json_object_get(item), NULL));
+	json_object_array_add(wr->output, item);
+}
+
+/* A new item, announced; NULL past the bound (the answer fails). */
+static struct rs_item *
+rs_open(struct xstream *xs, int tool, const char *prefix,
+    struct json_object *item)
+{
+	struct rs_wr	*wr = xs->wr;
+	struct rs_item	*it;
+
+	rs_close(xs);
+	if (wr->nitems >= RS_ITEMS_MAX) {
+		json_object_put(item);
+		xs->failed = 1;
+		return NULL;
+	}
+	wr->open = wr->nitems++;
+	it = &wr->items[wr->open];
+	it->tool = tool;
+	id_new(it->id, sizeof(it->id), prefix);
+	it->item = item;
+	if ((it->acc = printbuf_new()) == NULL)
+		abort();
+	json_object_object_add(item, "id", XS_STR(it->id));
+	rs_emit(xs, "response.output_item.added", xs_obj(
+	    "output_index", XS_INT(wr->open),
+	    "item", json_object_get(item), NULL));
+	return it;
+}
+
+/* Appends to the item's text or arguments. */
+static void
+rs_acc(struct rs_item *it, const char *s, size_t len)
+{
+	if (len > INT32_MAX || printbuf_memappend(it->acc, s, len) < 0)
+		abort();
+}
+
+static void
+rs_text(struct xstream *xs, const char *s, size_t len)
+{
+	struct rs_wr	*wr = xs->wr;
+	struct rs_item	*it;
+
+	if (wr->open >= 0 && wr->items[wr->open].tool < 0)
+		it = &wr->items[wr->open];
+	else {
+		if ((it = rs_open(xs, -1, "msg_", xs_obj(
+		    "type", XS_STR("message"),
+		    "status", XS_STR("in_progress"),
+		    "role", XS_STR("assistant"),
+		    "content", json_object_new_array(), NULL))) == NULL)
+			return;
+		rs_emit(xs, "response.content_part.added", xs_obj(
+		    "item_id", XS_STR(it->id),
+		    "output_index", XS_INT(wr->open),
+		    "content_index", XS_INT(0),
+		    "part", xs_obj("type", XS_STR("output_text"),
+			"annotations", json_object_new_array(),
+			"logprobs", json_object_new_array(),
+			"text", XS_STR(""), NULL), NULL));
+	}
+	rs_acc(it, s, len);
+	rs_emit(xs, "response.output_text.delta", xs_obj(
+	    "item_id", XS_STR(it->id),
+	    "output_index", XS_INT(wr->open),
+	    "content_index", XS_INT(0),
+	    "delta", json_object_new_string_len(s, len),
+	    "logprobs", json_object_new_array(), NULL));
+}
+
+static void
+rs_tool_start(struct xstream *xs, int index, const char *id,
+    const char *name)
+{
+	struct rs_wr	*wr = xs->wr;
+
+	if (rs_open(xs, index, "fc_", xs_obj(
+	    "type", XS_STR("function_call"),
+	    "status", XS_STR("in_progress"),
+	    "arguments", XS_STR(""),
+	    "call_id", XS_STR(id),
+	    "name", XS_STR(name), NULL)) != NULL)
+		wr->tool[index] = wr->open + 1;
+}
+
+/*
+ * Items go out one after the other, so a fragment for a call already
+ * closed cannot be sent; no upstream known interleaves them.
+ */
+static void
+rs_tool_args(struct xstream *xs, int index, const char *s, size_t len)
+{
+	struct rs_wr	*wr = xs->wr;
+	struct rs_item	*it;
+	int		 i = wr->tool[index] - 1;
+
+	if (i < 0)
+		return;
+	if (i != wr->open) {
+		xs->failed = 1;
+		return;
+	}
+	it = &wr->items[i];
+	rs_acc(it, s, len);
+	rs_emit(xs, "response.function_call_arguments.delta", xs_obj(
+	    "item_id", XS_STR(it->id),
+	    "output_index", XS_INT(i),
+	    "delta", json_object_new_string_len(s, len), NULL));
+}
+
+static void
+rs_finish(struct xstream *xs, const char *reason)
+{
+	struct rs_wr	*wr = xs->wr;
+
+	rs_close(xs);
+	if (strcmp(reason, "length") == 0)
+		wr->reason = "max_output_tokens";
+	else if (strcmp(reason, "content_filter") == 0)
+		wr->reason = "content_filter";
+}
+
+static void
+rs_end(struct xstream *xs)
+{
+	struct rs_wr	*wr = xs->wr;
+	struct json_object *output = json_object_get(wr->output);
+
+	rs_close(xs);
+	if (wr->reason != NULL)
+		rs_emit(xs, "response.incomplete", xs_obj("response",
+		    rs_response(xs, "incomplete", xs_obj("reason",
+		    XS_STR(wr->reason), NULL), output), NULL));
+	else
+		rs_emit(xs, "response.completed", xs_obj("response",
+		    rs_response(xs, "completed", NULL, output), NULL));
+}
+
+static void
+rs_free(struct xstream *xs)
+{
+	struct rs_wr	*wr = xs->wr;
+	int		 i;
+
+	if (wr == NULL)
+		return;
+	for (i = 0; i < wr->nitems; i++) {
+		json_object_put(wr->items[i].item);
+		printbuf_free(wr->items[i].acc);
+	}
+	json_object_put(wr->output);
+	free(wr);
+}
+
+const struct xs_writer xs_responses_writer = {
+	.start = rs_start,
+	.text = rs_text,
+	.tool_start = rs_tool_start,
+	.tool_args = rs_tool_args,
+	.finish = rs_finish,
+	.end = rs_end,
+	.free = rs_free,
+};
+
+static int
+rs_terminal(const char *type)
+{
+	return strcmp(type, "response.completed") == 0 ||
+	    strcmp(type, "response.incomplete") == 0 ||
+	    strcmp(type, "response.failed") == 0;
+}
+
+int
+xs_responses_pass(struct xstream *xs, const char *event,
+    struct json_object *data)
+{
+	struct json_object	*resp;
+	const char		*type, *name;
+
+	if ((type = xs_str(data, "type")) == NULL)
+		type = event;
+	if (strcmp(type, "error") == 0 ||
+	    (name = xs_event_name(event, type)) == NULL)
+		return -1;
+	if ((resp = xs_get(data, "response")) != NULL) {
+		xs_set_model(xs, resp);
+		xs_hub_usage(xs, xs_int(resp, "usage.input_tokens"),
+		    xs_int(resp, "usage.output_tokens"));
+	}
+	xs_emit_json(xs, name, json_object_get(data));
+	return rs_terminal(type);
+}
+
+static const char *
+rs_error_code(int status)
+{
+	switch (status) {
+	case 429:
+		return "rate_limit_exceeded";
+	case 504:
+		return "timeout";
+	default:
+		return status >= 500 ? "server_error" :
+		    "invalid_request_error";
+	}
+}
+
+/*
+ * The flat fields the Responses reference documents, and the same
+ * nested under "error" as OpenAI's own servers send: openai 6 raises
+ * APIError only for a data.error, and passes a flat one on as a plain
+ * object.  The sequence number is not known here; no SDK checks it.
+ */
+void
+xs_responses_error(int status, const char *message, xstream_emit_cb emit,
+    void *arg)
+{
+	const char	*code = rs_error_code(status);
+
+	xs_send(emit, arg, "error", xs_obj(
+	    "type", XS_STR("error"),
+	    "code", XS_STR(code),
+	    "message", XS_STR(message),
+	    "param", NULL,
+	    "sequence_number", XS_INT(0),
+	    "error", xs_obj(
+		"type", XS_STR(status >= 500 ? "server_error" :
+		    "invalid_request_error"),
+		"code", XS_STR(code),
+		"message", XS_STR(message),
+		"param", NULL, NULL), NULL));
+}

@@ -1,0 +1,135 @@
+/* fuzz-sources: cmd/depotd/xlate.c cmd/depotd/xlate_messages.c cmd/depotd/xlate_tomessages.c cmd/depotd/xlate_manswer.c cmd/depotd/xlate_responses.c */
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+
+/*
+ * fuzz_xlate.c: the JSON request normaliser.  The input is parsed as
+ * a request body is (depth limit JSON_DEPTH_MAX) and put through
+ * xlate_request for every pair of dialects, each result through the
+ * way back, and through xlate_response and xlate_usage likewise.  A
+ * translation may refuse (NULL with a message) but must never return
+ * something that is not an object, leave err empty on refusal, or
+ * change its input; a same-dialect request must come back equal.
+ */
+#include <sys/types.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "model.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static void
+check(struct json_object *out, const char *err)
+{
+	if (out == NULL) {
+		if (err[0] == '\0')
+			abort();
+		return;
+	}
+	if (!json_object_is_type(out, json_type_object))
+		abort();
+	/* What goes upstream or to the caller must serialise. */
+	if (json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN) ==
+	    NULL)
+		abort();
+}
+
+static void
+requests(struct json_object *in, const struct model_conf *mc)
+{
+	struct json_object	*out, *back;
+	char			 err[256];
+	int			 from, to;
+
+	for (from = WIRE_CHAT; from <= WIRE_MESSAGES; from++)
+		for (to = WIRE_CHAT; to <= WIRE_MESSAGES; to++) {
+			out = xlate_request(from, to, in, mc, err,
+			    sizeof(err));
+			check(out, err);
+			if (out != NULL && from == to &&
+			    !json_object_equal(out, in))
+				abort();
+			if (out != NULL && from != to) {
+				back = xlate_request(to, from, out, mc, err,
+				    sizeof(err));
+				check(back, err);
+				json_object_put(back);
+			}
+			json_object_put(out);
+		}
+}
+
+static void
+answers(struct json_object *in)
+{
+	struct json_object	*out, *back;
+	char			 err[256];
+	int			 from, to;
+	int64_t			 tin, tout;
+
+	for (from = WIRE_CHAT; from <= WIRE_MESSAGES; from++) {
+		xlate_usage(from, in, &tin, &tout);
+		for (to = WIRE_CHAT; to <= WIRE_MESSAGES; to++) {
+			out = xlate_response(from, to, in, "fuzz-model", err,
+			    sizeof(err));
+			check(out, err);
+			if (out != NULL && from != to) {
+				xlate_usage(to, out, &tin, &tout);
+				back = xlate_response(to, from, out, "m", err,
+				    sizeof(err));
+				check(back, err);
+				json_object_put(back);
+			}
+			json_object_put(out);
+		}
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct json_tokener	*tok;
+	struct json_object	*in, *copy = NULL;
+	struct model_conf	 mc;
+
+	if (size > 1 << 16 || (tok = json_tokener_new_ex(JSON_DEPTH_MAX)) ==
+	    NULL)
+		return 0;
+	in = json_tokener_parse_ex(tok, (const char *)data, (int)size);
+	json_tokener_free(tok);
+	if (in == NULL)
+		return 0;
+	if (json_object_deep_copy(in, &copy, NULL) != 0)
+		abort();
+	memset(&mc, 0, sizeof(mc));
+	mc.max_tokens = size % 3 == 0 ? 0 : (int)size;
+	requests(in, &mc);
+	requests(in, NULL);
+	answers(in);
+	/* Translations read their input and never change it. */
+	if (!json_object_equal(in, copy))
+		abort();
+	json_object_put(copy);
+	json_object_put(in);
+	return 0;
+}
