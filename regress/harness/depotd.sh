@@ -21,7 +21,8 @@
 #	depot_conf DIR PORT [extra]	write DIR/depotd.conf (mode 600) for a
 #					local store in DIR/files (with
 #					DEPOT_SANDBOX_LOCAL=1, sandbox local
-#					in DIR/sandbox); the admin key is
+#					in DIR/sandbox; DEPOT_FILES_OPTS more
+#					files options); the admin key is
 #					DEPOT_ADMIN_KEY, else the suites'
 #					public test key (make run sets a
 #					random one)
@@ -68,7 +69,8 @@ storage "${DEPOT_STORAGE:-file://$d/files}"${DEPOT_STORAGE_OPTS:-}
 files {
 	max-size ${DEPOT_MAX_SIZE:-64M}
 	sweep-interval ${DEPOT_SWEEP:-0}
-	writing-grace ${DEPOT_GRACE:-1d}
+	writing-grace ${DEPOT_GRACE:-1d}${DEPOT_FILES_OPTS:+
+	$DEPOT_FILES_OPTS}
 }
 admin-key "${DEPOT_ADMIN_KEY:-dpt-admin-test-key-0123456789abcdef}"
 $([ -n "${DEPOT_SANDBOX_LOCAL:-}" ] &&
