@@ -517,7 +517,12 @@ upcall_header(char *buf, size_t size, size_t n, void *arg)
 	return n * size;
 }
 
-/* The body, from memory and descriptors; sending is liveness too. */
+/*
+ * The body, from memory and descriptors; sending is liveness too.
+ * Once it is all sent the model may think for a long while before its
+ * first byte: that wait is the call's timeout's, not idle-timeout's,
+ * which counts silence in an answer that has begun.
+ */
 static size_t
 upcall_read(char *buf, size_t size, size_t n, void *arg)
 {
@@ -525,7 +530,9 @@ upcall_read(char *buf, size_t size, size_t n, void *arg)
 	size_t		 got;
 
 	got = ubody_read(buf, size, n, u->p.body);
-	if (got != CURL_READFUNC_PAUSE && got != CURL_READFUNC_ABORT)
+	if (got == 0 && u->res.ttfb_us == -1)
+		evtimer_del(u->idle);
+	else if (got != CURL_READFUNC_PAUSE && got != CURL_READFUNC_ABORT)
 		upcall_idle_arm(u);
 	return got;
 }
