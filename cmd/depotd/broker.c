@@ -115,6 +115,9 @@ broker_conf(struct depotd_conf *conf, int reload)
 	if (sbx_backend_set(&broker.backend, broker_sandbox_url(
 	    conf->sandbox_url, url, sizeof(url)), conf->sandbox_token) == -1)
 		log_warnx("sandbox: unusable URL %s", conf->sandbox_url);
+	broker.backend.resolve = conf->sandbox_link.resolve;
+	broker.backend.ca_pem = conf->sandbox_link.ca_pem;
+	broker.backend.ca_len = conf->sandbox_link.ca_len;
 }
 
 /* TLS libraries read their configuration: before the lockdown. */

@@ -46,6 +46,7 @@ struct sbx_call {
 	struct sbx_backend	*be;
 	CURL			*easy;
 	struct curl_slist	*hdrs;
+	struct curl_slist	*resolve;
 	curl_mime		*mime;
 	char			*reqbody;
 	char			*ans;
@@ -92,6 +93,7 @@ sbx_call_free(struct sbx_call *c)
 		curl_easy_cleanup(c->easy);
 	}
 	curl_slist_free_all(c->hdrs);
+	curl_slist_free_all(c->resolve);
 	curl_mime_free(c->mime);
 	if (c->fdev != NULL)
 		event_free(c->fdev);
@@ -234,6 +236,29 @@ sbx_write_fd(char *p, size_t size, size_t n, void *arg)
 	return done;
 }
 
+/*
+ * A remote backend: the master resolved its name and read its CA
+ * bundle, for the broker can do neither.  No bundle, no https.
+ */
+static void
+sbx_remote(struct sbx_call *c)
+{
+	struct sbx_backend	*be = c->be;
+	struct curl_blob	 blob;
+
+	if (be->resolve != NULL && be->resolve[0] != '\0' &&
+	    (c->resolve = curl_slist_append(NULL, be->resolve)) != NULL)
+		curl_easy_setopt(c->easy, CURLOPT_RESOLVE, c->resolve);
+	if (strncmp(be->base, "https://", 8) != 0)
+		return;
+	memset(&blob, 0, sizeof(blob));
+	blob.data = (void *)(be->ca_pem != NULL ? be->ca_pem : "");
+	blob.len = be->ca_pem != NULL ? be->ca_len : 0;
+	blob.flags = CURL_BLOB_COPY;
+	curl_easy_setopt(c->easy, CURLOPT_CAINFO_BLOB, &blob);
+	curl_easy_setopt(c->easy, CURLOPT_CAPATH, NULL);
+}
+
 static struct sbx_call *
 sbx_call_new(struct sbx_backend *be, const char *method, const char *path,
     long timeout, sbx_done_cb done, void *arg)
@@ -262,6 +287,7 @@ sbx_call_new(struct sbx_backend *be, const char *method, const char *path,
 	curl_easy_setopt(c->easy, CURLOPT_URL, url);
 	if (be->sock[0] != '\0')
 		curl_easy_setopt(c->easy, CURLOPT_UNIX_SOCKET_PATH, be->sock);
+	sbx_remote(c);
 	curl_easy_setopt(c->easy, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->easy, CURLOPT_PROTOCOLS_STR, "http,https");

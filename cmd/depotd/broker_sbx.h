@@ -33,6 +33,9 @@ struct sbx_backend {
 	char		 base[1024];	/* URL prefix of every path */
 	char		 sock[1024];	/* unix socket, "" for a URL */
 	const char	*token;		/* bearer, or NULL */
+	const char	*resolve;	/* CURLOPT_RESOLVE entry, or NULL */
+	const char	*ca_pem;	/* CA bundle for https, or NULL */
+	size_t		 ca_len;
 	long		 connect_timeout; /* seconds */
 };
 

@@ -118,6 +118,7 @@ conf_free(struct depotd_conf *c)
 	wipe(&c->storage.session_token);
 	wipe(&c->storage.passphrase);
 	wipe(&c->sandbox_token);
+	free(c->sandbox_link.ca_pem);
 	wipe(&c->admin_key);
 	freezero(c, sizeof(*c));
 }

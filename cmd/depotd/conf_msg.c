@@ -136,6 +136,7 @@ sandbox_sync(struct depotd_conf *c, struct sandbox_msg *m, enum sync_dir d)
 	SYNC(d, c->max_output_files, m->max_output_files);
 	SYNC(d, c->max_output_size, m->max_output_size);
 	SYNC(d, c->max_sessions, m->max_sessions);
+	SYNC_STR(d, c->sandbox_link.resolve, m->resolve);
 }
 
 static void
@@ -217,6 +218,21 @@ send_cas(struct imsgev *iev, const struct depotd_conf *c)
 	}
 }
 
+/* A remote sandbox's CA bundle, under the empty name. */
+static void
+send_sandbox_ca(struct imsgev *iev, const struct depotd_conf *c)
+{
+	struct ca_msg	 cm;
+	int		 fd;
+
+	if (c->sandbox != SANDBOX_URL ||
+	    (fd = conf_ca_open(&c->sandbox_link)) == -1)
+		return;
+	memset(&cm, 0, sizeof(cm));
+	if (imsgev_compose(iev, IMSG_CONF_CA, 0, 0, fd, &cm, sizeof(cm)) == -1)
+		fatal("imsg_compose");
+}
+
 static void
 send_models(struct imsgev *iev, const struct depotd_conf *c, int mask)
 {
@@ -279,8 +295,11 @@ conf_send(struct imsgev *iev, const struct depotd_conf *conf, int parts,
 		if ((secrets & CONF_SECRETS_BROKER) == 0) {
 			memset(sb.url, 0, sizeof(sb.url));
 			memset(sb.dir, 0, sizeof(sb.dir));
+			memset(sb.resolve, 0, sizeof(sb.resolve));
 		}
 		send_part(iev, IMSG_CONF_SANDBOX, &sb, sizeof(sb));
+		if (secrets & CONF_SECRETS_BROKER)
+			send_sandbox_ca(iev, c);
 	}
 }
 
@@ -326,6 +345,10 @@ recv_ca(struct depotd_conf *c, struct ca_msg *cm, int fd)
 	struct upstream_conf	*u;
 
 	cm->upstream[sizeof(cm->upstream) - 1] = '\0';
+	if (cm->upstream[0] == '\0') {		/* the sandbox's */
+		conf_ca_read(&c->sandbox_link, fd);
+		return 0;
+	}
 	TAILQ_FOREACH(u, &c->upstreams, entry)
 		if (strcmp(u->name, cm->upstream) == 0)
 			break;

@@ -144,6 +144,12 @@ struct depotd_conf {
 	int64_t				 max_output_size;  /* per call */
 	int				 max_sessions;
 	int				 max_tool_iterations;
+	/*
+	 * sandbox "https://...": its addresses and CA bundle, found by the
+	 * master as an upstream's are, for the broker, which can read no
+	 * file and resolve no name (url, resolve, ca_pem used; name "").
+	 */
+	struct upstream_conf		 sandbox_link;
 
 	char				*admin_key;	/* secret */
 

@@ -117,6 +117,16 @@ conf_resolve_upstreams(struct depotd_conf *c)
 
 	int			 fd;
 
+	/* A remote sandbox is resolved for the broker the same way. */
+	memset(&c->sandbox_link, 0, sizeof(c->sandbox_link));
+	if (c->sandbox == SANDBOX_URL) {
+		strlcpy(c->sandbox_link.name, "sandbox",
+		    sizeof(c->sandbox_link.name));
+		strlcpy(c->sandbox_link.url, c->sandbox_url,
+		    sizeof(c->sandbox_link.url));
+		resolve_one(&c->sandbox_link);
+		c->sandbox_link.name[0] = '\0';
+	}
 	TAILQ_FOREACH(u, &c->upstreams, entry) {
 		resolve_one(u);
 		/* Said now (and by -n), not only when it is sent. */

@@ -64,6 +64,7 @@ static const struct imsg_rule storage_from_master[] = {
 static const struct imsg_rule broker_from_master[] = {
 	FROM_MASTER,
 	FIXED(IMSG_CONF_SANDBOX, struct sandbox_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_CA, struct ca_msg, IMSG_FD_MUST),
 };
 
 /* The extract child needs no configuration part: requests carry all. */

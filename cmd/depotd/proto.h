@@ -217,6 +217,7 @@ struct model_msg {
 };
 
 struct sandbox_msg {
+	char		 resolve[1024];	/* CURLOPT_RESOLVE, "" none */
 	int32_t		 mode;		/* enum sandbox_mode */
 	char		 url[1024];
 	char		 dir[1024];
