@@ -104,6 +104,14 @@ passed" test $? -eq 0
 check "the broker against the minimal backend: every check ran" \
     test "$(cat "$work/minimal.n")" -ge 20
 
+# The same backend by name: the master resolves it for the broker.
+sed "s|http://127.0.0.1:$port|http://localhost:$port|" "$work/minimal.conf" \
+    >"$work/byname.conf"
+chmod 600 "$work/byname.conf"
+run_peer byname "$work/byname.conf" 4
+check "the broker reaches a backend named by host name, resolved for it" \
+    test $? -eq 0
+
 # A backend that is not there: a lease is a 502, not a hang.
 cat >"$work/gone.conf" <<CONF
 database "dbname=unused"

@@ -93,6 +93,8 @@ send_config(struct event_base *base, int fd, const char *conffile,
 		errx(1, "%s: bad configuration", conffile);
 	if (argv[0] != NULL)
 		local_sandbox(conf, argv[0], argv[1]);
+	/* As the master does: the broker resolves no name itself. */
+	conf_resolve_upstreams(conf);
 	if (strncmp(conf->sandbox_url, "unix:", 5) == 0) {
 		strlcpy(health_sock, conf->sandbox_url + 5,
 		    sizeof(health_sock));
