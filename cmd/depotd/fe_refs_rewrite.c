@@ -299,6 +299,39 @@ refs_marker(enum ref_treat t, const char *name, char *out, size_t len)
 
 /* --- names in the sandbox --- */
 
+static int
+name_taken(const struct fref_list *files, const struct fref *upto,
+    const char *name)
+{
+	const struct fref	*f;
+
+	TAILQ_FOREACH(f, files, entry) {
+		if (f == upto)
+			break;
+		if (strcmp(f->seed_name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+void
+seed_names(struct fref_list *files)
+{
+	struct fref	*f;
+	char		 base[SBX_NAME_MAX];
+	int		 n;
+
+	TAILQ_FOREACH(f, files, entry) {
+		/* "file" when nothing usable is left of the name. */
+		name_last_segment(f->rec.filename, base, sizeof(base));
+		strlcpy(f->seed_name, base, sizeof(f->seed_name));
+		for (n = 2; name_taken(files, f, f->seed_name); n++)
+			name_dedupe(base, n, f->seed_name,
+			    sizeof(f->seed_name));
+	}
+}
+
+
 /* The name fr has in the sandbox: every file's, given in order. */
 void
 refs_seed_name(struct fref_list *list, const struct fref *fr, char *out,

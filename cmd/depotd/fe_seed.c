@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "names.h"
 #include "model.h"
 
 struct seeding {
@@ -42,38 +41,6 @@ struct seeding {
 	sbx_status_cb		 done;
 	void			*arg;
 };
-
-static int
-name_taken(const struct fref_list *files, const struct fref *upto,
-    const char *name)
-{
-	const struct fref	*f;
-
-	TAILQ_FOREACH(f, files, entry) {
-		if (f == upto)
-			break;
-		if (strcmp(f->seed_name, name) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-void
-seed_names(struct fref_list *files)
-{
-	struct fref	*f;
-	char		 base[SBX_NAME_MAX];
-	int		 n;
-
-	TAILQ_FOREACH(f, files, entry) {
-		/* "file" when nothing usable is left of the name. */
-		name_last_segment(f->rec.filename, base, sizeof(base));
-		strlcpy(f->seed_name, base, sizeof(f->seed_name));
-		for (n = 2; name_taken(files, f, f->seed_name); n++)
-			name_dedupe(base, n, f->seed_name,
-			    sizeof(f->seed_name));
-	}
-}
 
 static void	seed_next(struct seeding *);
 
