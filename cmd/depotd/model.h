@@ -194,8 +194,8 @@ void		 fe_extract_cancel(uint32_t);
 
 /*
  * fe_seed.c: the request's files into the sandbox, in order, each under
- * a name of its own (seed_names gives them: the stored name's last
- * segment, then name-2.ext, name-3.ext on a clash).
+ * a name of its own (seed_names, in fe_refs_rewrite.c, gives them: the
+ * stored name's last segment, then name-2.ext, name-3.ext on a clash).
  */
 void		 seed_names(struct fref_list *);
 struct seeding;
