@@ -65,7 +65,7 @@ ok "depotd with sandbox local starts"
 sbx=
 for i in $(seq 50); do
 	sbx=$(pgrep -P "$DEPOT_PID" -x depot-sandboxd | head -1)
-	[ -n "$sbx" ] && [ -S "$d/run/depot-sandboxd.sock" ] && break
+	[ -n "$sbx" ] && [ -S "$d/run/sandbox/depot-sandboxd.sock" ] && break
 	sleep 0.1
 done
 check "depotd started depot-sandboxd as its child (pid ${sbx:-none})" \
@@ -76,7 +76,11 @@ tokf=$d/run/depot-sandboxd.token
 check "its token file is mode 600 ($(stat -c %a "$tokf" 2>/dev/null))" \
     test "$(stat -c %a "$tokf" 2>/dev/null)" = 600
 
-sock=$d/run/depot-sandboxd.sock
+sock=$d/run/sandbox/depot-sandboxd.sock
+# The broker's root: a directory of root's that holds the socket alone.
+check "the socket has a directory of its own, root's, with nothing else" \
+    test "$(stat -c %U "$d/run/sandbox")" = root -a \
+    "$(ls -A "$d/run/sandbox")" = depot-sandboxd.sock
 sbx_curl() {	# method path [body]: prints the status, then the body
 	curl -s -o "$work/body" -w '%{http_code}' --unix-socket "$sock" \
 	    -H "Authorization: Bearer $(cat "$tokf")" \
