@@ -28,6 +28,7 @@
 
 #include "log.h"
 #include "frontend.h"
+#include "model.h"
 
 /*
  * Anthropic when the request carries anthropic-version, or an
@@ -70,28 +71,6 @@ openai_type(int status)
 	}
 }
 
-static const char *
-anthropic_type(int status)
-{
-	switch (status) {
-	case 401:
-		return "authentication_error";
-	case 403:
-		return "permission_error";
-	case 404:
-		return "not_found_error";
-	case 413:
-		return "request_too_large";
-	case 429:
-		return "rate_limit_error";
-	case 503:
-	case 529:
-		return "overloaded_error";
-	default:
-		return status >= 500 ? "api_error" : "invalid_request_error";
-	}
-}
-
 void
 api_reply_json(struct api_req *ar, int status, struct json_object *obj)
 {
@@ -121,7 +100,7 @@ api_error(struct api_req *ar, int status, const char *param,
 		json_object_object_add(root, "type",
 		    json_object_new_string("error"));
 		json_object_object_add(err, "type",
-		    json_object_new_string(anthropic_type(status)));
+		    json_object_new_string(anthropic_error_type(status)));
 		json_object_object_add(err, "message",
 		    json_object_new_string(msg));
 	} else {

@@ -49,7 +49,7 @@ struct output {
 	struct lease		*lease;		/* NULL once the lease went */
 	char			 handle[HANDLE_LEN];
 	uint32_t		 call;		/* storage call, 0 none */
-	struct json_object	*todo;		/* produced files */
+	struct json_object	*queue;		/* produced files, in turn */
 	size_t			 next;
 	int64_t			 budget;	/* bytes left for this call */
 	struct json_object	*stored;	/* [{filename, file_id, ...}] */
@@ -103,7 +103,7 @@ output_free(struct output *o)
 	TAILQ_REMOVE(&outputs, o, entry);
 	sbx_cancel(o->get);
 	sha256_abort(&o->sha);
-	json_object_put(o->todo);
+	json_object_put(o->queue);
 	json_object_put(o->stored);
 	json_object_put(o->skipped);
 	free(o);
@@ -279,8 +279,8 @@ output_next(struct output *o)
 
 	sha256_abort(&o->sha);
 	while (o->lease != NULL &&
-	    o->next < json_object_array_length(o->todo)) {
-		f = json_object_array_get_idx(o->todo, o->next++);
+	    o->next < json_object_array_length(o->queue)) {
+		f = json_object_array_get_idx(o->queue, o->next++);
 		if ((o->path = output_str(f, "path")) == NULL)
 			continue;
 		if (json_object_object_get_ex(f, "size_bytes", &v) &&
@@ -321,7 +321,7 @@ output_store(struct lease *l, struct json_object *produced,
 		fatal("calloc");
 	o->lease = l;
 	strlcpy(o->handle, l->handle, sizeof(o->handle));
-	o->todo = json_object_get(produced);
+	o->queue = json_object_get(produced);
 	o->budget = broker.conf->max_output_size > 0 ?
 	    broker.conf->max_output_size : 64 * 1024 * 1024;
 	o->stored = json_object_new_array();

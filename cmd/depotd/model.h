@@ -81,6 +81,11 @@ struct json_object *xlate_response(enum wire from, enum wire to,
 void	 xlate_usage(enum wire, struct json_object *resp, int64_t *in,
 	    int64_t *out);
 
+/* wire_words.c: the providers' words for stop reasons and errors. */
+const char	*stop_to_chat(const char *);
+const char	*stop_to_messages(const char *);
+const char	*anthropic_error_type(int status);
+
 /* xstream_*.c: streamed answers. */
 
 /*

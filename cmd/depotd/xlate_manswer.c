@@ -113,12 +113,8 @@ msg_stop(struct xl_chatans *a, struct json_object *out)
 
 	if (a->calls != NULL && json_object_array_length(a->calls) > 0)
 		return "tool_use";
-	if (strcmp(a->finish, "length") == 0)
-		return "max_tokens";
-	if (strcmp(a->finish, "content_filter") == 0)
-		return "refusal";
-	if (strcmp(a->finish, "tool_calls") == 0)
-		return "tool_use";
+	if (strcmp(stop_to_messages(a->finish), "end_turn") != 0)
+		return stop_to_messages(a->finish);
 	/* vLLM names the stop string that matched. */
 	c0 = json_object_array_get_idx(xl_get(a->resp, "choices"), 0);
 	if ((seq = xl_str(c0, "stop_reason")) != NULL) {
@@ -188,21 +184,6 @@ xl_chat_to_msgans(struct xl *x, struct json_object *resp, const char *model)
 
 /* --- Messages to chat --- */
 
-static const char *
-chat_finish(const char *stop)
-{
-	if (stop == NULL)
-		return "stop";
-	if (strcmp(stop, "max_tokens") == 0 ||
-	    strcmp(stop, "model_context_window_exceeded") == 0)
-		return "length";
-	if (strcmp(stop, "tool_use") == 0)
-		return "tool_calls";
-	if (strcmp(stop, "refusal") == 0)
-		return "content_filter";
-	return "stop";
-}
-
 static struct json_object *
 chat_usage(struct json_object *u)
 {
@@ -269,7 +250,7 @@ struct json_object *
 xl_msgans_to_chat(struct xl *x, struct json_object *resp, const char *model)
 {
 	struct json_object	*out, *content, *choices, *c0, *msg;
-	const char		*type = xl_str(resp, "type");
+	const char		*type = xl_str(resp, "type"), *stop;
 	char			 id[XL_IDLEN];
 
 	content = xl_get(resp, "content");
@@ -289,8 +270,9 @@ xl_msgans_to_chat(struct xl *x, struct json_object *resp, const char *model)
 	json_object_object_add(c0, "index", json_object_new_int(0));
 	json_object_object_add(c0, "message", msg);
 	json_object_object_add(c0, "logprobs", NULL);
-	xl_set_str(c0, "finish_reason", chat_finish(xl_str(resp,
-	    "stop_reason")));
+	/* A stop reason missing is an ordinary stop. */
+	stop = stop_to_chat(xl_str(resp, "stop_reason"));
+	xl_set_str(c0, "finish_reason", stop != NULL ? stop : "stop");
 	choices = json_object_new_array();
 	json_object_array_add(choices, c0);
 

@@ -52,34 +52,6 @@ msg_read_usage(struct xstream *xs, struct json_object *u)
 	xs_hub_usage(xs, in, xs_int(u, "output_tokens"));
 }
 
-static const char *
-msg_to_finish(const char *stop)
-{
-	if (stop == NULL)
-		return NULL;
-	if (strcmp(stop, "max_tokens") == 0 ||
-	    strcmp(stop, "model_context_window_exceeded") == 0)
-		return "length";
-	if (strcmp(stop, "tool_use") == 0)
-		return "tool_calls";
-	if (strcmp(stop, "refusal") == 0)
-		return "content_filter";
-	return "stop";
-}
-
-static const char *
-msg_from_finish(const char *reason)
-{
-	if (strcmp(reason, "length") == 0)
-		return "max_tokens";
-	if (strcmp(reason, "tool_calls") == 0 ||
-	    strcmp(reason, "function_call") == 0)
-		return "tool_use";
-	if (strcmp(reason, "content_filter") == 0)
-		return "refusal";
-	return "end_turn";
-}
-
 /* The kind of block index: a hub tool number, XS_B_*, or -3 unknown. */
 static int
 msg_block(struct xstream *xs, struct json_object *data)
@@ -171,7 +143,7 @@ xs_messages_read(struct xstream *xs, const char *event,
 		return msg_read_delta(xs, data);
 	else if (strcmp(type, "message_delta") == 0) {
 		msg_read_usage(xs, xs_get(data, "usage"));
-		if ((stop = msg_to_finish(xs_str(data,
+		if ((stop = stop_to_chat(xs_str(data,
 		    "delta.stop_reason"))) != NULL)
 			xs_hub_finish(xs, stop);
 	} else if (strcmp(type, "message_stop") == 0)
@@ -317,7 +289,7 @@ msg_finish(struct xstream *xs, const char *reason)
 	struct msg_wr	*wr = xs->wr;
 
 	msg_close(xs);
-	wr->stop = msg_from_finish(reason);
+	wr->stop = stop_to_messages(reason);
 }
 
 static void
@@ -355,30 +327,6 @@ const struct xs_writer xs_messages_writer = {
 	.free = msg_free,
 };
 
-static const char *
-msg_error_type(int status)
-{
-	switch (status) {
-	case 401:
-		return "authentication_error";
-	case 403:
-		return "permission_error";
-	case 404:
-		return "not_found_error";
-	case 413:
-		return "request_too_large";
-	case 429:
-		return "rate_limit_error";
-	case 503:
-	case 529:
-		return "overloaded_error";
-	case 504:
-		return "timeout_error";
-	default:
-		return status >= 500 ? "api_error" : "invalid_request_error";
-	}
-}
-
 void
 xs_messages_error(int status, const char *message, xstream_emit_cb emit,
     void *arg)
@@ -386,6 +334,6 @@ xs_messages_error(int status, const char *message, xstream_emit_cb emit,
 	xs_send(emit, arg, "error", xs_obj(
 	    "type", XS_STR("error"),
 	    "error", xs_obj(
-		"type", XS_STR(msg_error_type(status)),
+		"type", XS_STR(anthropic_error_type(status)),
 		"message", XS_STR(message), NULL), NULL));
 }

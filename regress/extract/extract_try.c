@@ -56,11 +56,12 @@
 #include "child.h"
 #include "model.h"
 #include "extract.h"
+#include "peer.h"
 
 #define NJOBS		6	/* more than the child runs at once */
 
 static struct event_base	*base;
-static struct imsgbuf		 master;
+static struct imsgbuf		 fe_buf;	/* only its fd is used */
 static int			 fe_sock = -1;	/* our end, for -close */
 
 struct event_base *
@@ -87,56 +88,17 @@ now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static pid_t
-spawn_extract(const char *depotd, int *fd)
-{
-	int	 sv[2];
-	pid_t	 pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		err(1, "socketpair");
-	if ((pid = fork()) == -1)
-		err(1, "fork");
-	if (pid == 0) {
-		close(sv[0]);
-		if (dup2(sv[1], PARENT_SOCK_FILENO) == -1)
-			err(1, "dup2");
-		execl(depotd, depotd, "-P", "extract", "-I", "0", "-d",
-		    (char *)NULL);
-		err(1, "exec %s", depotd);
-	}
-	close(sv[1]);
-	*fd = sv[0];
-	return pid;
-}
-
-/* The next message from the child within 10 s; 0 if none. */
-static int
-next_msg(struct imsg *imsg)
-{
-	struct pollfd	 pfd = { master.fd, POLLIN, 0 };
-	int		 n;
-
-	for (;;) {
-		if ((n = imsg_get(&master, imsg)) == -1)
-			errx(1, "imsg_get");
-		if (n > 0)
-			return 1;
-		if (poll(&pfd, 1, 10000) <= 0 || imsgbuf_read(&master) <= 0)
-			return 0;
-	}
-}
-
-/* The master's part, as master_proc.c and depotd.c do it. */
+/*
+ * The master's part, as master_proc.c and depotd.c do it: the extract
+ * child gets no configuration part, only who it runs as.
+ */
 static int
 start_child(int fd)
 {
 	struct proc_conf_msg	 pc;
 	struct privuser		 pu;
-	struct peer_msg		 pm;
-	struct imsg		 imsg;
 	uint32_t		 generation = 1;
-	int			 sv[2], ready = 0;
+	int			 ready;
 
 	if (priv_lookup("_depotd", &pu) == -1)
 		errx(1, "no user _depotd");
@@ -144,25 +106,16 @@ start_child(int fd)
 	strlcpy(pc.user, pu.name, sizeof(pc.user));
 	pc.uid = pu.uid;
 	pc.gid = pu.gid;
-	if (imsgbuf_init(&master, fd) == -1 ||
-	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		err(1, "channels");
-	pm.role = ROLE_FRONTEND;
-	pm.instance = 0;
-	imsg_compose(&master, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
+	if (imsgbuf_init(&peer_master, fd) == -1)
+		err(1, "imsgbuf_init");
+	imsg_compose(&peer_master, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
 	    sizeof(generation));
-	imsg_compose(&master, IMSG_CONF_PROC, 0, 0, -1, &pc, sizeof(pc));
-	imsg_compose(&master, IMSG_CONF_END, 0, 0, -1, NULL, 0);
-	imsg_compose(&master, IMSG_PEER_FD, 0, 0, sv[1], &pm, sizeof(pm));
-	imsg_compose(&master, IMSG_START, 0, 0, -1, NULL, 0);
-	if (imsgbuf_flush(&master) == -1)
-		err(1, "imsgbuf_flush");
-	while (!ready && next_msg(&imsg)) {
-		ready = imsg.hdr.type == IMSG_READY;
-		imsg_free(&imsg);
-	}
-	fe_sock = sv[0];
-	fe_extract_attach(sv[0]);
+	imsg_compose(&peer_master, IMSG_CONF_PROC, 0, 0, -1, &pc, sizeof(pc));
+	imsg_compose(&peer_master, IMSG_CONF_END, 0, 0, -1, NULL, 0);
+	peer_channel(ROLE_FRONTEND, 0, &fe_buf);
+	ready = peer_start();
+	fe_sock = fe_buf.fd;
+	fe_extract_attach(fe_sock);
 	return ready;
 }
 
@@ -666,7 +619,7 @@ main(int argc, char *argv[])
 	log_init("extract_try", 1, 0);
 	if ((base = event_base_new()) == NULL)
 		errx(1, "event_base_new");
-	pid = spawn_extract(argv[0], &fd);
+	pid = peer_spawn(argv[0], "extract", &fd);
 	T_OK(start_child(fd), "the extract child starts under a test master");
 	test_confined(pid);
 	test_jail_filter();

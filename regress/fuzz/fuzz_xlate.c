@@ -1,4 +1,4 @@
-/* fuzz-sources: cmd/depotd/xlate.c cmd/depotd/xlate_messages.c cmd/depotd/xlate_tomessages.c cmd/depotd/xlate_manswer.c cmd/depotd/xlate_responses.c */
+/* fuzz-sources: cmd/depotd/xlate.c cmd/depotd/xlate_messages.c cmd/depotd/xlate_tomessages.c cmd/depotd/xlate_manswer.c cmd/depotd/xlate_responses.c cmd/depotd/wire_words.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *
