@@ -213,6 +213,17 @@ print_files_http(FILE *fp, const struct depotd_conf *c)
 	fputs("\n}\n", fp);
 }
 
+/* An https block's own CA bundle, if it names one. */
+static void
+print_ca_file(FILE *fp, const char *path)
+{
+	if (path[0] == '\0')
+		return;
+	fputs("\tca-file ", fp);
+	print_quoted(fp, path);
+	fputc('\n', fp);
+}
+
 /* The options every sandbox takes, inside its block. */
 static void
 print_sandbox_limits(FILE *fp, const struct depotd_conf *c)
@@ -246,6 +257,7 @@ print_sandbox(FILE *fp, const struct depotd_conf *c)
 		print_quoted(fp, c->sandbox_url);
 		fputs(" {\n", fp);
 		print_secret(fp, "token", c->sandbox_token);
+		print_ca_file(fp, c->sandbox_ca_file);
 		print_sandbox_limits(fp, c);
 		break;
 	}
@@ -262,11 +274,7 @@ print_upstream_limits(FILE *fp, const struct upstream_conf *u)
 	fputs("\n\tidle-timeout ", fp);
 	print_duration(fp, u->idle_timeout);
 	fputc('\n', fp);
-	if (u->ca_file[0] != '\0') {
-		fputs("\tca-file ", fp);
-		print_quoted(fp, u->ca_file);
-		fputc('\n', fp);
-	}
+	print_ca_file(fp, u->ca_file);
 	if (u->api == API_ANTHROPIC) {
 		fputs("\tanthropic-version ", fp);
 		print_quoted(fp, u->anthropic_version);

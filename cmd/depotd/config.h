@@ -139,6 +139,8 @@ struct depotd_conf {
 	char				 sandbox_url[1024];
 	char				*sandbox_token;	/* secret */
 	char				 sandbox_dir[1024]; /* local: workspaces */
+	char				 sandbox_ca_file[1024]; /* https: "" =
+							   system bundle */
 	int				 exec_timeout;	/* seconds */
 	int				 max_output_files; /* per call */
 	int64_t				 max_output_size;  /* per call */

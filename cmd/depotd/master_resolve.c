@@ -124,7 +124,11 @@ conf_resolve_upstreams(struct depotd_conf *c)
 		    sizeof(c->sandbox_link.name));
 		strlcpy(c->sandbox_link.url, c->sandbox_url,
 		    sizeof(c->sandbox_link.url));
+		strlcpy(c->sandbox_link.ca_file, c->sandbox_ca_file,
+		    sizeof(c->sandbox_link.ca_file));
 		resolve_one(&c->sandbox_link);
+		if ((fd = conf_ca_open(&c->sandbox_link)) != -1)
+			close(fd);
 		c->sandbox_link.name[0] = '\0';
 	}
 	TAILQ_FOREACH(u, &c->upstreams, entry) {

@@ -136,6 +136,7 @@ static void	 upstream_end(void);
 static void	 model_begin(const char *, const char *);
 static void	 model_end(void);
 static void	 sandbox_url(const char *);
+static void	 sandbox_ca_file(const char *);
 static void	 copy_string(char *, size_t, const char *, const char *);
 static void	 set_secret(char **, const char *);
 static char	*arena_keep(char *);
@@ -548,6 +549,10 @@ localopt	: STRING			{
 		| TOKEN STRING			{
 			yyerror("sandbox local makes its own token");
 		}
+		| CAFILE STRING			{
+			yyerror("sandbox local takes no ca-file: its socket "
+			    "is not TLS");
+		}
 		| DIRECTORY STRING		{
 			if ($2[0] != '/') {
 				yyerror("sandbox directory must be an absolute "
@@ -574,6 +579,9 @@ sandboxopt	: STRING			{
 		| sandboxlimit
 		| TOKEN secret			{
 			set_secret(&conf->sandbox_token, $2);
+		}
+		| CAFILE STRING			{
+			sandbox_ca_file($2);
 		}
 		;
 
@@ -1534,6 +1542,20 @@ sandbox_url(const char *url)
 	else
 		copy_string(conf->sandbox_url, sizeof(conf->sandbox_url), url,
 		    "sandbox URL");
+	/* A ca-file belongs to the block of the URL it checks. */
+	conf->sandbox_ca_file[0] = '\0';
+}
+
+static void
+sandbox_ca_file(const char *path)
+{
+	if (path[0] != '/')
+		yyerror("ca-file must be an absolute path");
+	else if (strncmp(conf->sandbox_url, "http://", 7) == 0)
+		yyerror("ca-file needs an https:// sandbox URL");
+	else
+		copy_string(conf->sandbox_ca_file,
+		    sizeof(conf->sandbox_ca_file), path, "ca-file");
 }
 
 static void

@@ -211,6 +211,7 @@ storage "file:///var/depot/files"
 upstream "u" { url "http://upstream.invalid:8000/v1" }
 upstream "c" { url "https://127.0.0.1/v1" ca-file "/nonexistent/ca.pem" }
 model "m" upstream "u"
+sandbox "https://127.0.0.1:8443" { token "t" ca-file "/nonexistent/sbx.pem" }
 CONF
 chmod 600 "$tmp/unresolved.conf"
 "$depotd" -n -f "$tmp/unresolved.conf" >/dev/null 2>"$tmp/err"
@@ -222,6 +223,9 @@ check "but -n warns that its models will answer 502" \
     "$tmp/err"
 check "and that a ca-file it cannot read is missing" \
     grep -q 'upstream "c": ca-file /nonexistent/ca.pem: No such file' \
+    "$tmp/err"
+check "and so for the sandbox's ca-file" \
+    grep -q '"sandbox": ca-file /nonexistent/sbx.pem: No such file' \
     "$tmp/err"
 
 "$depotd" -n -f "$tmp/no-such.conf" >/dev/null 2>&1
