@@ -92,7 +92,7 @@ DEPS_RUN =	postgresql bubblewrap poppler-utils python3 python3-numpy \
 DEPS_TEST =	clang libclang-rt-14-dev mandoc openssh-server \
 		openssh-client rsyslog dpkg-dev fakeroot psmisc \
 		ceph-mon ceph-osd ceph-common radosgw nginx-light wrk \
-		iproute2 man-db systemd bc util-linux
+		iproute2 man-db systemd bc util-linux openssl
 DEPS =		$(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST)
 
 .PHONY: all deps deps-run run check lint install package fuzz bench clean
