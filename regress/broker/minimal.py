@@ -20,17 +20,20 @@
 # on 127.0.0.1, with a token).  Times are numbers, content.type is
 # code_execution_result for every tool kind, content is one object.
 # Two routes outside the protocol, for tests: GET /health tells the
-# session count; POST /__fault {"put": S, "get": S, "exec": S,
+# session count and how many protocol requests came; POST /__fault {"put": S, "get": S, "exec": S,
 # "exec_delay": SECONDS} makes PutFile, GetFile or Execute answer
 # status S (0: normally) or Execute take that long.
 #
-#	minimal.py PORT TOKEN
+# With a certificate and its key (PEM), it serves https instead.
+#
+#	minimal.py PORT TOKEN [CERT KEY]
 
 import email
 import email.policy
 import json
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -43,6 +46,7 @@ from urllib.parse import parse_qs, urlsplit
 ROOT = tempfile.mkdtemp(prefix="minimal-sbx-")
 sessions = {}
 faults = {}
+calls = [0]
 lock = threading.Lock()
 
 
@@ -72,6 +76,12 @@ class Handler(BaseHTTPRequestHandler):
 	def log_message(self, *args):
 		pass
 
+	def setup(self):
+		# A refused certificate ends here, before any request is read.
+		if isinstance(self.request, ssl.SSLSocket):
+			self.request.do_handshake()
+		super().setup()
+
 	def reply(self, status, obj=None, raw=None):
 		body = raw if raw is not None else \
 		    (json.dumps(obj).encode() if obj is not None else b"")
@@ -83,6 +93,8 @@ class Handler(BaseHTTPRequestHandler):
 		self.wfile.write(body)
 
 	def authorised(self):
+		with lock:
+			calls[0] += 1
 		if self.headers.get("Authorization") == "Bearer " + TOKEN:
 			return True
 		self.reply(401, {"error": "bad credential"})
@@ -100,7 +112,8 @@ class Handler(BaseHTTPRequestHandler):
 	def do_GET(self):
 		u, parts = self.route()
 		if parts == ["health"]:
-			return self.reply(200, {"sessions": len(sessions)})
+			return self.reply(200, {"sessions": len(sessions),
+			    "requests": calls[0]})
 		if not self.authorised():
 			return
 		if len(parts) < 3 or parts[0] != "sessions" or \
@@ -210,9 +223,28 @@ class Handler(BaseHTTPRequestHandler):
 		self.reply(201, {"path": rel, "size_bytes": len(data)})
 
 
+class Server(ThreadingHTTPServer):
+	tls = None
+
+	def get_request(self):
+		sock, addr = super().get_request()
+		# The handshake is the handler thread's, not the accept loop's.
+		if self.tls is not None:
+			sock = self.tls.wrap_socket(sock, server_side=True,
+			    do_handshake_on_connect=False)
+		return sock, addr
+
+	def handle_error(self, request, client_address):
+		print("connection from", client_address[0], "failed:",
+		    sys.exc_info()[1], file=sys.stderr, flush=True)
+
+
 if __name__ == "__main__":
 	TOKEN = sys.argv[2]
-	srv = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+	srv = Server(("127.0.0.1", int(sys.argv[1])), Handler)
+	if len(sys.argv) == 5:
+		srv.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+		srv.tls.load_cert_chain(sys.argv[3], sys.argv[4])
 	print("listening", srv.server_address[1], flush=True)
 	try:
 		srv.serve_forever()

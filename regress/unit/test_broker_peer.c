@@ -27,8 +27,11 @@
  * lease, or the whole channel, destroys the backend's sessions, that
  * past max-sessions a lease is refused with 503, and that a short file
  * is refused rather than sent short.  The backend's own GET /health
- * tells how many sessions it holds.  With a socket and a token file,
+ * tells how many sessions it holds (asked over https with the ca-file
+ * of CONF's sandbox).  With a socket and a token file,
  * the broker is pointed at them as the master does for `sandbox local'.
+ * With BROKER_PEER_RELOAD naming a second configuration, only this: a
+ * lease refused under CONF, a reload to the second, a lease that opens.
  * Run by regress/broker/suite.sh,
  * against depot-sandboxd and against regress/broker/minimal.py.
  */
@@ -58,6 +61,7 @@
 static char		 health_url[1100];
 static char		 health_sock[1024];
 static char		 health_auth[300];
+static char		 health_ca[1024];
 
 /* What the master does for `sandbox local': its socket, its token. */
 static void
@@ -80,13 +84,12 @@ local_sandbox(struct depotd_conf *conf, const char *sock, const char *tokf)
 	    sock);
 }
 
-static void
-send_config(struct event_base *base, int fd, const char *conffile,
-    char *argv[])
+/* CONF as the master makes it for the broker; who the broker runs as. */
+static struct depotd_conf *
+load_config(const char *conffile, char *argv[], struct proc_conf_msg *pc)
 {
 	const struct role	*r = roster_role(ROLE_BROKER);
 	struct depotd_conf	*conf;
-	struct proc_conf_msg	 pc;
 	struct privuser		 pu;
 
 	if ((conf = parse_config(conffile, 0)) == NULL)
@@ -103,22 +106,63 @@ send_config(struct event_base *base, int fd, const char *conffile,
 	} else
 		snprintf(health_url, sizeof(health_url), "%s/health",
 		    conf->sandbox_url);
+	/* Over https, the backend is asked with the broker's CA. */
+	strlcpy(health_ca, conf->sandbox_ca_file, sizeof(health_ca));
 	if (priv_lookup(roster_user(r->user, conf), &pu) == -1)
 		errx(1, "no user %s", roster_user(r->user, conf));
-	memset(&pc, 0, sizeof(pc));
-	strlcpy(pc.user, pu.name, sizeof(pc.user));
-	pc.uid = pu.uid;
-	pc.gid = pu.gid;
+	memset(pc, 0, sizeof(*pc));
+	strlcpy(pc->user, pu.name, sizeof(pc->user));
+	pc->uid = pu.uid;
+	pc->gid = pu.gid;
 	/* As the master does: the broker's root holds the socket. */
 	if (argv[0] != NULL) {
-		strlcpy(pc.chroot, argv[0], sizeof(pc.chroot));
-		*strrchr(pc.chroot, '/') = '\0';
+		strlcpy(pc->chroot, argv[0], sizeof(pc->chroot));
+		*strrchr(pc->chroot, '/') = '\0';
 		if (priv_lookup(roster_user(RUN_AS_SANDBOX, conf), &pu) == -1)
 			errx(1, "no sandbox user");
-		pc.sgid = pu.gid;
+		pc->sgid = pu.gid;
 	}
+	return conf;
+}
+
+static void
+send_config(struct event_base *base, int fd, const char *conffile,
+    char *argv[])
+{
+	struct depotd_conf	*conf;
+	struct proc_conf_msg	 pc;
+
+	conf = load_config(conffile, argv, &pc);
 	peer_configure(base, fd, ROLE_BROKER, conf, &pc);
 	conf_free(conf);
+}
+
+/* Generation 2, sent as the master sends a reload: 1 once applied. */
+static int
+reload_config(const char *conffile)
+{
+	const struct role	*r = roster_role(ROLE_BROKER);
+	struct depotd_conf	*conf;
+	struct proc_conf_msg	 pc;
+	struct imsg		 imsg;
+	char			*none[] = { NULL };
+	uint32_t		 gen = 2, acked = 0;
+
+	conf = load_config(conffile, none, &pc);
+	imsg_compose(&peer_master, IMSG_CONF_BEGIN, 0, 0, -1, &gen,
+	    sizeof(gen));
+	imsg_compose(&peer_master, IMSG_CONF_PROC, 0, 0, -1, &pc, sizeof(pc));
+	conf_send(&peer_master_iev, conf, r->parts, r->secrets);
+	imsg_compose(&peer_master, IMSG_CONF_END, 0, 0, -1, NULL, 0);
+	imsgbuf_flush(&peer_master);
+	conf_free(conf);
+	while (acked != gen && peer_next(&peer_master, &imsg, 10000)) {
+		if (imsg.hdr.type == IMSG_CONF_ACK &&
+		    imsg.datalen == sizeof(acked))
+			memcpy(&acked, imsg.data, sizeof(acked));
+		imsg_free(&imsg);
+	}
+	return acked == gen;
 }
 
 /* An Execute may take a while. */
@@ -257,6 +301,8 @@ backend_sessions(void)
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, buf);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	if (health_ca[0] != '\0')
+		curl_easy_setopt(c, CURLOPT_CAINFO, health_ca);
 	if (health_auth[0] != '\0') {
 		h = curl_slist_append(h, health_auth);
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
@@ -392,12 +438,42 @@ test_capacity(struct imsgbuf *ib, int max)
 	    "the backend holds exactly the open leases");
 }
 
+/*
+ * A lease refused under the first configuration (a backend whose
+ * certificate its ca-file refuses), then one that opens once a reload
+ * brings the right CA bundle.
+ */
+static void
+test_reload(struct imsgbuf *ib, const char *conffile)
+{
+	struct answer	 a;
+	int		 before;
+
+	open_lease(ib, 1, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 502,
+	    "before the reload a lease is refused with 502 (%s)",
+	    a.st.message);
+	T_OK(reload_config(conffile), "the broker applies a reload");
+	before = backend_sessions();
+	T_OK(before >= 0, "the backend answers");
+	open_lease(ib, 2, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 0,
+	    "after the reload a lease opens (status %d: %s)", a.st.status,
+	    a.st.message);
+	T_EQ_INT(backend_sessions(), before + 1,
+	    "the backend holds its session");
+	send_msg(ib, IMSG_SBX_CLOSE, 2, -1, NULL, 0);
+	T_EQ_INT(sessions_become(before), before,
+	    "closing the lease destroys its session");
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct event_base	*base;
 	struct imsgbuf		 fe;
 	int			 fd, status, ready = 0, max, before;
+	const char		*reload = getenv("BROKER_PEER_RELOAD");
 	pid_t			 pid;
 
 	if (argc != 4 && argc != 6)
@@ -414,7 +490,9 @@ main(int argc, char *argv[])
 	peer_channel(ROLE_FRONTEND, 0, &fe);
 	ready = peer_start();
 	T_OK(ready, "the broker starts under a test master");
-	if (ready) {
+	if (ready && reload != NULL)
+		test_reload(&fe, reload);
+	else if (ready) {
 		before = backend_sessions();
 		T_OK(before >= 0, "the backend answers");
 		test_run(&fe);
