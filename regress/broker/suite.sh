@@ -21,7 +21,9 @@
 # The minimal backend again over https, with a throw-away CA made by
 # openssl(1) and named by ca-file, then with a ca-file of another CA.
 # test_broker_peer plays the master and a frontend of a real broker.
-# Ports 18701 to 18703 (BROKER_PORT overrides the first).
+# regress/broker/https.sh then runs a whole depotd on it.
+# Ports 18701 to 18703, 18711 and 18712 (BROKER_PORT overrides the
+# first; the others follow it).
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -43,6 +45,7 @@ cleanup() {
 	[ -n "$sbx_pid" ] && kill "$sbx_pid" 2>/dev/null
 	[ -n "$min_pid" ] && kill "$min_pid" 2>/dev/null
 	[ -n "$tls_pid" ] && kill "$tls_pid" 2>/dev/null
+	command -v e2e_stop >/dev/null && e2e_stop
 	wait 2>/dev/null
 }
 trap cleanup EXIT
@@ -186,7 +189,6 @@ check "over https: code ran and its output file was named as produced" \
 # Another CA: refused at the handshake, before any request is sent.
 tls_conf "$work/wrongca.conf" "$tls/other.pem"
 before=$(tls_health)
-seen=$(wc -l <"$work/tls.log")
 "$peer" "$top/build/depotd" "$work/wrongca.conf" 1 >"$work/wrongca.out" \
     2>&1
 after=$(tls_health)
@@ -194,8 +196,6 @@ check "a ca-file of another CA: the lease is refused with 502, the \
 certificate named" grep -q \
     '^not ok - .*a lease opens (status 502: .*certificate' \
     "$work/wrongca.out"
-check "the backend saw its certificate refused" \
-    sh -c "tail -n +$((seen + 1)) '$work/tls.log' | grep -qi 'unknown ca'"
 check "no request reached the backend, no session is left ($before \
 -> $after)" test -n "$before" -a "$after" = "$before" -a "${after% *}" = 0
 
@@ -207,4 +207,8 @@ sed -n 's/^\(not \)*ok - /&reload: /p' "$work/reload.out" |
     sed 's/ regress\/unit\/test_broker_peer.c:[0-9]*://'
 check "a reload from another CA's ca-file to the right one: every check \
 passed" test $rc -eq 0 -a "$(grep -c '^ok - ' "$work/reload.out")" -ge 7
+
+# The whole daemon, with the same backend.
+. "$top/regress/broker/https.sh"
+https_e2e
 exit $((failed > 0))
