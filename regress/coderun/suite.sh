@@ -79,7 +79,8 @@ listening() {	# pid outfile
 	return 1
 }
 
-command -v node >/dev/null || { notok "node is installed"; exit 1; }
+node_ready "$D/node.log" ||
+    { notok "a Node.js 20 or later (see $D/node.log)"; exit 1; }
 if sdk_install "$D/npm.log"; then
 	ok "npm installs the SDKs into $SDK_MODULES"
 else
