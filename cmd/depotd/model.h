@@ -82,6 +82,13 @@ void	 xlate_usage(enum wire, struct json_object *resp, int64_t *in,
 	    int64_t *out);
 
 /* wire_words.c: the providers' words for stop reasons and errors. */
+#define WIRE_TOKENS_MAX	((int64_t)1 << 48)	/* past any model's count */
+/*
+ * A token count as an upstream sent it: -1 when it is none (absent, not
+ * an integer, negative), else at most WIRE_TOKENS_MAX, so that the few
+ * a usage holds add up without overflow.
+ */
+int64_t		 wire_tokens(struct json_object *);
 const char	*stop_to_chat(const char *);
 const char	*stop_to_messages(const char *);
 const char	*anthropic_error_type(int status);

@@ -43,13 +43,15 @@ msg_read_usage(struct xstream *xs, struct json_object *u)
 {
 	int64_t	 in, part;
 
-	if ((in = xs_int(u, "input_tokens")) >= 0) {
-		if ((part = xs_int(u, "cache_creation_input_tokens")) > 0)
+	if ((in = wire_tokens(xs_get(u, "input_tokens"))) >= 0) {
+		if ((part = wire_tokens(xs_get(u,
+		    "cache_creation_input_tokens"))) > 0)
 			in += part;
-		if ((part = xs_int(u, "cache_read_input_tokens")) > 0)
+		if ((part = wire_tokens(xs_get(u,
+		    "cache_read_input_tokens"))) > 0)
 			in += part;
 	}
-	xs_hub_usage(xs, in, xs_int(u, "output_tokens"));
+	xs_hub_usage(xs, in, wire_tokens(xs_get(u, "output_tokens")));
 }
 
 /* The kind of block index: a hub tool number, XS_B_*, or -3 unknown. */

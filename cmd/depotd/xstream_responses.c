@@ -383,8 +383,9 @@ xs_responses_pass(struct xstream *xs, const char *event,
 		return -1;
 	if ((resp = xs_get(data, "response")) != NULL) {
 		xs_set_model(xs, resp);
-		xs_hub_usage(xs, xs_int(resp, "usage.input_tokens"),
-		    xs_int(resp, "usage.output_tokens"));
+		xs_hub_usage(xs, wire_tokens(xs_get(resp,
+		    "usage.input_tokens")), wire_tokens(xs_get(resp,
+		    "usage.output_tokens")));
 	}
 	xs_emit_json(xs, name, json_object_get(data));
 	return rs_terminal(type);
