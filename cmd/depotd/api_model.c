@@ -39,6 +39,7 @@
 #include <event2/buffer.h>
 #include <json-c/json.h>
 
+#include "jsontext.h"
 #include "log.h"
 #include "frontend.h"
 #include "fe_upstream.h"
@@ -74,29 +75,7 @@ static const char *route_names[] = {
 struct json_object *
 api_json_parse(const char *s, size_t len)
 {
-	struct json_tokener	*tok;
-	struct json_object	*o;
-	size_t			 end;
-
-	if (len == 0 || len > INT_MAX ||
-	    (tok = json_tokener_new_ex(JSON_DEPTH_MAX)) == NULL)
-		return NULL;
-	o = json_tokener_parse_ex(tok, s, (int)len);
-	if (o != NULL && json_tokener_get_error(tok) == json_tokener_success) {
-		/* Nothing but blanks after the value. */
-		for (end = json_tokener_get_parse_end(tok); end < len; end++)
-			if (strchr(" \t\r\n", s[end]) == NULL)
-				break;
-		if (end < len) {
-			json_object_put(o);
-			o = NULL;
-		}
-	} else {
-		json_object_put(o);
-		o = NULL;
-	}
-	json_tokener_free(tok);
-	return o;
+	return json_text_parse(s, len, JSON_DEPTH_MAX);
 }
 
 /* --- the end --- */

@@ -36,11 +36,13 @@
 #include <event2/event.h>
 #include <json.h>
 
+#include "jsontext.h"
 #include "log.h"
 #include "curlev.h"
 #include "broker_sbx.h"
 
 #define SBX_ANSWER_MAX	(4 * 1024 * 1024)	/* a JSON answer */
+#define SBX_JSON_DEPTH	32			/* and its nesting */
 
 struct sbx_call {
 	struct sbx_backend	*be;
@@ -126,8 +128,7 @@ sbx_finished(void *arg, CURLcode cc)
 	else
 		curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
 	if (c->ans != NULL && c->anslen > 0) {
-		c->ans[c->anslen] = '\0';
-		body = json_tokener_parse(c->ans);
+		body = json_text_parse(c->ans, c->anslen, SBX_JSON_DEPTH);
 	}
 	/* The sink is complete only when closed: close before telling. */
 	if (c->fd != -1) {

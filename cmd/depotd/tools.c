@@ -30,6 +30,7 @@
 
 #include <json.h>
 
+#include "jsontext.h"
 #include "model.h"
 
 #define TOOL_DESCRIPTION						\
@@ -147,7 +148,8 @@ add_call(struct json_object *calls, const char *id, struct json_object *args)
 	struct json_object	*parsed = NULL, *code, *c;
 
 	if (json_object_is_type(args, json_type_string))
-		args = parsed = json_tokener_parse(json_object_get_string(args));
+		args = parsed = json_text_parse(json_object_get_string(args),
+		    json_object_get_string_len(args), JSON_DEPTH_MAX);
 	c = json_object_new_object();
 	json_object_object_add(c, "id", json_object_new_string(id ? id : ""));
 	if (args != NULL && json_object_object_get_ex(args, "code", &code) &&

@@ -25,7 +25,6 @@
  */
 #include <sys/types.h>
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@
 #include <json-c/json.h>
 #include <json-c/printbuf.h>
 
+#include "jsontext.h"
 #include "model.h"
 #include "xlate.h"
 
@@ -280,56 +280,20 @@ xl_id(char *buf, size_t len, const char *prefix)
 	snprintf(buf, len, "%s%s", prefix, digits);
 }
 
-/* No NaN or Infinity, which json-c reads but JSON does not have. */
-static int
-finite_only(struct json_object *o)
-{
-	struct json_object_iterator	 it, end;
-	size_t				 i;
-
-	switch (json_object_get_type(o)) {
-	case json_type_double:
-		return isfinite(json_object_get_double(o));
-	case json_type_array:
-		for (i = 0; i < json_object_array_length(o); i++)
-			if (!finite_only(json_object_array_get_idx(o, i)))
-				return 0;
-		return 1;
-	case json_type_object:
-		it = json_object_iter_begin(o);
-		end = json_object_iter_end(o);
-		for (; !json_object_iter_equal(&it, &end);
-		    json_object_iter_next(&it))
-			if (!finite_only(json_object_iter_peek_value(&it)))
-				return 0;
-		return 1;
-	default:
-		return 1;
-	}
-}
-
 struct json_object *
 xl_args_parse(const char *s)
 {
-	struct json_tokener	*tok;
 	struct json_object	*o;
 	size_t			 len = strlen(s);
 
 	/* A call without parameters often comes with no text at all. */
 	if (strspn(s, " \t\r\n") == len)
 		return json_object_new_object();
-	if ((tok = json_tokener_new_ex(JSON_DEPTH_MAX)) == NULL)
-		return NULL;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	o = json_tokener_parse_ex(tok, s, (int)len);
-	if (o != NULL && (json_tokener_get_error(tok) != json_tokener_success ||
-	    strspn(s + json_tokener_get_parse_end(tok), " \t\r\n") !=
-	    len - json_tokener_get_parse_end(tok) ||
-	    !xl_is(o, json_type_object) || !finite_only(o))) {
+	o = json_text_parse(s, len, JSON_DEPTH_MAX);
+	if (o != NULL && !xl_is(o, json_type_object)) {
 		json_object_put(o);
 		o = NULL;
 	}
-	json_tokener_free(tok);
 	return o;
 }
 

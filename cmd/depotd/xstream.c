@@ -29,6 +29,7 @@
 
 #include <json-c/json.h>
 
+#include "jsontext.h"
 #include "util.h"
 #include "xstream.h"
 
@@ -96,25 +97,13 @@ xstream_usage(const struct xstream *xs, int64_t *in, int64_t *out)
 static struct json_object *
 xs_parse(const char *data, size_t len)
 {
-	struct json_tokener	*tok;
 	struct json_object	*obj;
-	size_t			 end;
 
-	if (len == 0 || len > INT32_MAX || memchr(data, '\0', len) != NULL)
-		return NULL;
-	if ((tok = json_tokener_new_ex(JSON_DEPTH_MAX)) == NULL)
-		return NULL;
-	obj = json_tokener_parse_ex(tok, data, (int)len);
-	end = json_tokener_get_parse_end(tok);
-	while (end < len && strchr(" \t\r\n", data[end]) != NULL)
-		end++;
-	if (obj != NULL && (json_tokener_get_error(tok) != json_tokener_success
-	    || end != len ||
-	    !json_object_is_type(obj, json_type_object))) {
+	obj = json_text_parse(data, len, JSON_DEPTH_MAX);
+	if (obj != NULL && !json_object_is_type(obj, json_type_object)) {
 		json_object_put(obj);
 		obj = NULL;
 	}
-	json_tokener_free(tok);
 	return obj;
 }
 

@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/sse.c lib/util.c lib/log.c cmd/depotd/xstream.c cmd/depotd/xstream_chat.c cmd/depotd/xstream_messages.c cmd/depotd/xstream_responses.c cmd/depotd/wire_words.c */
+/* fuzz-sources: lib/sse.c lib/util.c lib/log.c lib/jsontext.c cmd/depotd/xstream.c cmd/depotd/xstream_chat.c cmd/depotd/xstream_messages.c cmd/depotd/xstream_responses.c cmd/depotd/wire_words.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *

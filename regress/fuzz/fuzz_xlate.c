@@ -1,4 +1,4 @@
-/* fuzz-sources: cmd/depotd/xlate.c cmd/depotd/xlate_messages.c cmd/depotd/xlate_tomessages.c cmd/depotd/xlate_manswer.c cmd/depotd/xlate_responses.c cmd/depotd/wire_words.c */
+/* fuzz-sources: lib/jsontext.c cmd/depotd/xlate.c cmd/depotd/xlate_messages.c cmd/depotd/xlate_tomessages.c cmd/depotd/xlate_manswer.c cmd/depotd/xlate_responses.c cmd/depotd/wire_words.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *
@@ -18,9 +18,10 @@
 
 /*
  * fuzz_xlate.c: the JSON request normaliser.  The input is parsed as
- * a request body is (depth limit JSON_DEPTH_MAX) and put through
- * xlate_request for every pair of dialects, each result through the
- * way back, and through xlate_response and xlate_usage likewise.  A
+ * a request body is (json_text_parse, depth limit JSON_DEPTH_MAX) and
+ * put through xlate_request for every pair of dialects, each result
+ * through the way back, and through xlate_response and xlate_usage
+ * likewise.  A
  * translation may refuse (NULL with a message) but must never return
  * something that is not an object, leave err empty on refusal, or
  * change its input; a same-dialect request must come back equal.
@@ -34,6 +35,7 @@
 
 #include <json-c/json.h>
 
+#include "jsontext.h"
 #include "model.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -108,16 +110,12 @@ answers(struct json_object *in)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct json_tokener	*tok;
 	struct json_object	*in, *copy = NULL;
 	struct model_conf	 mc;
 
-	if (size > 1 << 16 || (tok = json_tokener_new_ex(JSON_DEPTH_MAX)) ==
-	    NULL)
-		return 0;
-	in = json_tokener_parse_ex(tok, (const char *)data, (int)size);
-	json_tokener_free(tok);
-	if (in == NULL)
+	/* As the model routes read a body. */
+	if (size > 1 << 16 || (in = json_text_parse((const char *)data, size,
+	    JSON_DEPTH_MAX)) == NULL)
 		return 0;
 	if (json_object_deep_copy(in, &copy, NULL) != 0)
 		abort();

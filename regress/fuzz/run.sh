@@ -76,6 +76,9 @@ for src in regress/fuzz/fuzz_*.c; do
 	else
 		echo "not ok - fuzz $name: crash, see $log and" \
 		    "$out/crash-$name-*"
+		# What a CI log keeps of it: the sanitizer's verdict.
+		grep -m 4 -E '^(SUMMARY|==[0-9]+== ?ERROR)|runtime error|#[0-9] ' \
+		    "$log" | sed 's/^/# /'
 		status=1
 	fi
 done

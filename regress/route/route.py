@@ -132,6 +132,12 @@ report(anthropic_error(st, d, 413, "request_too_large"),
     "a chunked body growing over max-request-size: 413 (Anthropic)")
 st, _, d = call("POST", "/v1/chat/completions", '{"model":')
 report(openai_error(st, d, 400, "invalid_request_error"), "bad JSON: 400")
+# json-c reads these; JSON has no such numbers, nor could they be sent on.
+for bad in ("NaN", "-Infinity", "1e999"):
+    st, _, d = call("POST", "/v1/chat/completions", '{"model":"m1",'
+        '"messages":[{"role":"user","content":"hi"}],"temperature":%s}' % bad)
+    report(openai_error(st, d, 400, "invalid_request_error"),
+        "a number JSON cannot hold (%s): 400" % bad)
 st, _, d = call("POST", "/v1/responses", '{"a":' * 70 + '1' + '}' * 70)
 report(st == 400, "JSON nested 70 deep: 400")
 st, _, d = call("POST", "/v1/chat/completions", [1])
