@@ -111,6 +111,14 @@ struct xstream	*xstream_new(enum wire from, enum wire to, const char *model,
  */
 int		 xstream_event(struct xstream *, const char *event,
 		    const char *data, size_t len);
+/*
+ * Whole blocks (a Messages caller) or output items (Responses) sent
+ * first, as the provider streams its own server tools, before what the
+ * translator is fed next: the native blocks of the gateway's code runs.
+ * list (an array) is not taken.  -1 when the caller's wire has none
+ * (chat, or a pass-through) or the model's own output already began.
+ */
+int		 xstream_prepend(struct xstream *, struct json_object *list);
 /* The upstream ended: closing events if due; -1 if it ended early. */
 int		 xstream_end(struct xstream *);
 void		 xstream_usage(const struct xstream *, int64_t *in,

@@ -31,6 +31,7 @@
 struct msg_wr {
 	char		 id[ID_BUFSIZE];
 	int		 nblocks;	/* content blocks started */
+	int		 nwhole;	/* of them whole, before the rest */
 	int		 open;		/* the open block, or -1 */
 	int		 open_text;	/* and it is text */
 	int		 tool[XS_TOOLS_MAX];	/* hub tool -> block + 1 */
@@ -285,6 +286,44 @@ msg_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 	    "partial_json", json_object_new_string_len(s, len), NULL));
 }
 
+/*
+ * A whole block, before the model's: a server tool's use as Anthropic
+ * streams it (its start with an empty input, then the input as one
+ * fragment, which the SDK's stream parses when the block stops); any
+ * other block starts whole.
+ */
+static void
+msg_whole(struct xstream *xs, struct json_object *block)
+{
+	struct msg_wr		*wr = xs->wr;
+	struct json_object	*start, *input;
+	const char		*type = xs_str(block, "type");
+	int			 index;
+
+	if (wr->nblocks != wr->nwhole) {
+		xs->failed = 1;
+		return;
+	}
+	input = xs_get(block, "input");
+	if (type != NULL && strcmp(type, "server_tool_use") == 0 &&
+	    input != NULL) {
+		start = json_object_new_object();
+		json_object_object_foreach(block, key, val)
+			json_object_object_add(start, key,
+			    strcmp(key, "input") == 0 ?
+			    json_object_new_object() : json_object_get(val));
+		index = msg_open(xs, start);
+		msg_delta(xs, index, xs_obj(
+		    "type", XS_STR("input_json_delta"),
+		    "partial_json", XS_STR(json_object_to_json_string_ext(
+			input, JSON_C_TO_STRING_PLAIN)), NULL));
+	} else
+		msg_open(xs, json_object_get(block));
+	wr->open_text = 0;
+	wr->nwhole++;
+	msg_close(xs);
+}
+
 static void
 msg_finish(struct xstream *xs, const char *reason)
 {
@@ -324,6 +363,7 @@ const struct xs_writer xs_messages_writer = {
 	.text = msg_text,
 	.tool_start = msg_tool_start,
 	.tool_args = msg_tool_args,
+	.whole = msg_whole,
 	.finish = msg_finish,
 	.end = msg_end,
 	.free = msg_free,
