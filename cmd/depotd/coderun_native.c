@@ -19,8 +19,10 @@
  * code-execution tool gets the provider's own blocks for the runs the
  * gateway made: Anthropic's server_tool_use and
  * code_execution_tool_result, the Responses API's code_interpreter_call,
- * carrying depotd's file ids.  Only in a whole answer: a streamed one
- * carries the model's words alone.
+ * carrying depotd's file ids.  A whole answer gets them before the
+ * model's own blocks (native_prepend); a streamed one gets the same
+ * list (native_blocks) sent whole ahead of the model's streamed words,
+ * as the provider streams its own server tools (xstream_prepend).
  */
 #include <sys/types.h>
 
@@ -141,20 +143,16 @@ responses_item(struct json_object *list, struct json_object *run,
 	json_object_array_add(list, item);
 }
 
-/* The runs' blocks first, then the answer's own. */
-void
-native_prepend(enum wire caller, struct json_object *answer,
-    struct json_object *runs)
+/* The runs' blocks (Messages) or items (Responses); NULL for chat. */
+struct json_object *
+native_blocks(enum wire caller, struct json_object *runs)
 {
-	struct json_object	*list, *old, *run;
-	const char		*key = caller == WIRE_MESSAGES ? "content" :
-				    "output";
+	struct json_object	*list, *run;
 	char			*text;
 	size_t			 i;
 
-	if (caller == WIRE_CHAT || (old = get(answer, key)) == NULL ||
-	    !json_object_is_type(old, json_type_array))
-		return;
+	if (caller == WIRE_CHAT)
+		return NULL;
 	list = json_object_new_array();
 	for (i = 0; i < json_object_array_length(runs); i++) {
 		run = json_object_array_get_idx(runs, i);
@@ -166,6 +164,23 @@ native_prepend(enum wire caller, struct json_object *answer,
 			free(text);
 		}
 	}
+	return list;
+}
+
+/* The runs' blocks first, then the answer's own. */
+void
+native_prepend(enum wire caller, struct json_object *answer,
+    struct json_object *runs)
+{
+	struct json_object	*list, *old;
+	const char		*key = caller == WIRE_MESSAGES ? "content" :
+				    "output";
+	size_t			 i;
+
+	if (caller == WIRE_CHAT || (old = get(answer, key)) == NULL ||
+	    !json_object_is_type(old, json_type_array))
+		return;
+	list = native_blocks(caller, runs);
 	for (i = 0; i < json_object_array_length(old); i++)
 		json_object_array_add(list, json_object_get(
 		    json_object_array_get_idx(old, i)));

@@ -27,7 +27,9 @@
  * answers without one or max-tool-iterations is reached.  The last
  * answer goes to the caller in its own wire; a streaming caller gets
  * it as a stream, with keep-alives while the gateway's rounds run, and
- * never sees those rounds.
+ * never sees those rounds, unless it declared the provider's own
+ * code-execution tool: then each run's native blocks come first, whole
+ * or streamed alike (coderun_native.c).
  */
 #include <sys/types.h>
 
@@ -143,6 +145,21 @@ coderun_stream_begin(struct coderun *cr)
 	evtimer_add(cr->keepalive, &tv);
 }
 
+/* A native tool's caller: the runs' blocks stream ahead of the model's. */
+static int
+coderun_native_first(struct coderun *cr, struct xstream *xs)
+{
+	struct json_object	*list;
+	int			 rc;
+
+	if (!cr->p.native ||
+	    (list = native_blocks(cr->p.caller, cr->runs)) == NULL)
+		return 0;
+	rc = xstream_prepend(xs, list);
+	json_object_put(list);
+	return rc;
+}
+
 /* The model is done: its last answer, in the caller's wire. */
 static void
 coderun_final(struct coderun *cr, struct json_object *answer)
@@ -176,8 +193,8 @@ coderun_final(struct coderun *cr, struct json_object *answer)
 	coderun_stream_begin(cr);
 	evtimer_del(cr->keepalive);
 	if ((xs = xstream_new(WIRE_CHAT, cr->p.caller, cr->p.asked,
-	    coderun_emit, cr)) == NULL || xstream_replay(xs, chat) == -1 ||
-	    xstream_end(xs) == -1) {
+	    coderun_emit, cr)) == NULL || coderun_native_first(cr, xs) == -1 ||
+	    xstream_replay(xs, chat) == -1 || xstream_end(xs) == -1) {
 		if (xs != NULL)
 			xstream_free(xs);
 		json_object_put(chat);

@@ -53,6 +53,9 @@ void		 coderun_free(struct coderun *);
 /* coderun_native.c: the provider's own blocks for the gateway's runs. */
 void		 native_record(struct json_object *runs,
 		    struct json_object *call, struct json_object *result);
+/* Blocks (Messages) or output items (Responses), new; NULL for chat. */
+struct json_object *native_blocks(enum wire caller,
+		    struct json_object *runs);
 void		 native_prepend(enum wire caller, struct json_object *answer,
 		    struct json_object *runs);
 

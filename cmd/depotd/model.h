@@ -82,6 +82,13 @@ void	 xlate_usage(enum wire, struct json_object *resp, int64_t *in,
 	    int64_t *out);
 
 /* wire_words.c: the providers' words for stop reasons and errors. */
+#define WIRE_TOKENS_MAX	((int64_t)1 << 48)	/* past any model's count */
+/*
+ * A token count as an upstream sent it: -1 when it is none (absent, not
+ * an integer, negative), else at most WIRE_TOKENS_MAX, so that the few
+ * a usage holds add up without overflow.
+ */
+int64_t		 wire_tokens(struct json_object *);
 const char	*stop_to_chat(const char *);
 const char	*stop_to_messages(const char *);
 const char	*anthropic_error_type(int status);
@@ -104,6 +111,14 @@ struct xstream	*xstream_new(enum wire from, enum wire to, const char *model,
  */
 int		 xstream_event(struct xstream *, const char *event,
 		    const char *data, size_t len);
+/*
+ * Whole blocks (a Messages caller) or output items (Responses) sent
+ * first, as the provider streams its own server tools, before what the
+ * translator is fed next: the native blocks of the gateway's code runs.
+ * list (an array) is not taken.  -1 when the caller's wire has none
+ * (chat, or a pass-through) or the model's own output already began.
+ */
+int		 xstream_prepend(struct xstream *, struct json_object *list);
 /* The upstream ended: closing events if due; -1 if it ended early. */
 int		 xstream_end(struct xstream *);
 void		 xstream_usage(const struct xstream *, int64_t *in,

@@ -16,14 +16,31 @@
 
 /*
  * wire_words.c: the words the two providers use for the same things:
- * why an answer stopped, and what kind an error is.  One table each,
+ * why an answer stopped, and what kind an error is; and the token
+ * counts they report, which are the upstream's word too.  One table each,
  * for the whole-answer translation (xlate_manswer.c), the stream
  * translation (xstream_messages.c) and the error envelopes
  * (api_errors.c).
  */
+#include <stdint.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "model.h"
+
+int64_t
+wire_tokens(struct json_object *v)
+{
+	int64_t	 n;
+
+	if (!json_object_is_type(v, json_type_int))
+		return -1;
+	n = json_object_get_int64(v);
+	if (n < 0)
+		return -1;
+	return n < WIRE_TOKENS_MAX ? n : WIRE_TOKENS_MAX;
+}
 
 /* An Anthropic stop_reason as a chat finish_reason; NULL for NULL. */
 const char *

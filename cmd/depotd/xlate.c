@@ -140,11 +140,7 @@ xlate_response(enum wire from, enum wire to, struct json_object *resp,
 static int64_t
 usage_field(struct json_object *usage, const char *key)
 {
-	struct json_object	*v = xl_get(usage, key);
-
-	if (!xl_is(v, json_type_int))
-		return -1;
-	return json_object_get_int64(v);
+	return wire_tokens(xl_get(usage, key));
 }
 
 void

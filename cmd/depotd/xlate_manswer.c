@@ -98,9 +98,9 @@ xl_chatans_read(struct xl *x, struct json_object *resp,
 static int64_t
 int_field(struct json_object *o, const char *key)
 {
-	struct json_object	*v = xl_get(o, key);
+	int64_t	 n = wire_tokens(xl_get(o, key));
 
-	return xl_is(v, json_type_int) ? json_object_get_int64(v) : 0;
+	return n < 0 ? 0 : n;
 }
 
 /* --- chat to Messages --- */

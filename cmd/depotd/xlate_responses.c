@@ -456,6 +456,14 @@ resp_call(struct json_object *call)
 	return fc;
 }
 
+static int64_t
+tokens_or_zero(struct json_object *v)
+{
+	int64_t	 n = wire_tokens(v);
+
+	return n < 0 ? 0 : n;
+}
+
 static struct json_object *
 resp_usage(struct json_object *u)
 {
@@ -467,19 +475,18 @@ resp_usage(struct json_object *u)
 	cached = xl_get(xl_get(u, "prompt_tokens_details"), "cached_tokens");
 	reasoning = xl_get(xl_get(u, "completion_tokens_details"),
 	    "reasoning_tokens");
-	in = json_object_get_int64(xl_get(u, "prompt_tokens"));
-	out = json_object_get_int64(xl_get(u, "completion_tokens"));
+	in = tokens_or_zero(xl_get(u, "prompt_tokens"));
+	out = tokens_or_zero(xl_get(u, "completion_tokens"));
 	ru = json_object_new_object();
 	json_object_object_add(ru, "input_tokens", json_object_new_int64(in));
 	det = json_object_new_object();
 	json_object_object_add(det, "cached_tokens", json_object_new_int64(
-	    xl_is(cached, json_type_int) ? json_object_get_int64(cached) : 0));
+	    tokens_or_zero(cached)));
 	json_object_object_add(ru, "input_tokens_details", det);
 	json_object_object_add(ru, "output_tokens", json_object_new_int64(out));
 	det = json_object_new_object();
 	json_object_object_add(det, "reasoning_tokens", json_object_new_int64(
-	    xl_is(reasoning, json_type_int) ?
-	    json_object_get_int64(reasoning) : 0));
+	    tokens_or_zero(reasoning)));
 	json_object_object_add(ru, "output_tokens_details", det);
 	json_object_object_add(ru, "total_tokens",
 	    json_object_new_int64(in + out));

@@ -170,6 +170,23 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 }
 
 int
+xstream_prepend(struct xstream *xs, struct json_object *list)
+{
+	size_t	 i, n;
+
+	if (xs->w == NULL || xs->w->whole == NULL || xs->ended ||
+	    !json_object_is_type(list, json_type_array))
+		return -1;
+	if ((n = json_object_array_length(list)) == 0)
+		return 0;
+	if (xs_start(xs) == -1)
+		return xs_fail(xs);
+	for (i = 0; i < n && !xs->failed; i++)
+		xs->w->whole(xs, json_object_array_get_idx(list, i));
+	return xs->failed ? -1 : 0;
+}
+
+int
 xstream_end(struct xstream *xs)
 {
 	return xs->failed || !xs->ended ? -1 : 0;

@@ -50,6 +50,11 @@ struct xs_writer {
 		    size_t);
 	/* reason: a chat finish_reason */
 	void	(*finish)(struct xstream *, const char *reason);
+	/*
+	 * A whole pre-built block or item (xstream_prepend), before any
+	 * of the above but start; NULL when the wire has none.
+	 */
+	void	(*whole)(struct xstream *, struct json_object *);
 	/* The upstream's terminator: whatever closes the caller's stream. */
 	void	(*end)(struct xstream *);
 	void	(*free)(struct xstream *);

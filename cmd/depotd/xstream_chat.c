@@ -82,8 +82,8 @@ chat_read_choice(struct xstream *xs, struct json_object *choice)
 static void
 chat_read_usage(struct xstream *xs, struct json_object *data)
 {
-	xs_hub_usage(xs, xs_int(data, "usage.prompt_tokens"),
-	    xs_int(data, "usage.completion_tokens"));
+	xs_hub_usage(xs, wire_tokens(xs_get(data, "usage.prompt_tokens")),
+	    wire_tokens(xs_get(data, "usage.completion_tokens")));
 }
 
 /* OpenAI reports a failure mid-stream as a chunk with "error". */

@@ -31,6 +31,7 @@
 struct msg_wr {
 	char		 id[ID_BUFSIZE];
 	int		 nblocks;	/* content blocks started */
+	int		 nwhole;	/* of them whole, before the rest */
 	int		 open;		/* the open block, or -1 */
 	int		 open_text;	/* and it is text */
 	int		 tool[XS_TOOLS_MAX];	/* hub tool -> block + 1 */
@@ -43,13 +44,15 @@ msg_read_usage(struct xstream *xs, struct json_object *u)
 {
 	int64_t	 in, part;
 
-	if ((in = xs_int(u, "input_tokens")) >= 0) {
-		if ((part = xs_int(u, "cache_creation_input_tokens")) > 0)
+	if ((in = wire_tokens(xs_get(u, "input_tokens"))) >= 0) {
+		if ((part = wire_tokens(xs_get(u,
+		    "cache_creation_input_tokens"))) > 0)
 			in += part;
-		if ((part = xs_int(u, "cache_read_input_tokens")) > 0)
+		if ((part = wire_tokens(xs_get(u,
+		    "cache_read_input_tokens"))) > 0)
 			in += part;
 	}
-	xs_hub_usage(xs, in, xs_int(u, "output_tokens"));
+	xs_hub_usage(xs, in, wire_tokens(xs_get(u, "output_tokens")));
 }
 
 /* The kind of block index: a hub tool number, XS_B_*, or -3 unknown. */
@@ -283,6 +286,44 @@ msg_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 	    "partial_json", json_object_new_string_len(s, len), NULL));
 }
 
+/*
+ * A whole block, before the model's: a server tool's use as Anthropic
+ * streams it (its start with an empty input, then the input as one
+ * fragment, which the SDK's stream parses when the block stops); any
+ * other block starts whole.
+ */
+static void
+msg_whole(struct xstream *xs, struct json_object *block)
+{
+	struct msg_wr		*wr = xs->wr;
+	struct json_object	*start, *input;
+	const char		*type = xs_str(block, "type");
+	int			 index;
+
+	if (wr->nblocks != wr->nwhole) {
+		xs->failed = 1;
+		return;
+	}
+	input = xs_get(block, "input");
+	if (type != NULL && strcmp(type, "server_tool_use") == 0 &&
+	    input != NULL) {
+		start = json_object_new_object();
+		json_object_object_foreach(block, key, val)
+			json_object_object_add(start, key,
+			    strcmp(key, "input") == 0 ?
+			    json_object_new_object() : json_object_get(val));
+		index = msg_open(xs, start);
+		msg_delta(xs, index, xs_obj(
+		    "type", XS_STR("input_json_delta"),
+		    "partial_json", XS_STR(json_object_to_json_string_ext(
+			input, JSON_C_TO_STRING_PLAIN)), NULL));
+	} else
+		msg_open(xs, json_object_get(block));
+	wr->open_text = 0;
+	wr->nwhole++;
+	msg_close(xs);
+}
+
 static void
 msg_finish(struct xstream *xs, const char *reason)
 {
@@ -322,6 +363,7 @@ const struct xs_writer xs_messages_writer = {
 	.text = msg_text,
 	.tool_start = msg_tool_start,
 	.tool_args = msg_tool_args,
+	.whole = msg_whole,
 	.finish = msg_finish,
 	.end = msg_end,
 	.free = msg_free,

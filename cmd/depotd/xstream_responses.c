@@ -21,7 +21,10 @@
  * a function_call), each announced, filled and closed; the closing
  * response.completed carries the same items with the same ids, which
  * the openai SDK's responses.stream() checks.  That final object needs
- * each item's whole text, so the items are kept until then.
+ * each item's whole text, so the items are kept until then.  Whole
+ * items built beforehand (the gateway's code_interpreter_call items)
+ * may go first: each is told as the API tells its own, and the
+ * model's items follow them in the output.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,7 @@ struct rs_item {
 struct rs_wr {
 	char		 id[ID_BUFSIZE];
 	int64_t		 seq;
+	int		 base;		/* whole items, output first */
 	struct rs_item	 items[RS_ITEMS_MAX];
 	int		 nitems;
 	int		 open;		/* the open item, or -1 */
@@ -174,7 +178,7 @@ rs_close(struct xstream *xs)
 	if (it->tool >= 0)
 		rs_emit(xs, "response.function_call_arguments.done", xs_obj(
 		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(i),
+		    "output_index", XS_INT(wr->base + i),
 		    "name", json_object_get(xs_get(item, "name")),
 		    "arguments", json_object_get(xs_get(item, "arguments")),
 		    NULL));
@@ -182,18 +186,18 @@ rs_close(struct xstream *xs)
 		part = json_object_array_get_idx(xs_get(item, "content"), 0);
 		rs_emit(xs, "response.output_text.done", xs_obj(
 		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(i),
+		    "output_index", XS_INT(wr->base + i),
 		    "content_index", XS_INT(0),
 		    "text", json_object_get(xs_get(part, "text")),
 		    "logprobs", json_object_new_array(), NULL));
 		rs_emit(xs, "response.content_part.done", xs_obj(
 		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(i),
+		    "output_index", XS_INT(wr->base + i),
 		    "content_index", XS_INT(0),
 		    "part", json_object_get(part), NULL));
 	}
 	rs_emit(xs, "response.output_item.done", xs_obj(
-	    "output_index", XS_INT(i),
+	    "output_index", XS_INT(wr->base + i),
 	    "item", json_object_get(item), NULL));
 	json_object_array_add(wr->output, item);
 }
@@ -221,7 +225,7 @@ rs_open(struct xstream *xs, int tool, const char *prefix,
 		abort();
 	json_object_object_add(item, "id", XS_STR(it->id));
 	rs_emit(xs, "response.output_item.added", xs_obj(
-	    "output_index", XS_INT(wr->open),
+	    "output_index", XS_INT(wr->base + wr->open),
 	    "item", json_object_get(item), NULL));
 	return it;
 }
@@ -251,7 +255,7 @@ rs_text(struct xstream *xs, const char *s, size_t len)
 			return;
 		rs_emit(xs, "response.content_part.added", xs_obj(
 		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->open),
+		    "output_index", XS_INT(wr->base + wr->open),
 		    "content_index", XS_INT(0),
 		    "part", xs_obj("type", XS_STR("output_text"),
 			"annotations", json_object_new_array(),
@@ -261,7 +265,7 @@ rs_text(struct xstream *xs, const char *s, size_t len)
 	rs_acc(it, s, len);
 	rs_emit(xs, "response.output_text.delta", xs_obj(
 	    "item_id", XS_STR(it->id),
-	    "output_index", XS_INT(wr->open),
+	    "output_index", XS_INT(wr->base + wr->open),
 	    "content_index", XS_INT(0),
 	    "delta", json_object_new_string_len(s, len),
 	    "logprobs", json_object_new_array(), NULL));
@@ -303,8 +307,76 @@ rs_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 	rs_acc(it, s, len);
 	rs_emit(xs, "response.function_call_arguments.delta", xs_obj(
 	    "item_id", XS_STR(it->id),
-	    "output_index", XS_INT(i),
+	    "output_index", XS_INT(wr->base + i),
 	    "delta", json_object_new_string_len(s, len), NULL));
+}
+
+/* The events between a code_interpreter_call's announcement and end. */
+static void
+rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
+{
+	static const char *const steps[] = {
+		"response.code_interpreter_call.in_progress",
+		"response.code_interpreter_call_code.delta",
+		"response.code_interpreter_call_code.done",
+		"response.code_interpreter_call.interpreting",
+		"response.code_interpreter_call.completed",
+	};
+	struct json_object	*ev, *code = xs_get(item, "code");
+	size_t			 i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		ev = xs_obj("item_id", json_object_get(xs_get(item, "id")),
+		    "output_index", XS_INT(index), NULL);
+		if (i == 1)
+			json_object_object_add(ev, "delta",
+			    json_object_get(code));
+		else if (i == 2)
+			json_object_object_add(ev, "code",
+			    json_object_get(code));
+		rs_emit(xs, steps[i], ev);
+	}
+}
+
+/*
+ * A whole item, before the model's: announced in progress (a code
+ * call without its code yet), its code and run told, then done whole;
+ * response.completed lists it at the same index.
+ */
+static void
+rs_whole(struct xstream *xs, struct json_object *item)
+{
+	struct rs_wr		*wr = xs->wr;
+	struct json_object	*added, *v;
+	const char		*type = xs_str(item, "type");
+	int			 code;
+
+	if (wr->nitems > 0 || xs_str(item, "id") == NULL || type == NULL) {
+		xs->failed = 1;
+		return;
+	}
+	code = strcmp(type, "code_interpreter_call") == 0;
+	added = json_object_new_object();
+	json_object_object_foreach(item, key, val) {
+		if (strcmp(key, "status") == 0)
+			v = XS_STR("in_progress");
+		else if (code && strcmp(key, "code") == 0)
+			v = XS_STR("");
+		else if (code && strcmp(key, "outputs") == 0)
+			v = NULL;
+		else
+			v = json_object_get(val);
+		json_object_object_add(added, key, v);
+	}
+	rs_emit(xs, "response.output_item.added", xs_obj(
+	    "output_index", XS_INT(wr->base), "item", added, NULL));
+	if (code)
+		rs_code_events(xs, item, wr->base);
+	rs_emit(xs, "response.output_item.done", xs_obj(
+	    "output_index", XS_INT(wr->base),
+	    "item", json_object_get(item), NULL));
+	json_object_array_add(wr->output, json_object_get(item));
+	wr->base++;
 }
 
 static void
@@ -356,6 +428,7 @@ const struct xs_writer xs_responses_writer = {
 	.text = rs_text,
 	.tool_start = rs_tool_start,
 	.tool_args = rs_tool_args,
+	.whole = rs_whole,
 	.finish = rs_finish,
 	.end = rs_end,
 	.free = rs_free,
@@ -383,8 +456,9 @@ xs_responses_pass(struct xstream *xs, const char *event,
 		return -1;
 	if ((resp = xs_get(data, "response")) != NULL) {
 		xs_set_model(xs, resp);
-		xs_hub_usage(xs, xs_int(resp, "usage.input_tokens"),
-		    xs_int(resp, "usage.output_tokens"));
+		xs_hub_usage(xs, wire_tokens(xs_get(resp,
+		    "usage.input_tokens")), wire_tokens(xs_get(resp,
+		    "usage.output_tokens")));
 	}
 	xs_emit_json(xs, name, json_object_get(data));
 	return rs_terminal(type);

@@ -17,7 +17,9 @@
 // through depotd's POST /v1/messages, against both upstream apis,
 // plain and through messages.stream() and finalMessage(); the CSV goes
 // in as a container_upload block, with the files-api beta as the Files
-// API documents it; the Files API through beta.files.
+// API documents it; the Files API through beta.files.  With the native
+// code_execution tool declared, the run comes back as server_tool_use
+// and code_execution_tool_result blocks.
 
 import { env, loadSdk, reporter, failed, runRoute,
     BETAS } from './common.mjs';
@@ -33,7 +35,7 @@ const schema = { type: 'object', properties: { city: { type: 'string' } },
 
 function result(m, events) {
 	const content = m.content ?? [];
-	return { stop: m.stop_reason, events,
+	return { stop: m.stop_reason, events, blocks: content,
 	    text: content.filter((b) => b.type === 'text')
 	    .map((b) => b.text).join(''),
 	    calls: content.filter((b) => b.type === 'tool_use')
@@ -83,6 +85,35 @@ const messages = {
 	    /tool_use$/.test(e.content_block?.type ?? '') ||
 	    e.delta?.type === 'input_json_delta' ||
 	    e.delta?.stop_reason === 'tool_use'),
+	native: {
+		tool: { type: 'code_execution_20250825',
+		    name: 'code_execution' },
+		order: ['server_tool_use', 'code_execution_tool_result',
+		    'text'],
+		read(blocks) {
+			const res = blocks.filter((b) =>
+			    b.type === 'code_execution_tool_result');
+			const runs = blocks.filter((b) =>
+			    b.type === 'server_tool_use' &&
+			    b.name === 'code_execution').map((u) => {
+				const c = res.find((x) =>
+				    x.tool_use_id === u.id)?.content;
+				return { code: u.input?.code,
+				    stdout: c?.stdout,
+				    files: (c?.content ?? []).filter((o) =>
+				    o.type === 'code_execution_output')
+				    .map((o) => o.file_id) };
+			});
+			return { runs, order: blocks.map((b) => b.type) };
+		},
+		streamed: (events) => ['server_tool_use',
+		    'code_execution_tool_result'].every((type) =>
+		    events.some((e) => e.type === 'content_block_start' &&
+		    e.content_block?.type === type)),
+		shown: (events) => events.some((e) =>
+		    e.content_block?.type === 'tool_use' ||
+		    e.delta?.stop_reason === 'tool_use'),
+	},
 };
 
 await runRoute(t, messages);

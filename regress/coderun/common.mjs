@@ -28,6 +28,11 @@
 //	    stream helper and its final-message method
 //	shown(events): a streamed event that shows a gateway tool call
 //	own: {meta(id), bytes(id)}: the Files API through the SDK
+//	native (Messages and Responses only): the provider's own tool:
+//	    tool, its declaration; read(blocks) -> {runs: [{code, stdout,
+//	    files}], order: [block or item types]}; order, the types
+//	    expected for one run; streamed(events): the stream carried the
+//	    run's blocks; shown(events): it showed a function call
 
 import { randomBytes } from 'node:crypto';
 
@@ -300,6 +305,69 @@ export async function capCheck(t, a, model, stream) {
 	return true;
 }
 
+// A caller that declared the provider's own code-execution tool gets
+// the run as the provider's blocks, before the model's text, streamed
+// or not: the code, its stdout, and the produced file's depotd id,
+// which downloads as a PNG.
+export async function nativeCheck(t, a, model, stream) {
+	const label = `${a.route} ${model} ${stream ? 'stream' : 'plain'}` +
+	    ' native';
+	const d = dataset();
+	const csvId = await a.upload(d.name, d.csv, 'text/csv');
+	await dbl.reset();
+	await dbl.script({ tool_calls: [{ name: 'code_execution',
+	    arguments: { code: d.code } }] },
+	    { text: 'Here is your chart. {{last_tool_result}}' });
+	let r, err;
+	try {
+		r = await a.ask({ model, stream, tools: [a.native.tool],
+		    content: [a.parts.text('Chart the sales in this file.'),
+		    a.parts.file(csvId)] });
+	} catch (e) {
+		err = e;
+	}
+	t.ok(r && r.stop === a.stopText, `${label}: the SDK gets an ` +
+	    `answer, stop ${a.stopText}` + (stream ? ', through the ' +
+	    'stream helper and its final message' : ''),
+	    err ? `${err.constructor.name} ${err.status}: ${err.message}` :
+	    `stop ${r?.stop}: ${r?.text}`);
+	const n = a.native.read(r?.blocks ?? []);
+	const one = n.runs[0];
+	t.ok(n.runs.length === 1 && one.code === d.code &&
+	    one.stdout?.includes(d.stdout), `${label}: one native run ` +
+	    'with its code and stdout', JSON.stringify(n.runs).slice(0, 800));
+	t.ok(JSON.stringify(n.order) === JSON.stringify(a.native.order),
+	    `${label}: the run's ${a.native.order.slice(0, -1).join(' + ')}` +
+	    ` first, the model's ${a.native.order.at(-1)} after`,
+	    JSON.stringify(n.order));
+	const m = r?.text?.match(fileLine);
+	t.ok(m && one?.files?.length === 1 && one.files[0] === m[1],
+	    `${label}: the run lists the file id the model's text names`,
+	    `${JSON.stringify(one?.files)} ${r?.text}`);
+	if (one?.files?.[0]) {
+		const png = await a.own.bytes(one.files[0]);
+		t.ok(isPng(png), `${label}: that file id downloads as a PNG`,
+		    png?.subarray(0, 16).toString('hex'));
+	}
+	if (stream) {
+		t.ok(a.native.streamed(r?.events ?? []), `${label}: the ` +
+		    'stream carries the run\'s blocks', JSON.stringify(
+		    r?.events ?? null).slice(0, 800));
+		t.ok(r && !a.native.shown(r.events), `${label}: the stream ` +
+		    'shows no function call', JSON.stringify(r?.events ??
+		    null).slice(0, 800));
+	}
+	const log = await dbl.log();
+	t.ok(log.length === 2 && log.every((q) => q.status === 200),
+	    `${label}: two upstream requests (the code, the answer)`,
+	    JSON.stringify(log.map((q) => [q.path, q.status])));
+	toolsSeen(t, label, log);
+	const sent = JSON.stringify(log.map((q) => q.body?.tools ?? null));
+	t.ok(!sent.includes(a.native.tool.type), `${label}: the native ` +
+	    'declaration never reaches the upstream', sent.slice(0, 800));
+	return true;
+}
+
 // Every check of one route.
 export async function runRoute(t, a) {
 	const parts = [];
@@ -313,6 +381,11 @@ export async function runRoute(t, a) {
 			    `${stream ? 'stream' : 'plain'} own tool`, () =>
 			    ownToolCheck(t, a, model, stream)]);
 	}
+	for (const model of a.native ? MODELS : [])
+		for (const stream of [false, true])
+			parts.push([`${a.route} ${model} ` +
+			    `${stream ? 'stream' : 'plain'} native`, () =>
+			    nativeCheck(t, a, model, stream)]);
 	parts.push([`${a.route} iteration cap`, () =>
 	    capCheck(t, a, 'm-chat', false)]);
 	parts.push([`${a.route} streamed iteration cap`, () =>

@@ -16,7 +16,9 @@
 // ("openai" 7, "openai6") running code through depotd's POST
 // /v1/chat/completions and POST /v1/responses, against both upstream
 // apis, plain and through the SDK's stream helpers; the Files API
-// through files.retrieve and files.content.
+// through files.retrieve and files.content.  With the native
+// code_interpreter tool declared, a Responses caller gets the run as a
+// code_interpreter_call item.
 
 import { env, loadSdk, reporter, failed, runRoute } from './common.mjs';
 
@@ -84,7 +86,7 @@ const chat = {
 
 function responsesResult(resp, events) {
 	const out = resp.output ?? [];
-	return { stop: resp.status, events,
+	return { stop: resp.status, events, blocks: out,
 	    text: out.filter((o) => o.type === 'message')
 	    .flatMap((o) => o.content ?? [])
 	    .filter((c) => c.type === 'output_text')
@@ -122,6 +124,29 @@ const responses = {
 	    e.item?.type === 'function_call' ||
 	    (e.response?.output ?? []).some((o) =>
 	    o.type === 'function_call')),
+	native: {
+		tool: { type: 'code_interpreter',
+		    container: { type: 'auto' } },
+		order: ['code_interpreter_call', 'message'],
+		read: (out) => ({ order: out.map((o) => o.type),
+		    runs: out.filter((o) =>
+		    o.type === 'code_interpreter_call').map((c) => {
+			const logs = (c.outputs ?? []).map((o) =>
+			    o.logs ?? '').join('');
+			return { code: c.code, stdout: logs,
+			    files: [...logs.matchAll(
+			    /\(file_id: (file-[0-9A-Za-z_-]+)\)/g)]
+			    .map((x) => x[1]) };
+		}) }),
+		streamed: (events) => events.some((e) =>
+		    e.type === 'response.output_item.added' &&
+		    e.item?.type === 'code_interpreter_call') &&
+		    events.some((e) =>
+		    e.type === 'response.code_interpreter_call_code.done'),
+		shown: (events) => events.some((e) =>
+		    e.type?.startsWith('response.function_call_arguments') ||
+		    e.item?.type === 'function_call'),
+	},
 };
 
 await runRoute(t, chat);

@@ -19,8 +19,10 @@
 # behind two upstreams (one per api), and the official SDKs (openai 7
 # and 6 on chat.completions and responses, @anthropic-ai/sdk 1 and 0 on
 # messages; installed as regress/sdk/suite.sh does): a CSV uploaded,
-# a chart drawn by the model's code, its file downloaded.  Then the
-# faults (faults.sh): depot-sandboxd killed mid-run; against
+# a chart drawn by the model's code, its file downloaded; with the
+# provider-native tool declared (Messages, Responses), the run as the
+# provider's own blocks, streamed and not.  Then the faults
+# (faults.sh): depot-sandboxd killed mid-run; against
 # regress/broker/minimal.py, a refused seed, a GetFile that fails and a
 # client that goes away mid-round; an unreachable backend; no sandbox.
 # Prints one "ok - " or "not ok - " line per check.
@@ -79,7 +81,8 @@ listening() {	# pid outfile
 	return 1
 }
 
-command -v node >/dev/null || { notok "node is installed"; exit 1; }
+node_ready "$D/node.log" ||
+    { notok "a Node.js 20 or later (see $D/node.log)"; exit 1; }
 if sdk_install "$D/npm.log"; then
 	ok "npm installs the SDKs into $SDK_MODULES"
 else

@@ -228,5 +228,37 @@ else
 		notok "make run asked apt-get for libbsd-dev"
 	fi
 fi
+
+# `make check' on a machine without a Node.js 20 or later (Debian 12's
+# own is 18): the SDK suites' harness fetches one from the npm registry.
+# A node that says it is 18 stands in front of PATH.
+check_node_fetch() {
+	local v
+
+	mkdir -m 755 "$D/old-node" || return
+	printf '#!/bin/sh\necho 18\n' >"$D/old-node/node"
+	chmod 755 "$D/old-node/node"
+	(
+		PATH=$D/old-node:$PATH
+		NODE_HOME=$D/node
+		. "$top/regress/harness/node.sh"
+		node_ready "$D/node.log" || exit 1
+		[ "$(command -v node)" = "$D/node/bin/node" ] || exit 2
+		v=$(node --version) && [ "$v" = v22.23.5 ] || exit 3
+		[ "$(npm --version)" = 10.9.4 ] || exit 4
+		node -e 'if (typeof File !== "function") process.exit(1)' ||
+		    exit 5
+	)
+	v=$?
+	if [ "$v" = 0 ]; then
+		ok "no Node.js 20 on PATH: the harness fetches Node.js 22 and npm"
+	else
+		notok "no Node.js 20 on PATH: the harness fetches Node.js 22" \
+		    "and npm (step $v, log below)"
+		sed 's/^/# /' "$D/node.log" 2>/dev/null
+	fi
+}
+check_node_fetch
+
 echo "# $failures failed"
 [ "$failures" -eq 0 ]

@@ -19,6 +19,8 @@
 #	sdk_install LOGFILE	install once; again only when package.json
 #				changes; npm's output goes to LOGFILE
 
+. "$top/regress/harness/node.sh"
+
 SDK_MODULES=${SDK_MODULES:-$top/build/sdk}
 
 sdk_install() {

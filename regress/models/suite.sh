@@ -71,7 +71,8 @@ double_start() {
 	return 1
 }
 
-command -v node >/dev/null || { notok "node is installed"; exit 1; }
+node_ready "$D/node.log" ||
+    { notok "a Node.js 20 or later (see $D/node.log)"; exit 1; }
 command -v pdftotext >/dev/null ||
     notok "pdftotext is installed (poppler-utils): PDF checks will fail"
 if sdk_install "$D/npm.log"; then

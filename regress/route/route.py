@@ -15,7 +15,7 @@
 # regress/route/route.py URL KEY DOUBLE_PORT "FRONTEND_PIDS": the checks
 # of suite.sh, one "ok - ..." / "not ok - ..." line each.
 
-import http.client, json, os, socket, sys, time, urllib.parse
+import email.utils, http.client, json, os, socket, sys, time, urllib.parse
 
 url, key, dport, fe_pids = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
     sys.argv[4].split()
@@ -211,6 +211,15 @@ fault({"kind": "status", "status": 403}, 502, "api_error",
 st, h, d = fault({"kind": "status", "status": 429, "retry_after": "7"}, 429,
     "rate_limit_error", "upstream 429: 429")
 report(h.get("retry-after") == "7", "upstream 429: retry-after passed on")
+when = email.utils.formatdate(time.time() + 30, usegmt=True)
+st, h, d = fault({"kind": "status", "status": 429, "retry_after": when}, 429,
+    "rate_limit_error", "upstream 429 with an HTTP-date: 429")
+ra = h.get("retry-after") or ""
+report(ra.isdigit() and 25 <= int(ra) <= 31,
+    "an HTTP-date retry-after becomes the seconds left (%r)" % ra)
+st, h, d = fault({"kind": "status", "status": 429, "retry_after": "soon"},
+    429, "rate_limit_error", "upstream 429, retry-after nonsense: 429")
+report("retry-after" not in h, "a retry-after that is neither is dropped")
 fault({"kind": "status", "status": 500}, 502, "server_error",
     "upstream 500: 502")
 fault({"kind": "status", "status": 503}, 502, "server_error",

@@ -55,7 +55,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
-command -v node >/dev/null || { echo "not ok - node is installed"; exit 1; }
+node_ready "$D/node.log" ||
+    { echo "not ok - a Node.js 20 or later (see $D/node.log)"; exit 1; }
 if sdk_install "$D/npm.log"; then
 	echo "ok - npm installs the SDKs into $SDK_MODULES"
 else

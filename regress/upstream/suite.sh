@@ -59,8 +59,8 @@ check "harness/upstream.sh: the log has the request" \
 status=0
 UPSTREAM_PORT=$port "$UPSTREAM_PYTHON" "$here/framing.py" || status=1
 
-if ! command -v node >/dev/null; then
-	notok "node is installed"
+if ! node_ready "$D/node.log"; then
+	notok "a Node.js 20 or later (see $D/node.log)"
 	exit 1
 fi
 if sdk_install "$D/npm.log"; then

@@ -25,25 +25,14 @@ cd "$top" || exit 1
 here=$top/regress/xstream
 port=${XSTREAM_PORT:-18470}
 D=$top/build/regress-xstream
-SDK_MODULES=${SDK_MODULES:-$top/build/sdk}
 
 rm -rf "$D"
 mkdir -p "$D/dump"
 
-# Installs the SDKs once, as regress/sdk/suite.sh does; they share them.
-sdk_install() {
-	mkdir -p "$SDK_MODULES" || return 1
-	if cmp -s regress/sdk/package.json "$SDK_MODULES/package.json" &&
-	    [ -f "$SDK_MODULES/node_modules/.package-lock.json" ]; then
-		return 0
-	fi
-	cp regress/sdk/package.json "$SDK_MODULES/package.json" || return 1
-	(cd "$SDK_MODULES" && npm install --no-audit --no-fund \
-	    --loglevel=error) >"$D/npm.log" 2>&1
-}
-
-command -v node >/dev/null || { echo "not ok - node is installed"; exit 1; }
-if ! sdk_install; then
+. "$top/regress/harness/sdk.sh"
+node_ready "$D/node.log" ||
+    { echo "not ok - a Node.js 20 or later (see $D/node.log)"; exit 1; }
+if ! sdk_install "$D/npm.log"; then
 	echo "not ok - npm installs the SDKs (log below)"
 	sed 's/^/# /' "$D/npm.log"
 	exit 1
