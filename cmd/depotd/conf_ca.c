@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,9 +36,20 @@
 #include "config.h"
 #include "conf_int.h"
 
+/* Who a bundle is for, in a log line: the sandbox's link has no name. */
+static const char *
+ca_owner(const struct upstream_conf *u, char *buf, size_t len)
+{
+	if (u->name[0] == '\0')
+		return "sandbox";
+	snprintf(buf, len, "upstream \"%s\"", u->name);
+	return buf;
+}
+
 int
 conf_ca_open(const struct upstream_conf *u)
 {
+	char		 who[96];	/* upstream "NAME", NAME < 64 */
 	const char	*path;
 	struct stat	 sb;
 	int		 fd;
@@ -47,13 +59,14 @@ conf_ca_open(const struct upstream_conf *u)
 	path = u->ca_file[0] != '\0' ? u->ca_file : DEPOTD_CA_BUNDLE;
 	/* Non-blocking, so that naming a FIFO cannot hang the master. */
 	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
-		log_warn("upstream \"%s\": ca-file %s", u->name, path);
+		log_warn("%s: ca-file %s", ca_owner(u, who, sizeof(who)), path);
 		return -1;
 	}
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size > CONF_CA_MAX) {
-		log_warnx("upstream \"%s\": ca-file %s is not a regular file "
-		    "of at most %d bytes", u->name, path, CONF_CA_MAX);
+		log_warnx("%s: ca-file %s is not a regular file "
+		    "of at most %d bytes", ca_owner(u, who, sizeof(who)), path,
+		    CONF_CA_MAX);
 		close(fd);
 		return -1;
 	}

@@ -127,9 +127,9 @@ conf_resolve_upstreams(struct depotd_conf *c)
 		strlcpy(c->sandbox_link.ca_file, c->sandbox_ca_file,
 		    sizeof(c->sandbox_link.ca_file));
 		resolve_one(&c->sandbox_link);
+		c->sandbox_link.name[0] = '\0';
 		if ((fd = conf_ca_open(&c->sandbox_link)) != -1)
 			close(fd);
-		c->sandbox_link.name[0] = '\0';
 	}
 	TAILQ_FOREACH(u, &c->upstreams, entry) {
 		resolve_one(u);

@@ -225,7 +225,7 @@ check "and that a ca-file it cannot read is missing" \
     grep -q 'upstream "c": ca-file /nonexistent/ca.pem: No such file' \
     "$tmp/err"
 check "and so for the sandbox's ca-file" \
-    grep -q '"sandbox": ca-file /nonexistent/sbx.pem: No such file' \
+    grep -q ']: sandbox: ca-file /nonexistent/sbx.pem: No such file' \
     "$tmp/err"
 
 "$depotd" -n -f "$tmp/no-such.conf" >/dev/null 2>&1
