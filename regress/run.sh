@@ -68,8 +68,11 @@ for s in regress/*/suite.sh; do
 	wanted "$name" || continue
 	log=$out/$name.log
 	echo "# running $name"
+	t0=$(date +%s)
 	sh "$s" >"$log" 2>&1
 	count "$name" "$log" $?
+	# make check has 30 minutes on 2 cores: where they go.
+	echo "# $name took $(($(date +%s) - t0)) s"
 done
 
 echo "$passed passed, $failed failed"

@@ -28,6 +28,7 @@
 #include "roster.h"
 
 #define SANDBOX_USER	"_depotsbx"
+#define EXTRACT_USER	"_depotext"
 
 static int
 one(const struct depotd_conf *c)
@@ -107,7 +108,9 @@ static const struct role roster[ROLE_MAX] = {
 	},
 	/*
 	 * No secrets and no configuration: each request says its pages
-	 * and time.  No chroot, since it runs /usr/bin/bwrap.
+	 * and time.  No chroot, since it runs /usr/bin/bwrap.  Its own
+	 * user, as it reads what strangers upload: no file or process of
+	 * the frontends' and the broker's is its own.
 	 */
 	[ROLE_EXTRACT] = {
 		.role = ROLE_EXTRACT,
@@ -115,7 +118,7 @@ static const struct role roster[ROLE_MAX] = {
 		.instances = one,
 		.secrets = CONF_SECRETS_NONE,
 		.peers = ROLE_BIT(ROLE_FRONTEND),
-		.user = RUN_AS_DEPOTD,
+		.user = RUN_AS_EXTRACT,
 		.chroot = CHROOT_NONE,
 		.lockdown = LOCKDOWN_EXTRACT,
 		.spawn = proc_spawn,
@@ -169,6 +172,8 @@ roster_user(enum run_as who, const struct depotd_conf *c)
 		return c->storage_user;
 	case RUN_AS_SANDBOX:
 		return SANDBOX_USER;
+	case RUN_AS_EXTRACT:
+		return EXTRACT_USER;
 	default:
 		return "root";
 	}

@@ -34,6 +34,7 @@ enum run_as {
 	RUN_AS_DEPOTD,		/* `user': frontends and broker */
 	RUN_AS_STORAGE,		/* `storage user' */
 	RUN_AS_SANDBOX,		/* depot-sandboxd's jailed code */
+	RUN_AS_EXTRACT,		/* the extract child, alone */
 	RUN_AS_MAX,
 };
 

@@ -164,9 +164,9 @@ function toolsSeen(t, label, log) {
 	    JSON.stringify(log.map((q) => q.body?.tools)));
 }
 
-// The whole run: upload, ask, the tool round, the answer, the file.
-export async function chartCheck(t, a, model, stream) {
-	const label = `${a.route} ${model} ${stream ? 'stream' : 'plain'}`;
+// Upload the CSV, script one code round and the answer, ask with the
+// given tool declaration: the SDK's answer must come back whole.
+async function askForChart(t, a, model, stream, tool, label) {
 	const d = dataset();
 	const csvId = await a.upload(d.name, d.csv, 'text/csv');
 	await dbl.reset();
@@ -175,7 +175,7 @@ export async function chartCheck(t, a, model, stream) {
 	    { text: 'Here is your chart. {{last_tool_result}}' });
 	let r, err;
 	try {
-		r = await a.ask({ model, stream, tools: [a.codeTool],
+		r = await a.ask({ model, stream, tools: [tool],
 		    content: [a.parts.text('Chart the sales in this file.'),
 		    a.parts.file(csvId)] });
 	} catch (e) {
@@ -186,6 +186,14 @@ export async function chartCheck(t, a, model, stream) {
 	    'stream helper and its final message' : ''),
 	    err ? `${err.constructor.name} ${err.status}: ${err.message}` :
 	    `stop ${r?.stop}: ${r?.text}`);
+	return { d, r };
+}
+
+// The whole run: upload, ask, the tool round, the answer, the file.
+export async function chartCheck(t, a, model, stream) {
+	const label = `${a.route} ${model} ${stream ? 'stream' : 'plain'}`;
+	const { d, r } = await askForChart(t, a, model, stream, a.codeTool,
+	    label);
 	const m = r?.text?.match(fileLine);
 	t.ok(m !== null && m !== undefined, `${label}: the answer names ` +
 	    '"chart.png (file_id: file-…)"', r?.text);
@@ -312,25 +320,8 @@ export async function capCheck(t, a, model, stream) {
 export async function nativeCheck(t, a, model, stream) {
 	const label = `${a.route} ${model} ${stream ? 'stream' : 'plain'}` +
 	    ' native';
-	const d = dataset();
-	const csvId = await a.upload(d.name, d.csv, 'text/csv');
-	await dbl.reset();
-	await dbl.script({ tool_calls: [{ name: 'code_execution',
-	    arguments: { code: d.code } }] },
-	    { text: 'Here is your chart. {{last_tool_result}}' });
-	let r, err;
-	try {
-		r = await a.ask({ model, stream, tools: [a.native.tool],
-		    content: [a.parts.text('Chart the sales in this file.'),
-		    a.parts.file(csvId)] });
-	} catch (e) {
-		err = e;
-	}
-	t.ok(r && r.stop === a.stopText, `${label}: the SDK gets an ` +
-	    `answer, stop ${a.stopText}` + (stream ? ', through the ' +
-	    'stream helper and its final message' : ''),
-	    err ? `${err.constructor.name} ${err.status}: ${err.message}` :
-	    `stop ${r?.stop}: ${r?.text}`);
+	const { d, r } = await askForChart(t, a, model, stream,
+	    a.native.tool, label);
 	const n = a.native.read(r?.blocks ?? []);
 	const one = n.runs[0];
 	t.ok(n.runs.length === 1 && one.code === d.code &&

@@ -239,28 +239,48 @@ extra=
 
 # It may fork and exec (bwrap), and make namespaces; it has no Landlock
 # file rules, because a domain with them may not mount(2) and bwrap
-# mounts.  Its user keeps it from files; seccomp from TCP sockets and
+# mounts.  Its user, _depotext, keeps it from files, and from those of
+# the other children's user; seccomp from TCP sockets and
 # from connect(2) of any kind; Landlock's network rules and scoping
 # from binding TCP ports, signals to processes not its own and
 # abstract sockets.
-start_sibling _depotd
+start_sibling _depotext
 extra=
-refused extract _depotd EPERM socket
-refused extract _depotd EPERM tcp "$PGPORT"
-refused extract _depotd EPERM unix "$pgsock"
-refused extract _depotd EACCES bind
-refused extract _depotd EPERM kill "$sibling"
-refused extract _depotd EPERM abstract
-refused extract _depotd SIGSYS ptrace "$sibling"
-allowed extract _depotd exec /bin/echo
-allowed extract _depotd pair
+refused extract _depotext EPERM socket
+refused extract _depotext EPERM tcp "$PGPORT"
+refused extract _depotext EPERM unix "$pgsock"
+refused extract _depotext EACCES bind
+refused extract _depotext EPERM kill "$sibling"
+refused extract _depotext EPERM abstract
+refused extract _depotext SIGSYS ptrace "$sibling"
+allowed extract _depotext exec /bin/echo
+allowed extract _depotext pair
 # A file only root may read, as /etc/shadow is: the uid's doing alone.
 echo secret >"$work/rootonly"
 chmod 600 "$work/rootonly"
-got=$(outcome -u _depotd extract open "$work/rootonly")
+got=$(outcome -u _depotext extract open "$work/rootonly")
 check "extract: a file only root may read is refused ($got)" \
     test "$got" = EACCES
-got=$(outcome -u _depotd extract open "$work/outside")
+# What the frontends' and the broker's user owns is not extract's: its
+# files, and its processes even without the lockdown.  In a session of
+# its own, since the kill action's SIGCONT may reach any process of the
+# sender's session whatever its user.
+setsid setpriv --reuid=_depotd --regid=_depotd --clear-groups sleep 300 &
+theirs=$!
+sleep 0.1
+got=$(outcome -x -u _depotext extract kill "$theirs")
+check "extract's user may not signal a _depotd process, unconfined ($got)" \
+    test "$got" = EPERM
+got=$(outcome -x -u _depotext extract ptrace "$theirs")
+check "nor trace one ($got)" test "$got" = EPERM
+kill "$theirs" 2>/dev/null && wait "$theirs" 2>/dev/null
+echo theirs >"$work/depotd-own"
+chown _depotd "$work/depotd-own"
+chmod 600 "$work/depotd-own"
+got=$(outcome -u _depotext extract open "$work/depotd-own")
+check "extract: a file only _depotd may read is refused ($got)" \
+    test "$got" = EACCES
+got=$(outcome -u _depotext extract open "$work/outside")
 check "extract: a file anyone may read is readable: no file rules ($got)" \
     test "$got" = ok
 
@@ -277,8 +297,8 @@ check "and the storage helper's: $DEPOT_STORE_USER, plus its store's paths" \
     '$work/plan'"
 check "and the broker's" \
     grep -qx "broker: user _depotd, root /var/empty" "$work/plan"
-check "and the extract child's: _depotd, no file rules" \
-    sh -c "grep -qx 'extract: user _depotd, root /' '$work/plan' &&
+check "and the extract child's: _depotext, no file rules" \
+    sh -c "grep -qx 'extract: user _depotext, root /' '$work/plan' &&
     grep -q 'files: what its user may open (no Landlock file rules' \
     '$work/plan'"
 check "a frontend without upstreams may not connect over TCP" \
@@ -322,8 +342,8 @@ for role in "frontend 0" "frontend 1" storage broker extract; do
 	root=$(readlink "/proc/$p/root")
 	case $role in
 	extract)
-		check "'$role' runs as _depotd, root / (it runs bwrap)" \
-		    test "$(status_field "$p" Uid)" = "$(id -u _depotd)" -a \
+		check "'$role' runs as _depotext, root / (it runs bwrap)" \
+		    test "$(status_field "$p" Uid)" = "$(id -u _depotext)" -a \
 		    "$root" = /
 		;;
 	storage)

@@ -84,7 +84,7 @@ pg_start "$work/pg" || { notok "PostgreSQL starts"; exit 1; }
 depot_conf "$work/d" "$port"
 "$DEPOTD" -n -v -f "$work/d/depotd.conf" >/dev/null 2>"$work/plan"
 check "depotd -n -v prints the extract child's plan" \
-    grep -qx "extract: user _depotd, root /" "$work/plan"
+    grep -qx "extract: user _depotext, root /" "$work/plan"
 if ! depot_start "$work/d"; then
 	notok "depotd starts"
 	cat "$work/d/depotd.log" >&2
@@ -93,8 +93,8 @@ fi
 ok "depotd starts with the extract role"
 p=$(depot_child extract)
 check "a child titled 'depotd: extract' runs ($p)" test -n "$p"
-check "it runs as _depotd under seccomp with NoNewPrivs" \
-    awk -v u="$(id -u _depotd)" '
+check "it runs as _depotext, its own user, under seccomp with NoNewPrivs" \
+    awk -v u="$(id -u _depotext)" '
 	$1 == "Uid:" { uid = ($2 == u && $5 == u) }
 	$1 == "Seccomp:" { sc = ($2 == 2) }
 	$1 == "NoNewPrivs:" { nnp = ($2 == 1) }

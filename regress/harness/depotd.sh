@@ -17,7 +17,8 @@
 #
 #	depot_user			create the users if missing: _depotd
 #					(frontends, broker), DEPOT_STORE_USER
-#					(the storage helper), _depotsbx
+#					(the storage helper), _depotsbx,
+#					_depotext (the extract child)
 #	depot_conf DIR PORT [extra]	write DIR/depotd.conf (mode 600) for a
 #					local store in DIR/files (with
 #					DEPOT_SANDBOX_LOCAL=1, sandbox local
@@ -52,6 +53,8 @@ depot_user() {
 	id _depotsbx >/dev/null 2>&1 ||
 	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotsbx
 	id -nG _depotd | grep -qw _depotsbx || usermod -aG _depotsbx _depotd
+	id _depotext >/dev/null 2>&1 ||
+	    useradd -r -M -d /var/empty -s /usr/sbin/nologin _depotext
 }
 
 depot_conf() {	# dir port [extra lines]

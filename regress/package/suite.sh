@@ -164,6 +164,8 @@ check "postinst created the user _depotd" \
     sh -c "getent passwd _depotd >/dev/null"
 check "postinst created the user _depotstore" \
     sh -c "getent passwd _depotstore >/dev/null"
+check "postinst created the user _depotext" \
+    sh -c "getent passwd _depotext >/dev/null"
 check "/var/depot/files is _depotstore's, mode 750" test \
     "$(stat -c '%U %a' /var/depot/files 2>/dev/null)" = "_depotstore 750"
 check "/var/empty is root's, mode 755" test \
@@ -238,9 +240,11 @@ check "the master runs as root" test \
 ps -o user:16=,args= --ppid "${master:-0}" >"$tmp/child-users" 2>/dev/null
 check "the master has five children (2 frontends, storage, broker, extract)" \
     test "$(wc -l <"$tmp/child-users")" -eq 5
-check "the storage helper runs as _depotstore, every other child as _depotd" \
-    sh -c "awk '{ u = (\$3 == \"storage\") ? \"_depotstore\" : \"_depotd\";
-    if (\$1 != u) exit 1 }' '$tmp/child-users'"
+check "storage runs as _depotstore, extract as _depotext, the rest as _depotd" \
+    sh -c "awk '{ u = \"_depotd\" }
+    \$3 == \"storage\" { u = \"_depotstore\" }
+    \$3 == \"extract\" { u = \"_depotext\" }
+    \$1 != u { exit 1 }' '$tmp/child-users'"
 started() { grep -Eq 'depotd\[[0-9]+\]: .*started' "$tmp/syslog"; }
 check "a depotd line arrived in syslog" wait_for 50 started
 
