@@ -190,8 +190,11 @@ for role in storage broker extract "frontend 0" "frontend 1" "frontend 2"; do
 		notok "a child titled 'depotd: $role' runs"
 		continue
 	fi
-	user=_depotd
-	[ "$role" = storage ] && user=_depotstore
+	case $role in
+	storage)	user=_depotstore ;;
+	extract)	user=_depotext ;;
+	*)		user=_depotd ;;
+	esac
 	check "'depotd: $role' runs as $user:$user, no other groups, NoNewPrivs 1" \
 	    locked_down "$p" "$user"
 done
