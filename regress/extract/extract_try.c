@@ -59,6 +59,7 @@
 #include "peer.h"
 
 #define NJOBS		6	/* more than the child runs at once */
+#define EXTRACT_USER	"_depotext"	/* as the master runs the child */
 
 static struct event_base	*base;
 static struct imsgbuf		 fe_buf;	/* only its fd is used */
@@ -100,8 +101,8 @@ start_child(int fd)
 	uint32_t		 generation = 1;
 	int			 ready;
 
-	if (priv_lookup("_depotd", &pu) == -1)
-		errx(1, "no user _depotd");
+	if (priv_lookup(EXTRACT_USER, &pu) == -1)
+		errx(1, "no user %s", EXTRACT_USER);
 	memset(&pc, 0, sizeof(pc));
 	strlcpy(pc.user, pu.name, sizeof(pc.user));
 	pc.uid = pu.uid;
@@ -415,13 +416,13 @@ test_confined(pid_t pid)
 	struct privuser	 pu;
 	char		 uid[32];
 
-	if (priv_lookup("_depotd", &pu) == -1)
-		errx(1, "no user _depotd");
+	if (priv_lookup(EXTRACT_USER, &pu) == -1)
+		errx(1, "no user %s", EXTRACT_USER);
 	snprintf(uid, sizeof(uid), "%d\t", (int)pu.uid);
 	T_OK(status_is(pid, "Seccomp", "2") &&
 	    status_is(pid, "NoNewPrivs", "1"),
 	    "the child is under seccomp with NoNewPrivs");
-	T_OK(status_is(pid, "Uid", uid), "and runs as _depotd");
+	T_OK(status_is(pid, "Uid", uid), "and runs as " EXTRACT_USER);
 }
 
 /* A descendant of pid named comm, or 0. */
