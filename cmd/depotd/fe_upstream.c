@@ -488,36 +488,6 @@ upcall_write(char *buf, size_t size, size_t n, void *arg)
 	return n;
 }
 
-/*
- * Retry-After as the caller gets it: seconds.  An upstream may send an
- * HTTP-date instead, which becomes the seconds left until then.  v is
- * curl's header buffer, not NUL-terminated.
- */
-static void
-upcall_retry_after(struct upcall *u, const char *v, size_t len)
-{
-	char	 date[64];
-	time_t	 when, now;
-	size_t	 i;
-
-	for (i = 0; i < len && v[i] >= '0' && v[i] <= '9'; i++)
-		;
-	if (len > 0 && i == len && len < sizeof(u->retry_after)) {
-		memcpy(u->retry_after, v, len);
-		u->retry_after[len] = '\0';
-		return;
-	}
-	if (len == 0 || len >= sizeof(date))
-		return;
-	memcpy(date, v, len);
-	date[len] = '\0';
-	if ((when = curl_getdate(date, NULL)) == -1)
-		return;
-	now = time(NULL);
-	snprintf(u->retry_after, sizeof(u->retry_after), "%lld",
-	    when > now ? (long long)(when - now) : 0LL);
-}
-
 /* Retry-After and the answer's type; a new status line starts over. */
 static size_t
 upcall_header(char *buf, size_t size, size_t n, void *arg)
@@ -535,7 +505,8 @@ upcall_header(char *buf, size_t size, size_t n, void *arg)
 		while (len > 0 && (buf[v + len - 1] == '\r' ||
 		    buf[v + len - 1] == '\n' || buf[v + len - 1] == ' '))
 			len--;
-		upcall_retry_after(u, buf + v, len);
+		retry_after_seconds(buf + v, len, u->retry_after,
+		    sizeof(u->retry_after));
 		return n * size;
 	} else if (len > 13 && strncasecmp(buf, "content-type:", 13) == 0)
 		u->event_stream = memmem(buf, len, "text/event-stream",

@@ -71,6 +71,14 @@ void		 upcall_free(struct upcall *);
 void		 upcall_result(const struct upcall *, struct upcall_result *);
 
 /*
+ * retry_after.c: an upstream's Retry-After (len bytes at v, not
+ * NUL-terminated) as the seconds the caller is told, in out; out is
+ * left alone when the value is neither seconds nor an HTTP-date.
+ */
+void		 retry_after_seconds(const char *v, size_t len, char *out,
+		    size_t outlen);
+
+/*
  * api_model.c: a JSON text parsed whole, nested at most JSON_DEPTH_MAX
  * deep; NULL when it is not JSON.
  */
