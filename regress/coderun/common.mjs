@@ -36,7 +36,7 @@
 
 import { randomBytes } from 'node:crypto';
 
-import { loadSdk as load, need } from '../harness/sdk.mjs';
+import { loadSdk as load, need, objects } from '../harness/sdk.mjs';
 import { reset, script, log } from '../upstream/lib.mjs';
 
 export { reporter, failed } from '../harness/sdk.mjs';
@@ -70,18 +70,6 @@ export const dbl = {
 	log: async () => (await log()).filter((q) =>
 	    q.path.startsWith('/v1/')),
 };
-
-// Every object in a JSON value that satisfies pred.
-export function objects(v, pred, out = []) {
-	if (Array.isArray(v))
-		v.forEach((x) => objects(x, pred, out));
-	else if (v && typeof v === 'object') {
-		if (pred(v))
-			out.push(v);
-		Object.values(v).forEach((x) => objects(x, pred, out));
-	}
-	return out;
-}
 
 // A CSV of a few months' sales, the total the code must print, and
 // the code: it reads the seeded file by its name and charts it.

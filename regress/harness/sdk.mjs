@@ -31,6 +31,18 @@ export function need(name) {
 	return v;
 }
 
+// Every object in a JSON value that satisfies pred.
+export function objects(v, pred, out = []) {
+	if (Array.isArray(v))
+		v.forEach((x) => objects(x, pred, out));
+	else if (v && typeof v === 'object') {
+		if (pred(v))
+			out.push(v);
+		Object.values(v).forEach((x) => objects(x, pred, out));
+	}
+	return out;
+}
+
 // The package under its install name and the version really installed.
 export function loadSdk(modules, alias) {
 	const req = createRequire(path.join(modules, 'package.json'));

@@ -35,7 +35,11 @@
 
 import { randomBytes } from 'node:crypto';
 
-import { loadSdk as load, reporter } from '../harness/sdk.mjs';
+import { loadSdk as load, need, objects, reporter } from
+    '../harness/sdk.mjs';
+import { reset, script, log } from '../upstream/lib.mjs';
+
+export { objects };
 
 export { failed } from '../harness/sdk.mjs';
 
@@ -49,14 +53,6 @@ export const env = {
 	modules: need('SDK_MODULES'),
 };
 
-function need(name) {
-	const v = process.env[name];
-	if (!v) {
-		console.log(`not ok - environment variable ${name} is set`);
-		process.exit(1);
-	}
-	return v;
-}
 
 // The configured models (suite.sh): which upstream path and name each
 // must reach.
@@ -116,28 +112,13 @@ export async function modelChecks(t, a) {
 
 export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
-// The double's control routes.
+// The double's control routes (regress/upstream/lib.mjs); the log
+// holds only model requests.
 export const dbl = {
-	async reset() {
-		const r = await fetch(env.upstream + '/__reset',
-		    { method: 'POST' });
-		if (r.status !== 204)
-			throw new Error(`/__reset: ${r.status}`);
-	},
-	async script(...turns) {
-		const r = await fetch(env.upstream + '/__script', {
-		    method: 'POST', headers: { 'content-type':
-		    'application/json' }, body: JSON.stringify({ turns }) });
-		if (r.status !== 204)
-			throw new Error(`/__script: ${r.status}`);
-	},
-	async log() {
-		const r = await fetch(env.upstream + '/__log');
-		if (r.status !== 200)
-			throw new Error(`/__log: ${r.status}`);
-		return (await r.json()).requests.filter((q) =>
-		    q.path.startsWith('/v1/'));
-	},
+	reset,
+	script,
+	log: async () => (await log()).filter((q) =>
+	    q.path.startsWith('/v1/')),
 };
 
 export function rand() {
@@ -152,18 +133,6 @@ export function strings(v, out = []) {
 		v.forEach((x) => strings(x, out));
 	else if (v && typeof v === 'object')
 		Object.values(v).forEach((x) => strings(x, out));
-	return out;
-}
-
-// Every object in a JSON value that satisfies pred.
-export function objects(v, pred, out = []) {
-	if (Array.isArray(v))
-		v.forEach((x) => objects(x, pred, out));
-	else if (v && typeof v === 'object') {
-		if (pred(v))
-			out.push(v);
-		Object.values(v).forEach((x) => objects(x, pred, out));
-	}
 	return out;
 }
 

@@ -43,33 +43,19 @@ done
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"
 . "$top/regress/harness/sdk.sh"
+. "$top/regress/harness/upstream.sh"
 
 [ -f "$D/pg/pgdata/postmaster.pid" ] && pg_stop "$D/pg"
 rm -rf "$D"
 mkdir -p "$D"
 
-DOUBLE_PID=
 cleanup() {
 	depot_stop
-	[ -n "$DOUBLE_PID" ] && kill "$DOUBLE_PID" 2>/dev/null &&
-	    wait "$DOUBLE_PID" 2>/dev/null
+	upstream_stop
 	pg_stop "$D/pg"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
-
-double_start() {
-	local i
-	python3 "$top/regress/upstream/double.py" --port "$uport" \
-	    >"$D/double.out" 2>"$D/double.err" &
-	DOUBLE_PID=$!
-	for i in $(seq 100); do
-		grep -q '^listening ' "$D/double.out" && return 0
-		kill -0 "$DOUBLE_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
-}
 
 node_ready "$D/node.log" ||
     { notok "a Node.js 20 or later (see $D/node.log)"; exit 1; }
@@ -83,7 +69,7 @@ else
 	exit 1
 fi
 make -s build/depotd build/depotctl >&2 || { notok "build"; exit 1; }
-if double_start; then
+if upstream_start "$D" "$uport"; then
 	ok "the upstream double listens on $uport"
 else
 	notok "the upstream double starts (stderr below)"

@@ -26,14 +26,14 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/regress/harness/pg.sh"
 . "$top/regress/harness/depotd.sh"
 . "$top/regress/harness/tap.sh"
+. "$top/regress/harness/upstream.sh"
 w=${ROUTE_WORK:-$top/build/regress-route}
 port=${ROUTE_PORT:-18570}
 dport=$((port + 1))
-dpid=
 cleanup() {
 	trap - EXIT INT TERM
 	depot_stop
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
+	upstream_stop
 	pg_stop "$w/pg"
 }
 if [ "$(id -u)" -ne 0 ]; then
@@ -44,13 +44,9 @@ rm -rf "$w"; mkdir -p "$w"; chmod 755 "$w"
 trap cleanup EXIT INT TERM
 pg_start "$w/pg" || { notok "PostgreSQL did not start"; exit 1; }
 depot_user
-python3 "$top/regress/upstream/double.py" --port "$dport" >"$w/double.out" &
-dpid=$!
-for i in $(seq 50); do
-	grep -q listening "$w/double.out" 2>/dev/null && break
-	sleep 0.1
-done
-u="http://127.0.0.1:$dport/v1"
+upstream_start "$w" "$dport" ||
+    { notok "the upstream double did not start"; exit 1; }
+u=$UPSTREAM_URL/v1
 depot_conf "$w" "$port" "
 upstream \"oa\" { url \"$u\" api openai api-key \"test-upstream-key\"
 	idle-timeout 2s }
