@@ -70,8 +70,13 @@ LIB_SRCS :=	$(wildcard lib/*.c)
 LIB_OBJS :=	$(LIB_SRCS:%.c=$(B)/%.o)
 LIBDEPOT =	$(B)/libdepot.a
 
-DEPOTD_SRCS :=	$(wildcard cmd/depotd/*.c)
+DEPOTD_SRCS :=	$(wildcard cmd/depotd/*.c cmd/depotd/wire/*.c \
+		    cmd/depotd/store/*.c)
 DEPOTD_OBJS :=	$(DEPOTD_SRCS:%.c=$(B)/%.o) $(B)/cmd/depotd/parse.o
+# The translators (wire/) and the stores (store/) are named from
+# cmd/depotd as "wire/x.h" and "store/x.h"; they see the daemon's
+# headers through -Icmd/depotd.
+$(DEPOTD_OBJS): CFLAGS += -Icmd/depotd
 CTL_OBJS :=	$(patsubst %.c,$(B)/%.o,$(wildcard cmd/depotctl/*.c))
 $(CTL_OBJS): CFLAGS += -Icmd/depotd
 SBX_OBJS :=	$(patsubst %.c,$(B)/%.o,$(wildcard cmd/depot-sandboxd/*.c))

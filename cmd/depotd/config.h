@@ -28,7 +28,7 @@
 
 #include "http.h"
 #include "proto.h"
-#include "store.h"
+#include "store/store.h"
 
 #define DEPOTD_CONF		"/etc/depotd.conf"
 #define DEPOTD_USER		"_depotd"

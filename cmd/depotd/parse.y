@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "store_url.h"
+#include "store/store_url.h"
 #include "util.h"
 
 #define CONF_MAX_STRING		8192

@@ -28,7 +28,7 @@
 
 #include "depotd.h"
 #include "db.h"
-#include "store.h"
+#include "store/store.h"
 
 /* A channel to a frontend or the broker (storage.c). */
 struct storage_peer;

@@ -1,4 +1,4 @@
-/* fuzz-sources: build/cmd/depotd/parse.c cmd/depotd/conf.c cmd/depotd/conf_url.c cmd/depotd/conf_print.c cmd/depotd/store_url.c lib/util.c lib/log.c lib/http_limits.c */
+/* fuzz-sources: build/cmd/depotd/parse.c cmd/depotd/conf.c cmd/depotd/conf_url.c cmd/depotd/conf_print.c cmd/depotd/store/store_url.c lib/util.c lib/log.c lib/http_limits.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *

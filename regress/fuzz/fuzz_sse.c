@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/sse.c lib/util.c lib/log.c lib/jsontext.c cmd/depotd/xstream.c cmd/depotd/xstream_chat.c cmd/depotd/xstream_messages.c cmd/depotd/xstream_responses.c cmd/depotd/wire_words.c */
+/* fuzz-sources: lib/sse.c lib/util.c lib/log.c lib/jsontext.c cmd/depotd/wire/xstream.c cmd/depotd/wire/xstream_chat.c cmd/depotd/wire/xstream_messages.c cmd/depotd/wire/xstream_responses.c cmd/depotd/wire/wire_words.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *
@@ -32,7 +32,7 @@
 #include <json-c/json.h>
 
 #include "sse.h"
-#include "xstream.h"
+#include "wire/xstream.h"
 
 #define OUT_MAX	4096
 

@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/jsontext.c cmd/depotd/xlate.c cmd/depotd/xlate_messages.c cmd/depotd/xlate_tomessages.c cmd/depotd/xlate_manswer.c cmd/depotd/xlate_responses.c cmd/depotd/wire_words.c */
+/* fuzz-sources: lib/jsontext.c cmd/depotd/wire/xlate.c cmd/depotd/wire/xlate_messages.c cmd/depotd/wire/xlate_tomessages.c cmd/depotd/wire/xlate_manswer.c cmd/depotd/wire/xlate_responses.c cmd/depotd/wire/wire_words.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "s3sign.h"
+#include "store/s3sign.h"
 #include "t.h"
 #include "util.h"
 

@@ -41,8 +41,8 @@
 #include <event2/event.h>
 #include <openssl/evp.h>
 
-#include "s3sign.h"
-#include "store.h"
+#include "store/s3sign.h"
+#include "store/store.h"
 #include "t.h"
 
 #define MIB	(1024 * 1024)

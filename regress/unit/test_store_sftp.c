@@ -41,8 +41,8 @@
 #include <openssl/evp.h>
 
 #include "log.h"
-#include "sftp_conn.h"
-#include "store.h"
+#include "store/sftp_conn.h"
+#include "store/store.h"
 #include "t.h"
 
 #define MiB	(1024 * 1024)

@@ -24,8 +24,8 @@
 
 #include <event2/event.h>
 
-#include "store.h"
-#include "store_url.h"
+#include "store/store.h"
+#include "store/store_url.h"
 #include "t.h"
 
 static void

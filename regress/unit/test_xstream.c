@@ -29,7 +29,7 @@
 #include <json-c/json.h>
 
 #include "sse.h"
-#include "xstream.h"
+#include "wire/xstream.h"
 #include "t.h"
 #include "xstream_rec.h"
 

@@ -28,7 +28,7 @@
 
 #include <json-c/json.h>
 
-#include "xstream.h"
+#include "wire/xstream.h"
 #include "fe_coderun.h"
 #include "t.h"
 
