@@ -24,38 +24,30 @@
  * ends the jail's pdftotext with SIGPIPE.
  */
 #include <sys/types.h>
-#include <sys/queue.h>
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "calltab.h"
 #include "log.h"
 #include "child.h"
 #include "model.h"
 
 struct ex_call {
-	TAILQ_ENTRY(ex_call)	 entry;
-	uint32_t		 id;
+	struct call_entry	 ce;
 	void			(*cb)(void *, int);
 	void			*arg;
 };
-TAILQ_HEAD(ex_call_list, ex_call);
 
-static struct ex_call_list	 ex_calls = TAILQ_HEAD_INITIALIZER(ex_calls);
-static struct imsgev		 extract_iev;
-static int			 extract_attached;
-static uint32_t			 ex_next_id = 1;
+static struct calltab	 ex_calls = CALLTAB_INITIALIZER(ex_calls);
+static struct imsgev	 extract_iev;
+static int		 extract_attached;
 
 static struct ex_call *
 ex_find(uint32_t id)
 {
-	struct ex_call	*c;
-
-	TAILQ_FOREACH(c, &ex_calls, entry)
-		if (c->id == id)
-			return c;
-	return NULL;
+	return CALL_OF(calltab_find(&ex_calls, id), struct ex_call, ce);
 }
 
 static void
@@ -74,7 +66,7 @@ fe_extract_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		close(fd);
 		fd = -1;
 	}
-	TAILQ_REMOVE(&ex_calls, c, entry);
+	calltab_remove(&ex_calls, &c->ce);
 	c->cb(c->arg, fd);
 	free(c);
 }
@@ -91,8 +83,8 @@ fe_extract_closed(struct imsgev *iev, const char *why, void *arg)
 	log_warnx("lost the extract child: %s", why);
 	extract_attached = 0;
 	imsgev_clear(&extract_iev);
-	while ((c = TAILQ_FIRST(&ex_calls)) != NULL) {
-		TAILQ_REMOVE(&ex_calls, c, entry);
+	while ((c = CALL_OF(calltab_take_any(&ex_calls), struct ex_call,
+	    ce)) != NULL) {
 		c->cb(c->arg, -1);
 		free(c);
 	}
@@ -122,19 +114,16 @@ fe_extract(int pdf_fd, int pages, int timeout, void (*cb)(void *, int),
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		fatal("calloc");
-	do {
-		c->id = ex_next_id++;
-	} while (c->id == 0 || ex_find(c->id) != NULL);
 	c->cb = cb;
 	c->arg = arg;
 	memset(&req, 0, sizeof(req));
 	req.pages = pages;
 	req.timeout = timeout;
-	if (imsgev_compose(&extract_iev, IMSG_EXTRACT, c->id, 0, pdf_fd,
+	calltab_add(&ex_calls, &c->ce);
+	if (imsgev_compose(&extract_iev, IMSG_EXTRACT, c->ce.id, 0, pdf_fd,
 	    &req, sizeof(req)) == -1)
 		fatal("imsg_compose");
-	TAILQ_INSERT_TAIL(&ex_calls, c, entry);
-	return c->id;
+	return c->ce.id;
 }
 
 void
@@ -143,7 +132,7 @@ fe_extract_cancel(uint32_t id)
 	struct ex_call	*c;
 
 	if ((c = ex_find(id)) != NULL) {
-		TAILQ_REMOVE(&ex_calls, c, entry);
+		calltab_remove(&ex_calls, &c->ce);
 		free(c);
 	}
 }

@@ -22,41 +22,31 @@
  * cancelled: its replies are dropped and their descriptors closed.
  */
 #include <sys/types.h>
-#include <sys/queue.h>
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "calltab.h"
 #include "log.h"
 #include "util.h"
 #include "child.h"
 #include "frontend.h"
 
 struct fe_call {
-	TAILQ_ENTRY(fe_call)	 entry;
-	uint32_t		 id;
+	struct call_entry	 ce;
 	fe_call_cb		 cb;
 	void			*arg;
 };
 
-/* Few calls are in flight per frontend: a list is plenty. */
-TAILQ_HEAD(call_list, fe_call);
-static struct call_list	 calls = TAILQ_HEAD_INITIALIZER(calls);
+static struct calltab	 calls = CALLTAB_INITIALIZER(calls);
+static struct imsgev	 storage_iev;
+static int		 storage_attached;
 
 static struct fe_call *
 call_find(uint32_t id)
 {
-	struct fe_call		*c;
-
-	TAILQ_FOREACH(c, &calls, entry)
-		if (c->id == id)
-			return c;
-	return NULL;
+	return CALL_OF(calltab_find(&calls, id), struct fe_call, ce);
 }
-
-static struct imsgev	 storage_iev;
-static int		 storage_attached;
-static uint32_t		 next_id = 1;
 
 /* Replies that end a call; list items and nothing else keep it open. */
 static int
@@ -73,7 +63,7 @@ frontend_dispatch_storage(struct imsgev *iev, struct imsg *imsg, void *arg)
 	if ((c = call_find(imsg->hdr.peerid)) == NULL)
 		return;		/* cancelled; imsg_free closes any fd */
 	if (ends_call(imsg->hdr.type))
-		TAILQ_REMOVE(&calls, c, entry);
+		calltab_remove(&calls, &c->ce);
 	c->cb(c->arg, imsg);
 	if (ends_call(imsg->hdr.type))
 		free(c);
@@ -109,15 +99,13 @@ fe_storage_call(uint32_t type, int fd, const void *data, size_t len,
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		fatal("calloc");
-	do {
-		c->id = next_id++;
-	} while (c->id == 0 || call_find(c->id) != NULL);
 	c->cb = cb;
 	c->arg = arg;
-	TAILQ_INSERT_TAIL(&calls, c, entry);
-	if (imsgev_compose(&storage_iev, type, c->id, 0, fd, data, len) == -1)
+	calltab_add(&calls, &c->ce);
+	if (imsgev_compose(&storage_iev, type, c->ce.id, 0, fd, data,
+	    len) == -1)
 		fatal("imsg_compose");
-	return c->id;
+	return c->ce.id;
 }
 
 /* A message that needs no answer. */
@@ -157,7 +145,7 @@ fe_storage_cancel(uint32_t id)
 	struct fe_call	*c;
 
 	if ((c = call_find(id)) != NULL) {
-		TAILQ_REMOVE(&calls, c, entry);
+		calltab_remove(&calls, &c->ce);
 		free(c);
 	}
 }
