@@ -101,6 +101,8 @@ int	 jail_rlimits(const struct sbx_limits *);
 struct privuser;
 /* As root (pu: the user to hand the groups to) or not (pu NULL). */
 int	 cgroup_init(const struct privuser *pu);
+/* At exit: what cgroup_init made for the daemon itself goes. */
+void	 cgroup_fini(void);
 int	 cgroup_enabled(void);
 int	 cgroup_session_create(const char *id);
 /* In the runner's child before exec: join the session's groups. */
