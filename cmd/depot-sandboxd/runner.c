@@ -303,7 +303,9 @@ runner_resume(struct session *s)
 {
 	if (!s->frozen)
 		return;
+	/* Still frozen, it is thawed again before it is killed. */
 	if (cgroup_session_freeze(s->id, 0) == -1)
 		log_warn("%s: thawing", s->id);
-	s->frozen = 0;
+	else
+		s->frozen = 0;
 }
