@@ -491,6 +491,7 @@ main(int argc, char *argv[])
 	    config.limits.max_sessions);
 	event_base_dispatch(base);
 	http_server_free(server);
+	cgroup_fini();
 	log_info("exiting");
 	return 0;
 }

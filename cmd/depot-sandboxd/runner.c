@@ -17,7 +17,16 @@
 /*
  * runner.c: a session's interpreter process: python3 runner.py in a
  * bubblewrap jail, in the session's cgroups, under the seccomp filter,
- * its protocol channel on fd 3.  Started, restarted and killed here.
+ * its protocol channel on fd 3.  Started, restarted, paused between
+ * calls and killed here.
+ *
+ * Between calls nothing of a session runs: its cgroup is frozen when a
+ * call's reply has come, and thawed when the next call is given to the
+ * runner.  The interpreter, its variables and whatever threads and
+ * processes the code left behind stay, stopped; they go on in the next
+ * call.  Killing them instead (the runner's own sweep kills the children
+ * it finds at the end of a call) would lose the threads, and with them
+ * the state the next call may rely on.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -30,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -37,6 +47,17 @@
 
 #include "log.h"
 #include "session.h"
+
+/*
+ * A group of a few sleeping processes freezes within microseconds: it
+ * is asked again on the loop for up to PAUSE_SPIN * PAUSE_SPIN_NSEC,
+ * then every PAUSE_POLL_USEC off it.  One that takes PAUSE_TIMEOUT_SEC
+ * (a process stuck in the kernel) is restarted instead.
+ */
+#define PAUSE_SPIN		20
+#define PAUSE_SPIN_NSEC		50000L
+#define PAUSE_POLL_USEC		2000
+#define PAUSE_TIMEOUT_SEC	2
 
 static char	*jail_env[] = { "PATH=/usr/bin:/bin", NULL };
 
@@ -196,6 +217,16 @@ runner_kill(struct session *s)
 		    s->pid && s->pid != getpgrp())
 			kill(-s->pid, SIGKILL);
 		kill(s->pid, SIGKILL);
+	}
+	/*
+	 * v1's frozen processes die of SIGKILL only once thawed; killed
+	 * first, they run no more of their code.
+	 */
+	if (s->frozen) {
+		cgroup_session_kill(s->id);
+		runner_resume(s);
+	}
+	if (s->pid > 0) {
 		/* bwrap dies at once on SIGKILL: this does not block long. */
 		while (waitpid(s->pid, NULL, 0) == -1 && errno == EINTR)
 			;
@@ -211,4 +242,70 @@ runner_restart(struct session *s, const char *why)
 	runner_forget(s);
 	if (runner_spawn(s) == -1)
 		log_warnx("%s: could not restart the interpreter", s->id);
+}
+
+static void
+runner_pause_poll(int fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+	struct timeval	 tv = { 0, PAUSE_POLL_USEC };
+	int		 rv;
+
+	if (!s->frozen) {
+		/* Killed and thawed meanwhile: nothing of it is left. */
+		exec_paused(s, 1);
+		return;
+	}
+	if ((rv = cgroup_session_frozen(s->id)) == 0 && now_usec() -
+	    s->pause_start < PAUSE_TIMEOUT_SEC * 1000000LL) {
+		evtimer_add(s->pause_timer, &tv);
+		return;
+	}
+	if (rv != 1)
+		log_warnx("%s: not frozen after %d s", s->id,
+		    PAUSE_TIMEOUT_SEC);
+	else
+		log_debug("%s: frozen in %lld us", s->id,
+		    (long long)(now_usec() - s->pause_start));
+	exec_paused(s, rv == 1 ? 1 : -1);
+}
+
+int
+runner_pause(struct session *s)
+{
+	struct timespec	 ts = { 0, PAUSE_SPIN_NSEC };
+	struct timeval	 tv = { 0, PAUSE_POLL_USEC };
+	int		 i, rv;
+
+	if (!cgroup_can_freeze())
+		return 1;
+	if (cgroup_session_freeze(s->id, 1) == -1) {
+		log_warn("%s: freezing", s->id);
+		return -1;
+	}
+	s->frozen = 1;
+	s->pause_start = now_usec();
+	for (i = 0; i < PAUSE_SPIN; i++) {
+		if ((rv = cgroup_session_frozen(s->id)) != 0)
+			return rv;
+		nanosleep(&ts, NULL);
+	}
+	if (s->pause_timer == NULL &&
+	    (s->pause_timer = evtimer_new(session_base, runner_pause_poll,
+	    s)) == NULL)
+		fatalx("evtimer_new");
+	evtimer_add(s->pause_timer, &tv);
+	return 0;
+}
+
+void
+runner_resume(struct session *s)
+{
+	if (!s->frozen)
+		return;
+	/* Still frozen, it is thawed again before it is killed. */
+	if (cgroup_session_freeze(s->id, 0) == -1)
+		log_warn("%s: thawing", s->id);
+	else
+		s->frozen = 0;
 }

@@ -101,12 +101,19 @@ int	 jail_rlimits(const struct sbx_limits *);
 struct privuser;
 /* As root (pu: the user to hand the groups to) or not (pu NULL). */
 int	 cgroup_init(const struct privuser *pu);
+/* At exit: what cgroup_init made for the daemon itself goes. */
+void	 cgroup_fini(void);
 int	 cgroup_enabled(void);
 int	 cgroup_session_create(const char *id);
 /* In the runner's child before exec: join the session's groups. */
 int	 cgroup_session_enter(const char *id);
 void	 cgroup_session_remove(const char *id);
 void	 cgroup_session_kill(const char *id);
+/* A cgroup freezer: v2, or v1's freezer hierarchy. */
+int	 cgroup_can_freeze(void);
+/* 1 freezes, 0 thaws: 0 or -1.  Frozen: 1, 0 (not yet) or -1. */
+int	 cgroup_session_freeze(const char *id, int freeze);
+int	 cgroup_session_frozen(const char *id);
 
 /* seccomp.c */
 void	 jail_seccomp_init(void);

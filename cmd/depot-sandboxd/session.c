@@ -24,7 +24,9 @@
  * time in arrival order.  The wall-clock timeout of a call is enforced
  * here by killing the jail, which takes every process in it along (the
  * jail's pid 1 dies with bwrap, and the kernel then kills the rest of
- * its pid namespace); a fresh runner is started at once.
+ * its pid namespace); a fresh runner is started at once.  Between
+ * calls the session's cgroup is frozen (runner.c), and the walk that
+ * ends a call, and checks its quota, is made after the freeze.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -186,22 +188,31 @@ quota_message(const struct ws_listing *l, char *buf, size_t len)
 	    (long long)sbx_conf->limits.ws_bytes);
 }
 
-/* Says so on the call's stderr. */
+/* Adds msg to the end of the call's stderr. */
 static void
-quota_note(struct session *s, struct json_object *reply,
-    const struct ws_listing *l)
+stderr_note(struct json_object *reply, const char *msg)
 {
 	struct json_object	*v;
-	char			 msg[256], *text;
+	char			*text;
 
-	quota_message(l, msg, sizeof(msg));
-	log_info("%s: %s", s->id, msg);
 	if (reply == NULL || !json_object_object_get_ex(reply, "stderr", &v) ||
 	    !json_object_is_type(v, json_type_string) ||
 	    asprintf(&text, "%s%s", json_object_get_string(v), msg) == -1)
 		return;
 	json_object_object_add(reply, "stderr", json_object_new_string(text));
 	free(text);
+}
+
+/* Says so on the call's stderr. */
+static void
+quota_note(struct session *s, struct json_object *reply,
+    const struct ws_listing *l)
+{
+	char	 msg[256];
+
+	quota_message(l, msg, sizeof(msg));
+	log_info("%s: %s", s->id, msg);
+	stderr_note(reply, msg);
 }
 
 /*
@@ -264,14 +275,17 @@ exec_call_free(struct exec_call *c)
 }
 
 /*
- * The call is over: what it produced is found by a walk of its
- * workspace (off the loop), and the reply goes when that is done.
+ * The call is over: the session is frozen (runner.c), so that what the
+ * code left running writes nothing more; then what it produced is found
+ * by a walk of its workspace (off the loop), which is also the quota's
+ * check until the next call, and the reply goes when that is done.
  */
 static void
 exec_finish(struct session *s, struct json_object *reply, int status,
     const char *error)
 {
 	struct exec_call	*c = s->running;
+	int			 rv;
 
 	evtimer_del(s->timer);
 	evtimer_del(s->quota_timer);
@@ -281,7 +295,26 @@ exec_finish(struct session *s, struct json_object *reply, int status,
 	c->status = status;
 	c->error = error;
 	c->elapsed_ms = (now_usec() - c->start) / 1000;
-	if (status == 200 && c->listed) {
+	c->phase = CALL_PAUSING;
+	if ((rv = runner_pause(s)) != 0)
+		exec_paused(s, rv);
+}
+
+void
+exec_paused(struct session *s, int rv)
+{
+	struct exec_call	*c = s->running;
+
+	if (c == NULL || c->phase != CALL_PAUSING)
+		return;
+	if (rv == -1) {
+		/* What cannot be stopped goes, threads and all. */
+		runner_restart(s, "it could not be frozen after the call");
+		stderr_note(c->reply, "The interpreter could not be paused "
+		    "after the call and was restarted; variables and imports "
+		    "are lost.\n");
+	}
+	if (c->status == 200 && c->listed) {
 		c->phase = CALL_LISTING_AFTER;
 		c->walker = ws_walker_start(session_base, s->rootfd,
 		    exec_listed_after, c);
@@ -390,6 +423,8 @@ exec_listed(struct ws_listing *before, void *arg)
 		c->listed = 1;
 	}
 	c->phase = CALL_RUNNING;
+	/* Before a new runner too: one started frozen would stay so. */
+	runner_resume(s);
 	if (s->bev == NULL && runner_spawn(s) == -1) {
 		exec_finish(s, NULL, 503, "the interpreter could not "
 		    "be started");
@@ -554,6 +589,8 @@ session_destroy(struct session *s, const char *why)
 	runner_kill(s);
 	evtimer_del(s->timer);
 	evtimer_del(s->quota_timer);
+	if (s->pause_timer != NULL)
+		evtimer_del(s->pause_timer);
 	memset(&r, 0, sizeof(r));
 	r.status = 404;
 	r.error = "the session was destroyed";
@@ -582,6 +619,8 @@ session_free(struct session *s)
 	}
 	event_free(s->timer);
 	event_free(s->quota_timer);
+	if (s->pause_timer != NULL)
+		event_free(s->pause_timer);
 	close(s->rootfd);
 	cgroup_session_kill(s->id);
 	if (ws_remove_tree(sbx_conf->sessions_fd, s->id) == -1)
@@ -616,6 +655,8 @@ session_bury(struct session *s)
 	runner_kill(s);
 	evtimer_del(s->timer);
 	evtimer_del(s->quota_timer);
+	if (s->pause_timer != NULL)
+		evtimer_del(s->pause_timer);
 	/* Killed before its info was read: it is written, or never. */
 	while (s->jail_pidfd == -1 && s->info_fd != -1) {
 		pfd.fd = s->info_fd;

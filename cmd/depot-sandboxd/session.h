@@ -34,6 +34,7 @@ enum call_phase {
 	CALL_QUEUED,
 	CALL_LISTING,		/* the walk before it */
 	CALL_RUNNING,		/* the runner */
+	CALL_PAUSING,		/* the session's group, freezing */
 	CALL_LISTING_AFTER	/* the walk after it: then the reply */
 };
 
@@ -80,6 +81,9 @@ struct session {
 	struct exec_call	*running;
 	struct event		*timer;
 	struct event		*quota_timer;
+	int			 frozen;	/* told to freeze, not thawed */
+	struct event		*pause_timer;	/* waits for the freeze */
+	int64_t			 pause_start;
 };
 TAILQ_HEAD(session_list, session);
 
@@ -88,6 +92,8 @@ extern struct event_base	*session_base;
 /* session.c: the callbacks of the runner's protocol channel. */
 void	runner_read(struct bufferevent *, void *);
 void	runner_event(struct bufferevent *, short, void *);
+/* The session's processes are all frozen (1), or cannot be (-1). */
+void	exec_paused(struct session *, int);
 
 /* runner.c */
 int	runner_spawn(struct session *);
@@ -99,5 +105,13 @@ void	runner_forget(struct session *);
 /* Kills bwrap and its process group, and waits for bwrap. */
 void	runner_kill(struct session *);
 void	runner_restart(struct session *, const char *why);
+/*
+ * Between calls: freezes every process of the session (its cgroup).
+ * 1: frozen, or no freezer; -1: it cannot be; 0: under way, and
+ * exec_paused is called when it is done.
+ */
+int	runner_pause(struct session *);
+/* Thaws the session, if frozen, before a call. */
+void	runner_resume(struct session *);
 
 #endif

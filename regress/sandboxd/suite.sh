@@ -27,7 +27,8 @@ if [ ! -x ../../build/depot-sandboxd ]; then
 	exit 1
 fi
 status=0
-for t in safety schema proto abuse lifetime harden standalone limits walk; do
+for t in safety schema proto abuse lifetime harden standalone limits freeze \
+    walk; do
 	echo "# $t"
 	$PY "$t.py" || status=1
 done
