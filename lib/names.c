@@ -19,6 +19,7 @@
  * filename that headers and sandbox paths use.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,6 +416,11 @@ dedupe_point(const char *name)
 	return dot - name;
 }
 
+/*
+ * The extension survives only when it fits beside the longest suffix
+ * of all: the choice then depends on the name and len alone, never on
+ * n, so that every n gives a name of its own (see name_unique).
+ */
 void
 name_dedupe(const char *name, int n, char *out, size_t len)
 {
@@ -428,9 +434,14 @@ name_dedupe(const char *name, int n, char *out, size_t len)
 		return;
 	}
 	at = dedupe_point(name);
-	slen = snprintf(suffix, sizeof(suffix), "-%d", n);
 	elen = strlen(name + at);
-	if (slen + elen >= len) {
+	if (elen + NAME_SUFFIX_MAX >= len) {
+		/* No room for it: the extension is cut as the stem is. */
+		at += elen;
+		elen = 0;
+	}
+	slen = snprintf(suffix, sizeof(suffix), "-%d", n);
+	if (slen >= len) {	/* below NAME_DEDUPE_MIN: no suffix fits */
 		copy_cut(out, len, name, strlen(name));
 		return;
 	}
@@ -439,5 +450,41 @@ name_dedupe(const char *name, int n, char *out, size_t len)
 		stem = utf8_cut(name, len - 1 - slen - elen);
 	memmove(out, name, stem);
 	memcpy(out + stem, suffix, slen);
-	memmove(out + stem + slen, name + at, elen + 1);
+	memmove(out + stem + slen, name + at, elen);
+	out[stem + slen + elen] = '\0';
+}
+
+/*
+ * Candidates n >= 2 differ from each other: each is a prefix of one
+ * string (the stem, or the whole name), then "-n", then one extension,
+ * and "-n" holds no '-' but its first.  Of ntaken + 1 of them one at
+ * least is free.  The name itself may equal one (base "a-10", cut), so
+ * it does not count among them.
+ */
+int
+name_unique(const char *base, int first, size_t ntaken,
+    int (*taken)(const char *, void *), void *arg, char *out, size_t len)
+{
+	size_t	 tries;
+	int	 n;
+
+	if (len == 0)
+		return -1;
+	if (first < 1)
+		first = 1;
+	if (first == 1) {
+		copy_cut(out, len, base, strlen(base));
+		if (!taken(out, arg))
+			return 1;
+		first = 2;
+	}
+	for (n = first, tries = 0; tries <= ntaken && n < INT_MAX;
+	    n++, tries++) {
+		name_dedupe(base, n, out, len);
+		if (!taken(out, arg))
+			return n;
+	}
+	/* Only when len < NAME_DEDUPE_MIN, where "-n" need not fit. */
+	copy_cut(out, len, base, strlen(base));
+	return -1;
 }

@@ -63,15 +63,38 @@ void		 name_ascii_fallback(const char *in, char *out, size_t len);
 int		 content_disposition(const char *filename, char *out,
 		    size_t len);
 
+/* The longest "-n" of all ("-2147483647"). */
+#define NAME_SUFFIX_MAX		11
+/* The smallest out in which every n gets a name of its own. */
+#define NAME_DEDUPE_MIN		(NAME_SUFFIX_MAX + 1)
+
 /*
  * The n-th name (n >= 2) for a name already taken: "-n" goes before
  * the extension ("notes.txt" -> "notes-2.txt"), or at the end when
  * there is none ("Makefile" -> "Makefile-2", ".bashrc" -> ".bashrc-2").
  * A compressed tarball keeps both extensions ("a.tar.gz" ->
- * "a-2.tar.gz").  n < 2 copies the name.  When out is too small the
- * stem is shortened so that the suffix survives.
+ * "a-2.tar.gz").  n < 2 copies the name.  The result always fits out:
+ * the stem is shortened, at a UTF-8 character boundary, so that the
+ * suffix survives; an extension that leaves no room for the longest
+ * suffix (NAME_SUFFIX_MAX) is treated as part of the stem, and the
+ * suffix goes at the end.  With len >= NAME_DEDUPE_MIN no two n give
+ * the same name.
  */
 void		 name_dedupe(const char *name, int n, char *out, size_t len);
+
+/*
+ * A name for base that taken(name, arg) says is free, into out:
+ * base itself (cut to fit), else name_dedupe(base, 2), 3 ... starting
+ * at first (1: base itself; a caller that knows the candidates before
+ * first are taken starts past them).  taken() knows at most ntaken
+ * names, so at most ntaken + 2 candidates are tried: one of them is
+ * free.  Returns the n that was free (1 for base), or -1, out then
+ * holding base cut to fit, when none was (only possible when len <
+ * NAME_DEDUPE_MIN).
+ */
+int		 name_unique(const char *base, int first, size_t ntaken,
+		    int (*taken)(const char *, void *), void *arg, char *out,
+		    size_t len);
 
 /*
  * The length of s[0..n) less a UTF-8 sequence cut short at its end:

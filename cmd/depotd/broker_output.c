@@ -269,6 +269,55 @@ output_str(struct json_object *f, const char *key)
 	return json_object_get_string(v);
 }
 
+/* name_unique's taken: a name a file stored for this call has. */
+static int
+output_taken(const char *name, void *arg)
+{
+	struct output	*o = arg;
+	const char	*have;
+	size_t		 i, n;
+
+	n = json_object_array_length(o->stored);
+	for (i = 0; i < n; i++) {
+		have = output_str(json_object_array_get_idx(o->stored, i),
+		    "filename");
+		if (have != NULL && strcmp(have, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Paths of one call that share a last segment ("a/plot.png",
+ * "b/plot.png") are stored as plot.png, plot-2.png ...: the stored
+ * files before with that segment took the first names of its turn.
+ * Names stay within a sandbox name's room (SBX_NAME_MAX, the 255 bytes
+ * of a file system's NAME_MAX), so that they go back into a sandbox as
+ * they are, and a suffix never pushes one past max-filename's default.
+ */
+static void
+output_name(struct output *o, char *out, size_t len)
+{
+	char		 base[SBX_NAME_MAX], seg[SBX_NAME_MAX];
+	const char	*path;
+	size_t		 i, n, room;
+	int		 same = 0;
+
+	room = len < sizeof(base) ? len : sizeof(base);
+	name_last_segment(o->path, base, room);
+	n = json_object_array_length(o->stored);
+	for (i = 0; i < n; i++) {
+		path = output_str(json_object_array_get_idx(o->stored, i),
+		    "path");
+		if (path == NULL)
+			continue;
+		name_last_segment(path, seg, room);
+		same += strcmp(seg, base) == 0;
+	}
+	if (name_unique(base, same + 1, n, output_taken, o, out, room) == -1)
+		log_warnx("output %s: no name of its own", o->path);
+}
+
 /* The next produced file that fits, or the end. */
 static void
 output_next(struct output *o)
@@ -290,8 +339,7 @@ output_next(struct output *o)
 		}
 		memset(&fc, 0, sizeof(fc));
 		strlcpy(fc.handle, o->handle, sizeof(fc.handle));
-		name_last_segment(o->path, fc.rec.filename,
-		    sizeof(fc.rec.filename));
+		output_name(o, fc.rec.filename, sizeof(fc.rec.filename));
 		mime = output_str(f, "mime_type");
 		strlcpy(fc.rec.mime_type, mime != NULL ? mime :
 		    "application/octet-stream", sizeof(fc.rec.mime_type));

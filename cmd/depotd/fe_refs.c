@@ -534,8 +534,8 @@ refs_apply_site(struct refs *r, struct rsite *s)
 		return refs_rewrite_native(r->wire, &s->s, &f->fr.rec, ph);
 	}
 	name_last_segment(f->fr.rec.filename, name, sizeof(name));
-	if (s->treat == TREAT_SANDBOX)
-		refs_seed_name(&r->list, &f->fr, name, sizeof(name));
+	if (s->treat == TREAT_SANDBOX)	/* seed_names gave it, once */
+		strlcpy(name, f->fr.seed_name, sizeof(name));
 	if (s->treat == TREAT_SANDBOX || s->treat == TREAT_OMIT ||
 	    f->unreadable) {
 		refs_marker(s->treat == TREAT_SANDBOX ? TREAT_SANDBOX :

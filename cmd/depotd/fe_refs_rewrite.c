@@ -299,14 +299,23 @@ refs_marker(enum ref_treat t, const char *name, char *out, size_t len)
 
 /* --- names in the sandbox --- */
 
+/* name_unique's taken(): the names the files before upto took. */
+struct seed_taken {
+	const struct fref_list	*files;
+	const struct fref	*upto;
+};
+
+/* Every name given out stays within the room a sandbox name has. */
+_Static_assert(SBX_NAME_MAX >= NAME_DEDUPE_MIN, "SBX_NAME_MAX");
+
 static int
-name_taken(const struct fref_list *files, const struct fref *upto,
-    const char *name)
+name_taken(const char *name, void *arg)
 {
+	const struct seed_taken	*st = arg;
 	const struct fref	*f;
 
-	TAILQ_FOREACH(f, files, entry) {
-		if (f == upto)
+	TAILQ_FOREACH(f, st->files, entry) {
+		if (f == st->upto)
 			break;
 		if (strcmp(f->seed_name, name) == 0)
 			return 1;
@@ -314,23 +323,48 @@ name_taken(const struct fref_list *files, const struct fref *upto,
 	return 0;
 }
 
+/*
+ * How many files before upto have the last segment base: each took the
+ * first candidate free then, so the first that many are taken.
+ */
+static int
+same_base(const struct fref_list *files, const struct fref *upto,
+    const char *base)
+{
+	const struct fref	*f;
+	char			 seg[SBX_NAME_MAX];
+	int			 n = 0;
+
+	TAILQ_FOREACH(f, files, entry) {
+		if (f == upto)
+			break;
+		name_last_segment(f->rec.filename, seg, sizeof(seg));
+		n += strcmp(seg, base) == 0;
+	}
+	return n;
+}
+
 void
 seed_names(struct fref_list *files)
 {
-	struct fref	*f;
-	char		 base[SBX_NAME_MAX];
-	int		 n;
+	struct seed_taken	 st;
+	struct fref		*f;
+	char			 base[SBX_NAME_MAX];
+	size_t			 before = 0;
 
+	st.files = files;
 	TAILQ_FOREACH(f, files, entry) {
 		/* "file" when nothing usable is left of the name. */
 		name_last_segment(f->rec.filename, base, sizeof(base));
-		strlcpy(f->seed_name, base, sizeof(f->seed_name));
-		for (n = 2; name_taken(files, f, f->seed_name); n++)
-			name_dedupe(base, n, f->seed_name,
-			    sizeof(f->seed_name));
+		st.upto = f;
+		/* At most before + 2 tries: see name_unique. */
+		if (name_unique(base, same_base(files, f, base) + 1, before,
+		    name_taken, &st, f->seed_name,
+		    sizeof(f->seed_name)) == -1)
+			log_warnx("%s: no sandbox name of its own", f->rec.id);
+		before++;
 	}
 }
-
 
 /* The name fr has in the sandbox: every file's, given in order. */
 void

@@ -229,6 +229,29 @@ sandbox \"http://127.0.0.1:$mport\" { token \"$MIN_TOKEN\" }"
 	check "minimal backend: 0 sessions after the run" \
 	    drained 5 min_sessions
 
+	# Outputs that share a last segment, some 255 bytes long: each is
+	# stored under a name of its own (issue 18).
+	dbl_code 'import os
+for d in ("a", "b", "c"):
+    os.makedirs(d)
+    open(d + "/plot.png", "w").write(d)
+    open(d + "/x." + "a" * 253, "w").write(d)
+print("made", 6)' 'out: {{last_tool_result}}'
+	st=$(depot_req "$key" openai POST /v1/chat/completions \
+	    "$(chat_body m-chat)" --max-time 60)
+	depot_req "$key" openai GET '/v1/files?limit=100' >/dev/null
+	check "outputs a/plot.png, b/plot.png, c/plot.png: plot.png,\
+ plot-2.png, plot-3.png ($st: $(jget '" ".join(sorted(f["filename"] for f
+	    in d["data"] if f["filename"].startswith("plot")))'))" [ "$st" = 200 \
+	    -a "$(jget 'sorted(f["filename"] for f in d["data"] if
+	    f["filename"].startswith("plot")) == ["plot-2.png", "plot-3.png",
+	    "plot.png"]')" = True ]
+	check "three outputs of a 255-byte last segment: three names, none\
+ over max-filename ($(jget 'sorted(len(f["filename"]) for f in d["data"]
+	    if f["filename"].startswith("x.aaa"))'))" [ "$(jget 'len(set(
+	    f["filename"] for f in d["data"] if f["filename"].startswith(
+	    "x.aaa") and len(f["filename"].encode()) <= 255)) == 3')" = True ]
+
 	# A refused seed: 502, before any upstream call.
 	min_fault '{"put": 413}'
 	upstream_reset

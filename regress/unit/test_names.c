@@ -15,7 +15,8 @@
  */
 
 /*
- * test_names.c: MIME guesses and the safe forms of filenames.
+ * test_names.c: MIME guesses, the safe forms of filenames, and names
+ * made unique however long they are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -233,7 +234,7 @@ test_content_disposition(void)
 static void
 test_dedupe(void)
 {
-	char	 out[64], small[12];
+	char	 out[64], mid[20], small[12], tiny[2];
 
 	name_dedupe("notes.txt", 2, out, sizeof(out));
 	T_EQ_STR(out, "notes-2.txt", "before the extension");
@@ -253,11 +254,226 @@ test_dedupe(void)
 	T_EQ_STR(out, "dir.d/README-2", "dots in directories ignored");
 	name_dedupe("", 2, out, sizeof(out));
 	T_EQ_STR(out, "-2", "empty name");
+	name_dedupe("verylongname.txt", 100, mid, sizeof(mid));
+	T_EQ_STR(mid, "verylongnam-100.txt", "stem shortened, suffix kept");
+	name_dedupe("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac.txt", 100, mid,
+	    16);
+	T_EQ_STR(mid, "\xe2\x82\xac\xe2\x82\xac-100.txt",
+	    "shortened at a character");
 	name_dedupe("verylongname.txt", 100, small, sizeof(small));
-	T_EQ_STR(small, "ver-100.txt", "stem shortened, suffix kept");
-	name_dedupe("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac.txt", 2, small,
-	    sizeof(small));
-	T_EQ_STR(small, "\xe2\x82\xac-2.txt", "shortened at a character");
+	T_EQ_STR(small, "verylon-100", "no room for the extension beside "
+	    "the longest suffix: it is cut as the stem is");
+	name_dedupe("notes.txt", 2, tiny, sizeof(tiny));
+	T_EQ_STR(tiny, "n", "smaller than any suffix: a copy cut to fit");
+}
+
+/* Whether s is UTF-8 through and through (no overlongs, no surrogates). */
+static int
+utf8_valid(const char *s)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 need, i;
+
+	while (*p != '\0') {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		if (*p >= 0xc2 && *p <= 0xdf)
+			need = 1;
+		else if (*p >= 0xe0 && *p <= 0xef)
+			need = 2;
+		else if (*p >= 0xf0 && *p <= 0xf4)
+			need = 3;
+		else
+			return 0;
+		if ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] > 0x9f) ||
+		    (*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] > 0x8f))
+			return 0;
+		for (i = 1; i <= need; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+		p += need + 1;
+	}
+	return 1;
+}
+
+static char *
+repeat(char *out, const char *head, const char *unit, int times,
+    const char *tail)
+{
+	int	 i;
+
+	strcpy(out, head);
+	for (i = 0; i < times; i++)
+		strcat(out, unit);
+	strcat(out, tail);
+	return out;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+#define SEEN_MAX	2000
+
+/* name_dedupe(name, 2 .. SEEN_MAX + 1) into len: each fits and differs. */
+static int
+all_differ(const char *name, size_t len, int *fit)
+{
+	static char	 seen[SEEN_MAX][256];
+	int		 i;
+
+	*fit = 1;
+	for (i = 0; i < SEEN_MAX; i++) {
+		name_dedupe(name, i + 2, seen[i], len);
+		if (strlen(seen[i]) >= len || !utf8_valid(seen[i]))
+			*fit = 0;
+	}
+	qsort(seen, SEEN_MAX, sizeof(seen[0]), cmp_str);
+	for (i = 1; i < SEEN_MAX; i++)
+		if (strcmp(seen[i - 1], seen[i]) == 0)
+			return 0;
+	return 1;
+}
+
+/* Issue 18: names that leave "-n" no room. */
+static void
+test_dedupe_long(void)
+{
+	char	 name[1100], out[256], want[300];
+	int	 fit;
+
+	/* "x." and 253 'a': 255 bytes, max-filename's default. */
+	repeat(name, "x.", "a", 253, "");
+	name_dedupe(name, 2, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "x.", "a", 251, "-2"), "255 bytes: the "
+	    "suffix goes at the end of the name, cut to fit");
+	T_OK(all_differ(name, sizeof(out), &fit) && fit, "255 bytes: 2000 "
+	    "names, each of its own and under 256");
+	/* 254 bytes: -2 .. -9 fit before the extension, -10 did not. */
+	repeat(name, "x.", "a", 252, "");
+	name_dedupe(name, 10, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "x.", "a", 250, "-10"), "254 bytes, -10: "
+	    "cut to fit");
+	name_dedupe(name, 9, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "x.", "a", 251, "-9"), "254 bytes, -9: "
+	    "the same rule for every n");
+	T_OK(all_differ(name, sizeof(out), &fit) && fit, "254 bytes: 2000 "
+	    "names, each of its own and under 256");
+	/* The longest extension that stays: 244 bytes with its dot. */
+	repeat(name, "ab.", "e", 243, "");
+	name_dedupe(name, 2, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "ab-2.", "e", 243, ""), "an extension "
+	    "that fits beside any suffix stays");
+	name_dedupe(name, 2000000000, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "-2000000000.", "e", 243, ""), "even "
+	    "beside the longest");
+	repeat(name, "ab.", "e", 244, "");
+	name_dedupe(name, 2, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "ab.", "e", 244, "-2"), "one byte more: "
+	    "the suffix goes at the end");
+	/* An extension longer than the limit itself. */
+	repeat(name, "x.", "a", 1000, "");
+	name_dedupe(name, 7, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "x.", "a", 251, "-7"), "an extension "
+	    "longer than the limit: cut");
+	T_OK(all_differ(name, sizeof(out), &fit) && fit, "... 2000 names "
+	    "of its own");
+	/* No extension at all. */
+	repeat(name, "", "a", 255, "");
+	name_dedupe(name, 12, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "", "a", 252, "-12"), "no extension: the "
+	    "end cut for the suffix");
+	/* Multibyte stems: never cut inside a character. */
+	repeat(name, "", "\xc3\xa9", 125, ".txt");
+	name_dedupe(name, 2, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "", "\xc3\xa9", 124, "-2.txt"), "a stem "
+	    "of two-byte characters cut at one");
+	T_OK(all_differ(name, sizeof(out), &fit) && fit, "... 2000 names, "
+	    "valid UTF-8, each of its own");
+	repeat(name, "x.", "\xe2\x82\xac", 84, "");
+	name_dedupe(name, 10, out, sizeof(out));
+	T_EQ_STR(out, repeat(want, "x.", "\xe2\x82\xac", 83, "-10"), "a "
+	    "multibyte extension that gives way, cut at a character");
+	T_OK(all_differ(name, sizeof(out), &fit) && fit, "... 2000 names, "
+	    "valid UTF-8, each of its own");
+	repeat(name, "", "\xf0\x9f\x98\x80", 63, ".tar.gz");
+	T_OK(all_differ(name, sizeof(out), &fit) && fit, "four-byte "
+	    "characters before .tar.gz: 2000 names of their own");
+	T_OK(all_differ("notes.txt", NAME_DEDUPE_MIN, &fit) && fit,
+	    "in NAME_DEDUPE_MIN bytes every n still differs");
+}
+
+struct taken {
+	const char	**names;
+	size_t		  n;
+	int		  asked;
+};
+
+static int
+taken(const char *name, void *arg)
+{
+	struct taken	*t = arg;
+	size_t		 i;
+
+	t->asked++;
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+test_unique(void)
+{
+	static char	 held[12][256];
+	const char	*names[12];
+	struct taken	 t = { names, 0, 0 };
+	char		 name[300], out[256];
+	int		 i, n, ok = 1;
+
+	T_EQ_INT(name_unique("a.txt", 1, 0, taken, &t, out, sizeof(out)), 1,
+	    "a free name is itself");
+	T_EQ_STR(out, "a.txt", "... unchanged");
+	/* Ten of one 254-byte name (issue 18: "-10" once looped). */
+	repeat(name, "x.", "a", 252, "");
+	for (i = 0; i < 10; i++) {
+		t.asked = 0;
+		n = name_unique(name, 1, t.n, taken, &t, held[i],
+		    sizeof(held[i]));
+		if (n != (i == 0 ? 1 : i + 1) || strlen(held[i]) > 255 ||
+		    t.asked > (int)t.n + 2)
+			ok = 0;
+		names[t.n++] = held[i];
+	}
+	T_OK(ok, "ten of a 254-byte name: base, -2 ... -10, within bound");
+	T_EQ_STR(held[9], repeat(name, "x.", "a", 250, "-10"), "the tenth");
+	/* A base that is one of its own candidates once cut. */
+	names[0] = "abcdefgh-10";
+	t.n = 1;
+	n = name_unique("abcdefgh-10", 1, 1, taken, &t, out, NAME_DEDUPE_MIN);
+	T_OK(n == 2 && strcmp(out, "abcdefgh-10") != 0, "a base that a cut "
+	    "candidate repeats is passed over (%s)", out);
+	/* Starting past the candidates known taken. */
+	names[0] = "a.txt";
+	names[1] = "a-2.txt";
+	t.n = 2;
+	t.asked = 0;
+	T_EQ_INT(name_unique("a.txt", 3, 2, taken, &t, out, sizeof(out)), 3,
+	    "first: 3 starts at -3");
+	T_OK(t.asked == 1 && strcmp(out, "a-3.txt") == 0, "asked once (%d)",
+	    t.asked);
+	/* No room for any suffix: a bounded search, then -1. */
+	names[0] = "n";
+	t.n = 1;
+	t.asked = 0;
+	T_EQ_INT(name_unique("notes.txt", 1, 1, taken, &t, out, 2), -1,
+	    "nothing fits: -1");
+	T_OK(t.asked <= 3 && strcmp(out, "n") == 0, "after %d tries, "
+	    "the base cut to fit", t.asked);
 }
 
 static void
@@ -283,6 +499,8 @@ main(void)
 	test_ascii_fallback();
 	test_content_disposition();
 	test_dedupe();
+	test_dedupe_long();
+	test_unique();
 	test_utf8_cut();
 	return t_done();
 }
