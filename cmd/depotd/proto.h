@@ -226,6 +226,8 @@ struct sandbox_msg {
 	int32_t		 max_output_files;
 	int64_t		 max_output_size;
 	int32_t		 max_sessions;
+	int32_t		 max_sessions_per_key;
+	int32_t		 transfer_timeout;
 };
 
 /* Control commands, depotctl -> master (-> storage). */
