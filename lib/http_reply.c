@@ -77,6 +77,20 @@ http_status_text(int status)
 
 /* Connection output. */
 
+/*
+ * A value that would end its header line or smuggle bytes into it: any
+ * control character but HTAB (RFC 9110 5.5).
+ */
+static int
+http_header_value_bad(const char *v)
+{
+	for (; *v != '\0'; v++)
+		if (((unsigned char)*v < 0x20 && *v != '\t') ||
+		    (unsigned char)*v == 0x7f)
+			return 1;
+	return 0;
+}
+
 static void
 reply_head(struct http_conn *c, struct http_request *req, int status,
     const char *ctype, int64_t length)
@@ -92,6 +106,10 @@ reply_head(struct http_conn *c, struct http_request *req, int status,
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nDate: %s\r\n"
 	    "Server: depotd\r\nrequest-id: %s\r\nx-request-id: %s\r\n",
 	    status, http_status_text(status), date, req->id, req->id);
+	if (ctype != NULL && http_header_value_bad(ctype)) {
+		log_warnx("%s: refusing a malformed Content-Type", __func__);
+		ctype = "application/octet-stream";
+	}
 	if (ctype != NULL)
 		evbuffer_add_printf(out, "Content-Type: %s\r\n", ctype);
 	bodyless_status = status < 200 || status == 204 || status == 304;
@@ -123,7 +141,7 @@ http_reply_header(struct http_request *req, const char *name,
 	}
 	/* Header injection: a CR or LF would start a header of its own. */
 	if (name[0] == '\0' || strpbrk(name, "\r\n: \t") != NULL ||
-	    strpbrk(value, "\r\n") != NULL) {
+	    http_header_value_bad(name) || http_header_value_bad(value)) {
 		log_warnx("%s: refusing malformed header %s", __func__, name);
 		return;
 	}

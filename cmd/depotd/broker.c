@@ -118,6 +118,7 @@ broker_conf(struct depotd_conf *conf, int reload)
 	broker.backend.resolve = conf->sandbox_link.resolve;
 	broker.backend.ca_pem = conf->sandbox_link.ca_pem;
 	broker.backend.ca_len = conf->sandbox_link.ca_len;
+	broker.backend.transfer_timeout = conf->transfer_timeout;
 }
 
 /* TLS libraries read their configuration: before the lockdown. */

@@ -43,6 +43,8 @@ struct lease {
 	uint32_t		 peerid;	/* the frontend's number */
 	char			 session[130];	/* "" until created */
 	char			 handle[HANDLE_LEN];
+	char			 key_id[IDLEN];	/* the caller's API key */
+	int			 admitted;	/* counts against its key */
 	struct sbx_call		*call;		/* at most one at a time */
 	char			*input;		/* the next Execute's */
 	size_t			 inlen;

@@ -140,9 +140,8 @@ lease_free(struct lease *l)
 	sbx_cancel(l->call);
 	output_cancel(l);
 	output_release(l->handle);
-	if (l->session[0] != '\0' && snprintf(path, sizeof(path),
-	    "/sessions/%s", l->session) < (int)sizeof(path) &&
-	    (sid = strdup(l->session)) != NULL) {
+	if (l->session[0] != '\0' && sbx_session_path(path, sizeof(path),
+	    l->session, "") == 0 && (sid = strdup(l->session)) != NULL) {
 		if (sbx_json(&broker.backend, "DELETE", path, NULL, 30,
 		    lease_destroyed, sid) == NULL)
 			free(sid);
@@ -192,19 +191,40 @@ lease_created(void *arg, long status, struct json_object *body,
 	l->call = NULL;
 	if (status == 201 && json_object_object_get_ex(body, "session_id",
 	    &id) && json_object_is_type(id, json_type_string) &&
+	    sbx_session_ok(json_object_get_string(id)) &&
 	    strlcpy(l->session, json_object_get_string(id),
 	    sizeof(l->session)) < sizeof(l->session)) {
 		lease_status(l, IMSG_SBX_STATUS, 0, NULL);
 		return;
 	}
 	l->session[0] = '\0';
+	/* An id that is no id goes into no path and no log line. */
 	snprintf(msg, sizeof(msg), "sandbox backend: %s",
-	    status == 503 ? "at capacity" : lease_why(body, err,
+	    status == 503 ? "at capacity" : status == 201 ?
+	    "a malformed session id" : lease_why(body, err,
 	    "session refused"));
 	log_warnx("%s (status %ld)", msg, status);
 	lease_status(l, IMSG_SBX_STATUS, status == 503 ? 503 : 502, msg);
 }
 
+/* Sessions held or being made for key, by every frontend. */
+static int
+lease_count_of_key(const char *key)
+{
+	struct lease	*l;
+	int		 n = 0;
+
+	TAILQ_FOREACH(l, &all_leases, entry)
+		if (l->admitted && strcmp(l->key_id, key) == 0)
+			n++;
+	return n;
+}
+
+/*
+ * Past max-sessions-per-key a key's lease is refused at once (429),
+ * not queued: the caller's SDK retries 429 on its own, and nothing a
+ * tenant sends piles up here.
+ */
 static void
 lease_open(struct broker_peer *p, struct imsg *imsg)
 {
@@ -213,8 +233,11 @@ lease_open(struct broker_peer *p, struct imsg *imsg)
 	struct lease		*l;
 	int			 max = broker.conf->max_sessions > 0 ?
 				    broker.conf->max_sessions : 16;
+	char			 msg[160];
 
 	memcpy(&req, imsg->data, sizeof(req));
+	req.handle[sizeof(req.handle) - 1] = '\0';
+	req.key_id[sizeof(req.key_id) - 1] = '\0';
 	if (lease_find(p, imsg->hdr.peerid) != NULL)
 		fatalx("broker: lease %u opened twice", imsg->hdr.peerid);
 	if ((l = calloc(1, sizeof(*l))) == NULL)
@@ -222,6 +245,7 @@ lease_open(struct broker_peer *p, struct imsg *imsg)
 	l->peer = p;
 	l->peerid = imsg->hdr.peerid;
 	strlcpy(l->handle, req.handle, sizeof(l->handle));
+	strlcpy(l->key_id, req.key_id, sizeof(l->key_id));
 	TAILQ_INSERT_TAIL(&p->leases, l, peer_entry);
 	TAILQ_INSERT_TAIL(&all_leases, l, entry);
 	nleases++;
@@ -230,6 +254,15 @@ lease_open(struct broker_peer *p, struct imsg *imsg)
 		    "too many code-execution sessions");
 		return;
 	}
+	if (lease_count_of_key(l->key_id) >=
+	    conf_sessions_per_key(broker.conf)) {
+		snprintf(msg, sizeof(msg), "this key holds %d code-execution "
+		    "sessions already (max-sessions-per-key); retry shortly",
+		    conf_sessions_per_key(broker.conf));
+		lease_status(l, IMSG_SBX_STATUS, 429, msg);
+		return;
+	}
+	l->admitted = 1;
 	o = json_object_new_object();
 	l->call = sbx_json(&broker.backend, "POST", "/sessions", o, 30,
 	    lease_created, l);
@@ -250,10 +283,17 @@ lease_seeded(void *arg, long status, struct json_object *body,
 		lease_status(l, IMSG_SBX_STATUS, 0, NULL);
 		return;
 	}
-	snprintf(msg, sizeof(msg), "sandbox refused a file (%s)",
-	    status == 413 ? "too large" : lease_why(body, err, "refused"));
+	if (status == SBX_TIMEDOUT)
+		snprintf(msg, sizeof(msg), "the sandbox took a file of the "
+		    "request for longer than transfer-timeout (%lds)",
+		    broker.backend.transfer_timeout);
+	else
+		snprintf(msg, sizeof(msg), "sandbox refused a file (%s)",
+		    status == 413 ? "too large" : lease_why(body, err,
+		    "refused"));
 	log_warnx("session %s: %s, status %ld", l->session, msg, status);
-	lease_status(l, IMSG_SBX_STATUS, 502, msg);
+	lease_status(l, IMSG_SBX_STATUS, status == SBX_TIMEDOUT ?
+	    SBX_TIMEDOUT : 502, msg);
 }
 
 static void
@@ -442,10 +482,9 @@ lease_exec_list(struct lease *l)
 {
 	char	 path[256];
 
-	snprintf(path, sizeof(path), "/sessions/%s/files/list?path=.",
-	    l->session);
-	if ((l->call = sbx_json(&broker.backend, "GET", path, NULL, 30,
-	    lease_listed, l)) == NULL)
+	if (sbx_session_path(path, sizeof(path), l->session,
+	    "/files/list?path=.") == -1 || (l->call = sbx_json(&broker.backend,
+	    "GET", path, NULL, 30, lease_listed, l)) == NULL)
 		lease_fail(l, "listing", 0, "call failed");
 }
 
@@ -487,10 +526,10 @@ lease_exec_start(struct lease *l)
 	json_object_object_add(req, "timeout_seconds",
 	    json_object_new_int(timeout));
 	json_object_put(in);
-	snprintf(path, sizeof(path), "/sessions/%s/exec", l->session);
 	/* The backend has the whole budget; the call a little more. */
-	l->call = sbx_json(&broker.backend, "POST", path, req, timeout + 10,
-	    lease_executed, l);
+	l->call = sbx_session_path(path, sizeof(path), l->session,
+	    "/exec") == -1 ? NULL : sbx_json(&broker.backend, "POST", path,
+	    req, timeout + 10, lease_executed, l);
 	json_object_put(req);
 	if (l->call == NULL)
 		lease_fail(l, "execution", 0, "call failed");

@@ -37,6 +37,7 @@
 #include <json.h>
 
 #include "log.h"
+#include "mediatype.h"
 #include "names.h"
 #include "util.h"
 #include "depotd.h"
@@ -340,9 +341,14 @@ output_next(struct output *o)
 		memset(&fc, 0, sizeof(fc));
 		strlcpy(fc.handle, o->handle, sizeof(fc.handle));
 		output_name(o, fc.rec.filename, sizeof(fc.rec.filename));
+		/* The backend's word becomes a header: only a media type. */
 		mime = output_str(f, "mime_type");
-		strlcpy(fc.rec.mime_type, mime != NULL ? mime :
-		    "application/octet-stream", sizeof(fc.rec.mime_type));
+		if (mime != NULL && !media_type_ok(mime))
+			log_warnx("session %s: output %s: malformed media "
+			    "type, stored as %s", o->lease->session, o->path,
+			    MEDIA_TYPE_DEFAULT);
+		strlcpy(fc.rec.mime_type, media_type_or_default(mime),
+		    sizeof(fc.rec.mime_type));
 		fc.rec.source = SOURCE_CODE_EXECUTION;
 		strlcpy(fc.rec.purpose, "code_execution_output",
 		    sizeof(fc.rec.purpose));

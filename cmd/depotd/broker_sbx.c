@@ -123,7 +123,10 @@ sbx_finished(void *arg, CURLcode cc)
 
 	if (c->over)
 		err = "file over the per-call output cap";
-	else if (cc != CURLE_OK)
+	else if (cc == CURLE_OPERATION_TIMEDOUT) {
+		err = "timed out";
+		status = SBX_TIMEDOUT;
+	} else if (cc != CURLE_OK)
 		err = curl_easy_strerror(cc);
 	else
 		curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -335,8 +338,12 @@ sbx_json(struct sbx_backend *be, const char *method, const char *path,
 	return sbx_start(c);
 }
 
-/* The session id goes into a path: only what such ids are made of. */
-static int
+/*
+ * A session id goes into paths and log lines: only what such ids are
+ * made of.  Checked where an id enters (CreateSession's answer) and
+ * again in every path made from one.
+ */
+int
 sbx_session_ok(const char *s)
 {
 	if (*s == '\0' || strlen(s) > 128)
@@ -348,6 +355,16 @@ sbx_session_ok(const char *s)
 	return 1;
 }
 
+int
+sbx_session_path(char *buf, size_t len, const char *session,
+    const char *rest)
+{
+	if (!sbx_session_ok(session) || snprintf(buf, len, "/sessions/%s%s",
+	    session, rest) >= (int)len)
+		return -1;
+	return 0;
+}
+
 struct sbx_call *
 sbx_put(struct sbx_backend *be, const char *session, const char *name,
     int fd, int64_t size, sbx_done_cb done, void *arg)
@@ -356,9 +373,9 @@ sbx_put(struct sbx_backend *be, const char *session, const char *name,
 	curl_mimepart	*part;
 	char		 path[256];
 
-	if (!sbx_session_ok(session) || snprintf(path, sizeof(path),
-	    "/sessions/%s/files", session) >= (int)sizeof(path) ||
-	    (c = sbx_call_new(be, "POST", path, 0, done, arg)) == NULL) {
+	if (sbx_session_path(path, sizeof(path), session, "/files") == -1 ||
+	    (c = sbx_call_new(be, "POST", path, be->transfer_timeout, done,
+	    arg)) == NULL) {
 		close(fd);
 		return NULL;
 	}
@@ -399,8 +416,8 @@ sbx_get(struct sbx_backend *be, const char *session, const char *relpath,
 	n = snprintf(path, sizeof(path), "/sessions/%s/files?path=%s",
 	    session, q);
 	curl_free(q);
-	if (n >= (int)sizeof(path) ||
-	    (c = sbx_call_new(be, "GET", path, 0, done, arg)) == NULL) {
+	if (n >= (int)sizeof(path) || (c = sbx_call_new(be, "GET", path,
+	    be->transfer_timeout, done, arg)) == NULL) {
 		close(fd);
 		return NULL;
 	}

@@ -22,6 +22,7 @@
 #ifndef DEPOTD_BROKER_SBX_H
 #define DEPOTD_BROKER_SBX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct curlev;
@@ -37,13 +38,17 @@ struct sbx_backend {
 	const char	*ca_pem;	/* CA bundle for https, or NULL */
 	size_t		 ca_len;
 	long		 connect_timeout; /* seconds */
+	long		 transfer_timeout; /* PutFile, GetFile: seconds */
 };
+
+/* A call's status when it passed its timeout (err says so too). */
+#define SBX_TIMEDOUT	504
 
 struct sbx_call;
 
 /*
  * The end of a call: status is the backend's HTTP status, 0 when it
- * could not be reached (err says why).  body is the parsed JSON answer
+ * could not be reached (err says why), SBX_TIMEDOUT past its timeout.  body is the parsed JSON answer
  * when there was one; it is the callback's to keep (json_object_get)
  * past the call.  bytes: for sbx_get, what was written.
  */
@@ -68,6 +73,11 @@ typedef void	(*sbx_tap_cb)(void *arg, const void *, size_t);
 struct sbx_call	*sbx_get(struct sbx_backend *, const char *session,
 		    const char *path, int fd, int64_t cap, sbx_tap_cb,
 		    sbx_done_cb, void *);
+/* Whether a backend's session id is one we put into a path. */
+int		 sbx_session_ok(const char *);
+/* "/sessions/ID" then rest into buf; -1 for a bad id or no room. */
+int		 sbx_session_path(char *buf, size_t len, const char *session,
+		    const char *rest);
 /* Stops a call; its callback never runs. */
 void		 sbx_cancel(struct sbx_call *);
 

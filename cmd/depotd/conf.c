@@ -66,8 +66,22 @@ conf_new(void)
 	c->max_output_files = 20;
 	c->max_output_size = 64LL * 1024 * 1024;
 	c->max_sessions = 16;
+	c->max_sessions_per_key = 0;	/* conf_sessions_per_key() */
+	c->transfer_timeout = 300;
 	c->max_tool_iterations = 8;
 	return c;
+}
+
+int
+conf_sessions_per_key(const struct depotd_conf *c)
+{
+	int	 n = c->max_sessions_per_key;
+
+	if (n <= 0)
+		n = c->max_sessions / 2;
+	if (n > c->max_sessions)
+		n = c->max_sessions;
+	return n > 0 ? n : 1;
 }
 
 void

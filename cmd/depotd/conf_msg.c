@@ -136,6 +136,8 @@ sandbox_sync(struct depotd_conf *c, struct sandbox_msg *m, enum sync_dir d)
 	SYNC(d, c->max_output_files, m->max_output_files);
 	SYNC(d, c->max_output_size, m->max_output_size);
 	SYNC(d, c->max_sessions, m->max_sessions);
+	SYNC(d, c->max_sessions_per_key, m->max_sessions_per_key);
+	SYNC(d, c->transfer_timeout, m->transfer_timeout);
 	SYNC_STR(d, c->sandbox_link.resolve, m->resolve);
 }
 

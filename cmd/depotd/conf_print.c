@@ -233,7 +233,11 @@ print_sandbox_limits(FILE *fp, const struct depotd_conf *c)
 	fprintf(fp, "\n\tmax-output-files %d\n\tmax-output-size ",
 	    c->max_output_files);
 	print_size(fp, c->max_output_size);
-	fprintf(fp, "\n\tmax-sessions %d\n}\n", c->max_sessions);
+	fprintf(fp, "\n\tmax-sessions %d\n\tmax-sessions-per-key %d\n"
+	    "\ttransfer-timeout ", c->max_sessions,
+	    conf_sessions_per_key(c));
+	print_duration(fp, c->transfer_timeout);
+	fputs("\n}\n", fp);
 }
 
 static void

@@ -145,6 +145,10 @@ struct depotd_conf {
 	int				 max_output_files; /* per call */
 	int64_t				 max_output_size;  /* per call */
 	int				 max_sessions;
+	int				 max_sessions_per_key; /* 0: half of
+							   max_sessions */
+	int				 transfer_timeout; /* PutFile, GetFile:
+							   seconds */
 	int				 max_tool_iterations;
 	/*
 	 * sandbox "https://...": its addresses and CA bundle, found by the
@@ -182,6 +186,8 @@ int			 cmdline_symset(const char *);
 struct depotd_conf	*conf_new(void);
 /* An upstream's defaults, before its block is read. */
 void			 conf_upstream_init(struct upstream_conf *);
+/* max-sessions-per-key as set, else half of max-sessions, at least 1. */
+int			 conf_sessions_per_key(const struct depotd_conf *);
 /*
  * The host (brackets removed from an IPv6 literal) and port of an
  * http:// or https:// URL, the port from the scheme when it has none.

@@ -170,8 +170,10 @@ lease_delegated(void *arg, struct imsg *imsg)
 	memset(&o, 0, sizeof(o));
 	if (imsg->hdr.type == IMSG_AUTH_RESULT) {
 		memcpy(&res, imsg->data, sizeof(res));
-		if (res.status == AUTH_OK)
+		if (res.status == AUTH_OK) {
 			strlcpy(o.handle, res.handle, sizeof(o.handle));
+			strlcpy(o.key_id, res.key_id, sizeof(o.key_id));
+		}
 		explicit_bzero(&res, sizeof(res));
 	}
 	if (o.handle[0] == '\0') {

@@ -434,7 +434,9 @@ coderun_seeded(void *arg, int status, const char *message)
 
 	cr->seeding = NULL;
 	if (status != 0) {
-		coderun_fail(cr, 502, message != NULL && message[0] ? message :
+		/* 504: the broker's transfer-timeout passed. */
+		coderun_fail(cr, status == 504 ? 504 : 502, message != NULL &&
+		    message[0] ? message :
 		    "the sandbox refused a file of the request");
 		return;
 	}
@@ -447,8 +449,11 @@ coderun_opened(void *arg, int status, const char *message)
 	struct coderun	*cr = arg;
 
 	if (status != 0) {
-		coderun_fail(cr, status == 503 ? 503 : 502, message[0] ?
-		    message : "the sandbox could not be reached");
+		/* 429: the caller's key holds its share of the sessions. */
+		if (status == 429 && !cr->started)
+			http_reply_header(cr->p.ar->req, "retry-after", "1");
+		coderun_fail(cr, status == 503 || status == 429 ? status : 502,
+		    message[0] ? message : "the sandbox could not be reached");
 		return;
 	}
 	if (cr->p.files == NULL || (cr->seeding = fe_seed(cr->p.ar,

@@ -156,6 +156,7 @@ static void	 final_checks(const char *);
 %token	PATHSTYLE POOL PORT PREFORK REGION REMOTENAME RETENTION SANDBOX
 %token	SECRETKEY SESSIONTOKEN SOCKET STORAGE SWEEPINTERVAL TEXTONLY TIMEOUT
 %token	TOKEN UPSTREAM URL USER WRITINGGRACE
+%token	MAXSESSIONSPERKEY TRANSFERTIMEOUT
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -603,6 +604,14 @@ sandboxlimit	: EXECTIMEOUT duration		{
 			if (in_range($2, 1, 1024, "max-sessions"))
 				conf->max_sessions = $2;
 		}
+		| MAXSESSIONSPERKEY NUMBER	{
+			if (in_range($2, 1, 1024, "max-sessions-per-key"))
+				conf->max_sessions_per_key = $2;
+		}
+		| TRANSFERTIMEOUT duration	{
+			if (in_range($2, 1, 86400, "transfer-timeout"))
+				conf->transfer_timeout = $2;
+		}
 		;
 
 upstreamopts	: /* empty */
@@ -784,6 +793,7 @@ static const struct keyword keywords[] = {
 	{ "max-output-size",		MAXOUTPUTSIZE },
 	{ "max-request-size",		MAXREQUESTSIZE },
 	{ "max-sessions",		MAXSESSIONS },
+	{ "max-sessions-per-key",	MAXSESSIONSPERKEY },
 	{ "max-size",			MAXSIZE },
 	{ "max-tokens",			MAXTOKENS },
 	{ "max-tool-iterations",	MAXTOOLITERATIONS },
@@ -815,6 +825,7 @@ static const struct keyword keywords[] = {
 	{ "text-only",			TEXTONLY },
 	{ "timeout",			TIMEOUT },
 	{ "token",			TOKEN },
+	{ "transfer-timeout",		TRANSFERTIMEOUT },
 	{ "upstream",			UPSTREAM },
 	{ "url",			URL },
 	{ "user",			USER },

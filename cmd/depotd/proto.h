@@ -226,6 +226,8 @@ struct sandbox_msg {
 	int32_t		 max_output_files;
 	int64_t		 max_output_size;
 	int32_t		 max_sessions;
+	int32_t		 max_sessions_per_key;
+	int32_t		 transfer_timeout;
 };
 
 /* Control commands, depotctl -> master (-> storage). */
@@ -288,6 +290,8 @@ struct auth_result {
 	char		 handle[HANDLE_LEN];
 	char		 user_name[128];	/* for replies and logs */
 	char		 workspace_name[128];	/* for logs */
+	char		 key_id[IDLEN];		/* IMSG_AUTH_DELEGATE's only:
+						   the broker's share */
 };
 
 struct auth_release {
@@ -418,6 +422,9 @@ struct sbx_open {
 	/* Storage handle the frontend had issued for the broker, for
 	 * the run's output files; "" stores none. */
 	char		 handle[HANDLE_LEN];
+	/* The caller's API key (as the storage helper named it when it
+	 * lent the handle): max-sessions-per-key counts by it. */
+	char		 key_id[IDLEN];
 };
 
 struct sbx_seed {

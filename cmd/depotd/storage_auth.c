@@ -27,11 +27,20 @@
  *
  * Answers are cached for AUTH_CACHE_TTL seconds, unknown tokens too
  * (in a table of their own, so a flood of them never pushes out the
- * keys in use).  depotctl key revoke, run against this host, drops the
- * key's cache entries and handles at once; another host sharing the
- * database refuses the key within AUTH_CACHE_TTL.
+ * keys in use).  Lookups by token hash and the admin key's lookups by
+ * user and workspace have caches of their own: no string a frontend
+ * sends as a hash can name an admin lookup's answer.  depotctl key
+ * revoke, run against this host, drops the key's cache entries and
+ * handles at once; another host sharing the database refuses the key
+ * within AUTH_CACHE_TTL.
+ *
+ * A handle lent to the broker (sauth_delegate) ends with the handle it
+ * was lent from: released, lapsed, revoked or gone with its channel,
+ * the frontend's handle takes the broker's with it, so a broker that
+ * keeps a lease past its request stores nothing more for that caller.
  */
 #include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/tree.h>
 
 #include <stdlib.h>
@@ -74,12 +83,22 @@ struct sauth_table {
 	int			 len;
 };
 
+/* The answers of one kind of lookup: known, and unknown (negative). */
+struct sauth_cache {
+	struct sauth_table	 found;
+	struct sauth_table	 unknown;
+};
+
 struct sauth_handle {
 	RB_ENTRY(sauth_handle)	 node;
 	char			 id[HANDLE_LEN];
 	struct storage_peer	*peer;
 	struct principal_ref	 ref;
 	int64_t			 last_used;	/* mono_seconds() */
+	struct sauth_handle	*parent;	/* lent from, or NULL */
+	LIST_HEAD(, sauth_handle) children;	/* lent to the broker */
+	LIST_ENTRY(sauth_handle) sibling;
+	int			 dead;		/* its parent went */
 };
 
 RB_HEAD(sauth_handles, sauth_handle);
@@ -105,12 +124,14 @@ RB_GENERATE_STATIC(sauth_handles, sauth_handle, node, sauth_handle_cmp)
 #undef __unused
 #endif
 
-static struct sauth_table found = {
-	RB_INITIALIZER(&found.tree), TAILQ_HEAD_INITIALIZER(found.lru), 0
-};
-static struct sauth_table unknown = {
-	RB_INITIALIZER(&unknown.tree), TAILQ_HEAD_INITIALIZER(unknown.lru), 0
-};
+#define SAUTH_CACHE_INITIALIZER(c) {					\
+	{ RB_INITIALIZER(&(c).found.tree),				\
+	    TAILQ_HEAD_INITIALIZER((c).found.lru), 0 },			\
+	{ RB_INITIALIZER(&(c).unknown.tree),				\
+	    TAILQ_HEAD_INITIALIZER((c).unknown.lru), 0 }		\
+}
+static struct sauth_cache	 by_key = SAUTH_CACHE_INITIALIZER(by_key);
+static struct sauth_cache	 by_user = SAUTH_CACHE_INITIALIZER(by_user);
 static struct sauth_handles	 handles = RB_INITIALIZER(&handles);
 static struct event		*ev_lapse;
 
@@ -191,11 +212,26 @@ sauth_is_admin(const char *token_sha256)
 
 /* --- handles --- */
 
+/*
+ * The handles lent from h die with it, uploads and all, at once; they
+ * leave the tree at the next lapse check, so that a walk of the tree
+ * that frees h never loses its place.
+ */
 static void
 sauth_handle_free(struct sauth_handle *h)
 {
+	struct sauth_handle	*c;
+
 	RB_REMOVE(sauth_handles, &handles, h);
 	supload_handle_gone(h->peer, h->id);
+	while ((c = LIST_FIRST(&h->children)) != NULL) {
+		LIST_REMOVE(c, sibling);
+		c->parent = NULL;
+		c->dead = 1;
+		supload_handle_gone(c->peer, c->id);
+	}
+	if (h->parent != NULL)
+		LIST_REMOVE(h, sibling);
 	explicit_bzero(h, sizeof(*h));
 	free(h);
 }
@@ -208,15 +244,16 @@ sauth_lapse(evutil_socket_t fd, short what, void *arg)
 	int64_t			 now = mono_seconds();
 
 	RB_FOREACH_SAFE(h, sauth_handles, &handles, tmp)
-		if (now - h->last_used > HANDLE_IDLE)
+		if (h->dead || now - h->last_used > HANDLE_IDLE)
 			sauth_handle_free(h);
 	if (!RB_EMPTY(&handles))
 		evtimer_add(ev_lapse, &tv);
 }
 
+/* A new handle on p's channel for ref, lent from parent if not NULL. */
 static void
 sauth_handle_new(struct storage_peer *p, const struct principal_ref *ref,
-    char *out)
+    struct sauth_handle *parent, char *out)
 {
 	struct sauth_handle	*h;
 	struct timeval		 tv = { HANDLE_SWEEP, 0 };
@@ -229,6 +266,9 @@ sauth_handle_new(struct storage_peer *p, const struct principal_ref *ref,
 	h->peer = p;
 	h->ref = *ref;
 	h->last_used = mono_seconds();
+	LIST_INIT(&h->children);
+	if ((h->parent = parent) != NULL)
+		LIST_INSERT_HEAD(&parent->children, h, sibling);
 	strlcpy(out, h->id, HANDLE_LEN);
 	if (ev_lapse == NULL)
 		ev_lapse = evtimer_new(storage.base, sauth_lapse, NULL);
@@ -244,10 +284,23 @@ sauth_handle_find(struct storage_peer *p, const char *id)
 	if (strlcpy(key.id, id, sizeof(key.id)) >= sizeof(key.id))
 		return NULL;
 	h = RB_FIND(sauth_handles, &handles, &key);
-	if (h == NULL || h->peer != p ||
+	if (h == NULL || h->peer != p || h->dead ||
 	    mono_seconds() - h->last_used > HANDLE_IDLE)
 		return NULL;
+	/* Lent, it is good only while the one it was lent from is. */
+	if (h->parent != NULL &&
+	    mono_seconds() - h->parent->last_used > HANDLE_IDLE)
+		return NULL;
 	return h;
+}
+
+/* In use: and so is the handle it was lent from, for the same request. */
+static void
+sauth_handle_used(struct sauth_handle *h)
+{
+	h->last_used = mono_seconds();
+	if (h->parent != NULL)
+		h->parent->last_used = h->last_used;
 }
 
 /*
@@ -264,7 +317,7 @@ sauth_handle(struct storage_peer *p, uint32_t peerid, const char *id)
 		    "is not valid any more");
 		return NULL;
 	}
-	h->last_used = mono_seconds();
+	sauth_handle_used(h);
 	return &h->ref;
 }
 
@@ -280,7 +333,7 @@ sauth_handle_touch(struct storage_peer *p, const char *id)
 	struct sauth_handle	*h;
 
 	if ((h = sauth_handle_find(p, id)) != NULL)
-		h->last_used = mono_seconds();
+		sauth_handle_used(h);
 }
 
 void
@@ -316,7 +369,9 @@ sauth_delegate(struct storage_peer *p, struct imsg *imsg)
 		ar.status = h == NULL ? AUTH_UNKNOWN : AUTH_UNAVAILABLE;
 	else {
 		h->last_used = mono_seconds();
-		sauth_handle_new(broker, &h->ref, ar.handle);
+		sauth_handle_new(broker, &h->ref, h, ar.handle);
+		/* The broker's share of sessions is counted per key. */
+		strlcpy(ar.key_id, h->ref.key_id, sizeof(ar.key_id));
 		ar.status = AUTH_OK;
 	}
 	storage_reply(p, IMSG_AUTH_RESULT, imsg->hdr.peerid, -1, &ar,
@@ -330,9 +385,9 @@ sauth_key_revoked(const char *key_id)
 	struct sauth_entry	*e, *etmp;
 	struct sauth_handle	*h, *htmp;
 
-	RB_FOREACH_SAFE(e, sauth_tree, &found.tree, etmp)
+	RB_FOREACH_SAFE(e, sauth_tree, &by_key.found.tree, etmp)
 		if (strcmp(e->ref.key_id, key_id) == 0)
-			sauth_entry_drop(&found, e);
+			sauth_entry_drop(&by_key.found, e);
 	RB_FOREACH_SAFE(h, sauth_handles, &handles, htmp)
 		if (strcmp(h->ref.key_id, key_id) == 0)
 			sauth_handle_free(h);
@@ -366,7 +421,7 @@ sauth_answer(struct sreq *r, const struct sauth_entry *e, int admin)
 	strlcpy(ar.workspace_name, e->workspace_name,
 	    sizeof(ar.workspace_name));
 	if (ar.status == AUTH_OK && r->peer != NULL)
-		sauth_handle_new(r->peer, &e->ref, ar.handle);
+		sauth_handle_new(r->peer, &e->ref, NULL, ar.handle);
 	sreq_reply(r, IMSG_AUTH_RESULT, -1, &ar, sizeof(ar));
 	explicit_bzero(&ar, sizeof(ar));
 }
@@ -398,6 +453,13 @@ sauth_entry_from_row(struct sauth_entry *e, const PGresult *res)
 		e->status = AUTH_OK;
 }
 
+/* The admin key's lookups by name, or the lookups by token hash. */
+static struct sauth_cache *
+sauth_cache_of(int admin)
+{
+	return admin ? &by_user : &by_key;
+}
+
 static void
 sauth_looked_up(void *arg, const PGresult *res)
 {
@@ -412,10 +474,10 @@ sauth_looked_up(void *arg, const PGresult *res)
 		e.status = AUTH_UNAVAILABLE;
 	} else if (PQntuples(res) == 0) {
 		e.status = AUTH_UNKNOWN;
-		sauth_cache_put(&unknown, &e);
+		sauth_cache_put(&sauth_cache_of(r->admin)->unknown, &e);
 	} else {
 		sauth_entry_from_row(&e, res);
-		sauth_cache_put(&found, &e);
+		sauth_cache_put(&sauth_cache_of(r->admin)->found, &e);
 	}
 	sauth_answer(&r->req, &e, r->admin);
 	explicit_bzero(&e, sizeof(e));
@@ -469,12 +531,37 @@ sauth_ask(struct storage_peer *p, uint32_t peerid, struct auth_lookup *al,
 	    "k.workspace_id where k.token_sha256 = $1", 1, params);
 }
 
+/* What sha256_hex writes: 64 lowercase hex digits, nothing else. */
+static int
+sauth_hash_ok(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < SHA256_HEXLEN - 1; i++)
+		if (!(s[i] >= '0' && s[i] <= '9') &&
+		    !(s[i] >= 'a' && s[i] <= 'f'))
+			return 0;
+	return s[i] == '\0';
+}
+
+static void
+sauth_answer_now(struct storage_peer *p, uint32_t peerid, int status,
+    int admin)
+{
+	struct auth_result	 ar;
+
+	memset(&ar, 0, sizeof(ar));
+	ar.status = status;
+	ar.admin = admin;
+	storage_reply(p, IMSG_AUTH_RESULT, peerid, -1, &ar, sizeof(ar));
+}
+
 void
 sauth_lookup(struct storage_peer *p, struct imsg *imsg)
 {
 	struct auth_lookup	 al;
-	struct auth_result	 ar;
 	struct sauth_entry	*e;
+	struct sauth_cache	*c;
 	struct sreq		 now;
 	char			 name[SHA256_HEXLEN + 260];
 	int			 admin;
@@ -483,14 +570,22 @@ sauth_lookup(struct storage_peer *p, struct imsg *imsg)
 	al.token_sha256[sizeof(al.token_sha256) - 1] = '\0';
 	al.user_name[sizeof(al.user_name) - 1] = '\0';
 	al.workspace_name[sizeof(al.workspace_name) - 1] = '\0';
+	/*
+	 * A frontend only ever sends what sha256_hex made, so anything
+	 * else comes from a compromised one.  Like the rest of a
+	 * frontend's nonsense in a well-framed message, it costs that
+	 * request (no handle), not this process and every tenant.
+	 */
+	if (!sauth_hash_ok(al.token_sha256)) {
+		log_warnx("storage: a frontend sent a malformed token hash");
+		sauth_answer_now(p, imsg->hdr.peerid, AUTH_UNKNOWN, 0);
+		explicit_bzero(&al, sizeof(al));
+		return;
+	}
 	admin = sauth_is_admin(al.token_sha256);
 	if (admin && al.user_name[0] == '\0') {
 		/* The admin key must still say whom it acts for. */
-		memset(&ar, 0, sizeof(ar));
-		ar.status = AUTH_OK;
-		ar.admin = 1;
-		storage_reply(p, IMSG_AUTH_RESULT, imsg->hdr.peerid, -1, &ar,
-		    sizeof(ar));
+		sauth_answer_now(p, imsg->hdr.peerid, AUTH_OK, 1);
 		return;
 	}
 	if (al.workspace_name[0] == '\0')
@@ -502,8 +597,9 @@ sauth_lookup(struct storage_peer *p, struct imsg *imsg)
 		    strlen(al.user_name), al.user_name, al.workspace_name);
 	else
 		strlcpy(name, al.token_sha256, sizeof(name));
-	if ((e = sauth_cache_get(&found, name)) != NULL ||
-	    (e = sauth_cache_get(&unknown, name)) != NULL) {
+	c = sauth_cache_of(admin);
+	if ((e = sauth_cache_get(&c->found, name)) != NULL ||
+	    (e = sauth_cache_get(&c->unknown, name)) != NULL) {
 		now.peer = p;
 		now.peerid = imsg->hdr.peerid;
 		sauth_answer(&now, e, admin);

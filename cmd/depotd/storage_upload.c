@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mediatype.h"
 #include "util.h"
 #include "storage.h"
 
@@ -280,6 +281,17 @@ supload_create(struct storage_peer *p, struct imsg *imsg)
 	r->rec.filename[sizeof(r->rec.filename) - 1] = '\0';
 	r->rec.mime_type[sizeof(r->rec.mime_type) - 1] = '\0';
 	r->rec.purpose[sizeof(r->rec.purpose) - 1] = '\0';
+	/*
+	 * The type becomes a Content-Type at every download: nothing a
+	 * frontend or a sandbox (through the broker) sends unchecked.
+	 */
+	if (!media_type_ok(r->rec.mime_type)) {
+		if (r->rec.mime_type[0] != '\0')
+			log_info("storage: a malformed media type is stored "
+			    "as %s", MEDIA_TYPE_DEFAULT);
+		strlcpy(r->rec.mime_type, MEDIA_TYPE_DEFAULT,
+		    sizeof(r->rec.mime_type));
+	}
 	/* All the broker stores is what code produced, whatever it says. */
 	if (storage_peer_is_broker(p)) {
 		r->rec.source = SOURCE_CODE_EXECUTION;

@@ -22,7 +22,11 @@
 # Two routes outside the protocol, for tests: GET /health tells the
 # session count and how many protocol requests came; POST /__fault {"put": S, "get": S, "exec": S,
 # "exec_delay": SECONDS} makes PutFile, GetFile or Execute answer
-# status S (0: normally) or Execute take that long.
+# status S (0: normally) or Execute take that long.  A hostile
+# backend, for the same route: "put_delay" and "get_delay" (SECONDS)
+# make PutFile and GetFile that slow, "mime" is every listed file's
+# mime_type, "session_id" the id CreateSession answers.  GET /__paths
+# tells every path asked for since the last fault.
 #
 # With a certificate and its key (PEM), it serves https instead.
 #
@@ -47,6 +51,7 @@ ROOT = tempfile.mkdtemp(prefix="minimal-sbx-")
 sessions = {}
 faults = {}
 calls = [0]
+paths = []
 lock = threading.Lock()
 
 
@@ -59,7 +64,8 @@ def listing(sid):
 			st = os.stat(p)
 			out.append({"path": os.path.relpath(p, base),
 			    "size_bytes": st.st_size,
-			    "mime_type": "application/octet-stream",
+			    "mime_type": faults.get("mime",
+			    "application/octet-stream"),
 			    "modified_at": st.st_mtime})
 	return out
 
@@ -95,6 +101,7 @@ class Handler(BaseHTTPRequestHandler):
 	def authorised(self):
 		with lock:
 			calls[0] += 1
+			paths.append(self.path)
 		if self.headers.get("Authorization") == "Bearer " + TOKEN:
 			return True
 		self.reply(401, {"error": "bad credential"})
@@ -114,6 +121,8 @@ class Handler(BaseHTTPRequestHandler):
 		if parts == ["health"]:
 			return self.reply(200, {"sessions": len(sessions),
 			    "requests": calls[0]})
+		if parts == ["__paths"]:
+			return self.reply(200, {"paths": paths})
 		if not self.authorised():
 			return
 		if len(parts) < 3 or parts[0] != "sessions" or \
@@ -124,6 +133,7 @@ class Handler(BaseHTTPRequestHandler):
 		if parts[2:] == ["files", "list"]:
 			return self.reply(200, {"files": listing(sid)})
 		if parts[2:] == ["files"]:
+			time.sleep(faults.get("get_delay", 0))
 			if faults.get("get"):
 				return self.reply(faults["get"], {"error": "fault"})
 			p = inside(sid, q.get("path", [""])[0])
@@ -152,6 +162,7 @@ class Handler(BaseHTTPRequestHandler):
 		if parts == ["__fault"]:
 			faults.clear()
 			faults.update(json.loads(self.body() or b"{}"))
+			del paths[:]
 			return self.reply(204)
 		if not self.authorised():
 			return
@@ -163,7 +174,8 @@ class Handler(BaseHTTPRequestHandler):
 			now = time.time()
 			with lock:
 				sessions[sid] = {"dir": d}
-			return self.reply(201, {"session_id": sid,
+			return self.reply(201, {"session_id":
+			    faults.get("session_id", sid),
 			    "idle_timeout_seconds": 600,
 			    "max_lifetime_seconds": 3600,
 			    "created_at": now, "last_activity_at": now})
@@ -178,6 +190,7 @@ class Handler(BaseHTTPRequestHandler):
 				return self.reply(faults["exec"], {"error": "fault"})
 			return self.execute(sid, req)
 		if parts[2:] == ["files"]:
+			time.sleep(faults.get("put_delay", 0))
 			if faults.get("put"):
 				self.body()
 				return self.reply(faults["put"], {"error": "fault"})

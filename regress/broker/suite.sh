@@ -46,6 +46,7 @@ cleanup() {
 	[ -n "$min_pid" ] && kill "$min_pid" 2>/dev/null
 	[ -n "$tls_pid" ] && kill "$tls_pid" 2>/dev/null
 	command -v e2e_stop >/dev/null && e2e_stop
+	command -v hostile_stop >/dev/null && hostile_stop
 	wait 2>/dev/null
 }
 trap cleanup EXIT
@@ -211,4 +212,7 @@ passed" test $rc -eq 0 -a "$(grep -c '^ok - ' "$work/reload.out")" -ge 7
 # The whole daemon, with the same backend.
 . "$top/regress/broker/https.sh"
 https_e2e
+# And with a hostile one.
+. "$top/regress/broker/hostile.sh"
+hostile_e2e
 exit $((failed > 0))

@@ -218,14 +218,27 @@ send_msg(struct imsgbuf *ib, uint32_t type, uint32_t id, int fd,
 		err(1, "imsg_compose");
 }
 
+/* A lease for the caller's key (as the storage helper names keys). */
 static void
-open_lease(struct imsgbuf *ib, uint32_t id, struct answer *a)
+open_lease_for(struct imsgbuf *ib, uint32_t id, const char *key,
+    struct answer *a)
 {
 	struct sbx_open	 o;
 
 	memset(&o, 0, sizeof(o));
+	strlcpy(o.key_id, key, sizeof(o.key_id));
 	send_msg(ib, IMSG_SBX_OPEN, id, -1, &o, sizeof(o));
 	answer(ib, id, a);
+}
+
+/* Each lease of its own key, so that only max-sessions counts. */
+static void
+open_lease(struct imsgbuf *ib, uint32_t id, struct answer *a)
+{
+	char	 key[IDLEN];
+
+	snprintf(key, sizeof(key), "key-test-%u", id);
+	open_lease_for(ib, id, key, a);
 }
 
 /* A pipe carrying data, whose size is said to be size. */
@@ -439,6 +452,47 @@ test_capacity(struct imsgbuf *ib, int max)
 }
 
 /*
+ * One key holds at most max-sessions-per-key (by default half of
+ * max-sessions) at once; past it a lease is refused with 429 and
+ * another key still gets one.
+ */
+static void
+test_per_key(struct imsgbuf *ib, int max)
+{
+	struct answer	 a;
+	uint32_t	 id;
+	int		 ok = 1, share = max / 2 > 0 ? max / 2 : 1;
+	int		 base = backend_sessions();
+
+	for (id = 200; id < 200 + (uint32_t)share; id++) {
+		open_lease_for(ib, id, "key-greedy", &a);
+		ok &= a.type == IMSG_SBX_STATUS && a.st.status == 0;
+	}
+	T_OK(ok, "one key opens %d leases (half of max-sessions %d)", share,
+	    max);
+	open_lease_for(ib, id, "key-greedy", &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 429,
+	    "its next lease is refused with 429 (%d: %s)", a.st.status,
+	    a.st.message);
+	send_msg(ib, IMSG_SBX_CLOSE, id, -1, NULL, 0);
+	T_EQ_INT(backend_sessions(), base + share,
+	    "the refused lease made no session at the backend");
+	open_lease_for(ib, id + 1, "key-modest", &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 0,
+	    "another key still gets one (%d: %s)", a.st.status,
+	    a.st.message);
+	send_msg(ib, IMSG_SBX_CLOSE, 200, -1, NULL, 0);
+	open_lease_for(ib, id + 2, "key-greedy", &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 0,
+	    "once one of its leases closes, the first key gets another");
+	for (id = 201; id < 200 + (uint32_t)share; id++)
+		send_msg(ib, IMSG_SBX_CLOSE, id, -1, NULL, 0);
+	send_msg(ib, IMSG_SBX_CLOSE, 200 + share + 1, -1, NULL, 0);
+	send_msg(ib, IMSG_SBX_CLOSE, 200 + share + 2, -1, NULL, 0);
+	T_EQ_INT(sessions_become(base), base, "and every one of them goes");
+}
+
+/*
  * A lease refused under the first configuration (a backend whose
  * certificate its ca-file refuses), then one that opens once a reload
  * brings the right CA bundle.
@@ -496,6 +550,7 @@ main(int argc, char *argv[])
 		before = backend_sessions();
 		T_OK(before >= 0, "the backend answers");
 		test_run(&fe);
+		test_per_key(&fe, max);
 		test_capacity(&fe, max);
 		/* A frontend that dies takes its leases with it. */
 		close(fe.fd);

@@ -684,6 +684,68 @@ write_ca(void)
 	return cmdline_symset(def);
 }
 
+/*
+ * A key's share of the sandbox sessions, and the transfer timeout:
+ * set, defaulted (half of max-sessions, at least one), printed back,
+ * sent to the broker, refused out of range.
+ */
+static void
+test_sandbox_shares(void)
+{
+	static const char base[] = "database \"dbname=x\"\n"
+	    "storage \"file:///x\"\n";
+	struct depotd_conf	*c, *back;
+	char			 text[512], *w;
+	size_t			 len;
+
+	snprintf(text, sizeof(text), "%ssandbox \"http://h\" { "
+	    "max-sessions 9 max-sessions-per-key 2 transfer-timeout 45s }\n",
+	    base);
+	c = parse_text(text);
+	T_OK(c != NULL && c->max_sessions_per_key == 2 &&
+	    conf_sessions_per_key(c) == 2 && c->transfer_timeout == 45,
+	    "max-sessions-per-key 2, transfer-timeout 45s");
+	if (c != NULL) {
+		w = wire(c, ROLE_BROKER, roster_role(ROLE_BROKER)->parts,
+		    roster_role(ROLE_BROKER)->secrets, &len, &back);
+		T_OK(back != NULL && conf_sessions_per_key(back) == 2 &&
+		    back->transfer_timeout == 45,
+		    "the broker is sent both");
+		free(w);
+		conf_free(back);
+	}
+	conf_free(c);
+	snprintf(text, sizeof(text), "%ssandbox \"http://h\" { "
+	    "max-sessions 9 }\n", base);
+	c = parse_text(text);
+	T_OK(c != NULL && conf_sessions_per_key(c) == 4 &&
+	    c->transfer_timeout == 300,
+	    "defaults: half of max-sessions 9 is 4; transfer-timeout 5m");
+	conf_free(c);
+	snprintf(text, sizeof(text), "%ssandbox \"http://h\" { "
+	    "max-sessions 1 }\n", base);
+	c = parse_text(text);
+	T_OK(c != NULL && conf_sessions_per_key(c) == 1,
+	    "max-sessions 1: a key's share is still 1");
+	conf_free(c);
+	snprintf(text, sizeof(text), "%ssandbox \"http://h\" { "
+	    "max-sessions 2 max-sessions-per-key 5 }\n", base);
+	c = parse_text(text);
+	T_OK(c != NULL && conf_sessions_per_key(c) == 2,
+	    "a share over max-sessions is max-sessions");
+	conf_free(c);
+	snprintf(text, sizeof(text), "%ssandbox local { "
+	    "max-sessions-per-key 0 }\n", base);
+	c = parse_text(text);
+	T_OK(c == NULL, "refused: max-sessions-per-key 0");
+	conf_free(c);
+	snprintf(text, sizeof(text), "%ssandbox local { "
+	    "transfer-timeout 0 }\n", base);
+	c = parse_text(text);
+	T_OK(c == NULL, "refused: transfer-timeout 0");
+	conf_free(c);
+}
+
 int
 main(void)
 {
@@ -711,6 +773,7 @@ main(void)
 	test_upstream_net();
 	test_ca_limits();
 	test_new_errors();
+	test_sandbox_shares();
 	test_many_ports();
 	if (ca_path != NULL)
 		unlink(ca_path);

@@ -304,6 +304,62 @@ test_admin(struct imsgbuf *fa, const char *admin, const char *bob_file)
 	    "bob's file");
 }
 
+/* A lookup whose "hash" is whatever a compromised frontend sends. */
+static void
+lookup_raw(struct imsgbuf *ib, const char *hash, struct answer *a)
+{
+	struct auth_lookup	 al;
+
+	memset(&al, 0, sizeof(al));
+	memcpy(al.token_sha256, hash, strlen(hash) < sizeof(al.token_sha256) ?
+	    strlen(hash) : sizeof(al.token_sha256) - 1);
+	ask(ib, IMSG_AUTH_LOOKUP, &al, sizeof(al), a);
+}
+
+static int
+no_handle(const struct answer *a)
+{
+	return a->type == IMSG_AUTH_RESULT && a->auth.status != AUTH_OK &&
+	    a->auth.handle[0] == '\0' && !a->auth.admin;
+}
+
+/*
+ * Only 64 lowercase hex digits are a token's hash: the admin key's
+ * answer for bob, cached under bob's name just now, is not what a
+ * frontend gets by sending that name as a hash.
+ */
+static void
+test_hash_forms(struct imsgbuf *fa, const char *alice, const char *bob_file)
+{
+	struct answer	 a;
+	char		 hash[SHA256_HEXLEN], *p;
+
+	lookup_raw(fa, "3:bob\ndefault", &a);
+	T_OK(no_handle(&a), "a \"hash\" naming the admin's cached lookup "
+	    "for bob gets no handle (status %d)", a.auth.status);
+	if (a.auth.handle[0] != '\0') {
+		keyed(fa, IMSG_FILE_GET, a.auth.handle, bob_file, &a);
+		T_OK(refused(&a), "and reads none of bob's files");
+	}
+	sha256_hex(alice, strlen(alice), hash);
+	for (p = hash; *p != '\0'; p++)
+		if (*p >= 'a' && *p <= 'f')
+			*p -= 'a' - 'A';
+	lookup_raw(fa, hash, &a);
+	T_OK(no_handle(&a), "alice's hash in upper case: no handle");
+	sha256_hex(alice, strlen(alice), hash);
+	hash[63] = '\0';
+	lookup_raw(fa, hash, &a);
+	T_OK(no_handle(&a), "63 of its 64 digits: no handle");
+	sha256_hex(alice, strlen(alice), hash);
+	hash[10] = 'g';
+	lookup_raw(fa, hash, &a);
+	T_OK(no_handle(&a), "a digit that is not hex: no handle");
+	lookup(fa, alice, "", &a);
+	T_OK(a.auth.status == AUTH_OK && a.auth.handle[0] != '\0',
+	    "alice's real hash still gets her handle");
+}
+
 /* A frontend's nonsense is refused, and the helper lives on. */
 static void
 test_nonsense(struct imsgbuf *fa, const char *ha)
@@ -439,6 +495,68 @@ create_as(struct imsgbuf *ib, const char *handle, struct answer *a)
 	ask(ib, IMSG_FILE_CREATE, &fc, sizeof(fc), a);
 }
 
+static void
+release(struct imsgbuf *ib, const char *handle)
+{
+	struct auth_release	 rel;
+
+	memset(&rel, 0, sizeof(rel));
+	strlcpy(rel.handle, handle, sizeof(rel.handle));
+	imsg_compose(ib, IMSG_AUTH_RELEASE, 0, 0, -1, &rel, sizeof(rel));
+	if (imsgbuf_flush(ib) == -1)
+		err(1, "imsgbuf_flush");
+}
+
+static void
+commit_as(struct imsgbuf *ib, const char *handle, const char *id,
+    struct answer *a)
+{
+	struct file_commit	 fc;
+
+	memset(&fc, 0, sizeof(fc));
+	strlcpy(fc.key.handle, handle, sizeof(fc.key.handle));
+	strlcpy(fc.key.id, id, sizeof(fc.key.id));
+	fc.bytes = 2;
+	sha256_hex("hi", 2, fc.sha256);
+	ask(ib, IMSG_FILE_COMMIT, &fc, sizeof(fc), a);
+}
+
+/*
+ * A lent handle ends with the one it was lent from: a broker that
+ * keeps it past the request creates and commits nothing more, and an
+ * upload it had under way goes too.
+ */
+static void
+test_lent_ends(struct imsgbuf *fa, struct imsgbuf *bk, const char *alice,
+    const char *ha, const char *hd)
+{
+	struct answer	 a;
+	char		 id[IDLEN], fresh[HANDLE_LEN];
+
+	create_as(bk, hd, &a);
+	T_OK(a.type == IMSG_FILE_CREATED && a.fd != -1,
+	    "while alice's handle lives, the broker's creates an upload");
+	if (a.fd != -1) {
+		if (write(a.fd, "hi", 2) != 2)
+			err(1, "write");
+		close(a.fd);
+	}
+	strlcpy(id, a.rec.id, sizeof(id));
+	release(fa, ha);
+	commit_as(bk, hd, id, &a);
+	T_OK(refused(&a) && a.status == 401, "alice's frontend releases her "
+	    "handle: the broker's upload under the lent one is refused "
+	    "(%d)", a.status);
+	create_as(bk, hd, &a);
+	T_OK(refused(&a) && a.status == 401,
+	    "and the lent handle creates nothing more (%d)", a.status);
+	lookup(fa, alice, "", &a);
+	strlcpy(fresh, a.auth.handle, sizeof(fresh));
+	keyed(fa, IMSG_FILE_GET, fresh, id, &a);
+	T_OK(refused(&a) && a.status == 404,
+	    "nor is that upload a file of alice's (%d)", a.status);
+}
+
 /*
  * A frontend lends the broker its caller for code execution: the
  * broker may then create files for that caller, marked as output,
@@ -496,6 +614,7 @@ test_delegation(struct imsgbuf *fa, struct imsgbuf *fb, struct imsgbuf *bk,
 	    "code_execution_output") == 0 && a.rec.bytes == 2,
 	    "alice sees it, as code_execution_output whatever the commit "
 	    "said (%s)", a.rec.purpose);
+	test_lent_ends(fa, bk, alice, ha, hd);
 }
 
 static int
@@ -545,6 +664,7 @@ main(int argc, char *argv[])
 		test_tenants(&fa, argv[3], argv[4], argv[5], ha);
 		test_channels(&fa, &fb, ha, argv[4]);
 		test_admin(&fa, argv[6], argv[5]);
+		test_hash_forms(&fa, argv[3], argv[5]);
 		test_nonsense(&fa, ha);
 		test_release(&fa, ha, argv[4]);
 		test_cache(&fa);
