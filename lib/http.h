@@ -182,7 +182,21 @@ void	 http_body_accept(struct http_request *);
 void	 http_body_pause(struct http_request *);
 void	 http_body_resume(struct http_request *);
 
-/* Responses.  Headers added before the status goes out. */
+/*
+ * Responses.  Headers added before the status goes out.
+ *
+ * No header the layer writes carries a control character but HT: a
+ * name must be a token, and a value (the Content-Type's too) may hold
+ * no CR, LF, other C0 control or DEL.  A response with one is logged
+ * and becomes a 500 in the envelope of the layer's own errors, without
+ * the handler's headers; whatever body the handler then sends is
+ * swallowed and the connection closes after.  500, not 502: the values
+ * come from the handler, and through it from callers, stores and
+ * backends, which the layer cannot tell apart; a value this far is a
+ * check missed above it, the server's own fault.  Dropping the header
+ * alone would send a response the handler did not mean (a download
+ * without its Content-Disposition, say).
+ */
 void	 http_reply_header(struct http_request *, const char *name,
 	    const char *value);
 /* A complete response with a body held in memory. */

@@ -294,7 +294,7 @@ conn_reset(struct http_conn *c)
 	evbuffer_drain(c->hvalue, evbuffer_get_length(c->hvalue));
 	evbuffer_drain(c->resp_headers, evbuffer_get_length(c->resp_headers));
 	c->resp = RS_NONE;
-	c->resp_chunked = c->resp_nobody = 0;
+	c->resp_chunked = c->resp_nobody = c->resp_refused = 0;
 	c->resp_remaining = -1;
 	c->ondrain = NULL;
 	c->ondrain_arg = NULL;

@@ -117,6 +117,7 @@ struct http_conn {
 	enum resp_state		 resp;
 	int			 resp_chunked;
 	int			 resp_nobody;
+	int			 resp_refused;	/* a header was: a 500 */
 	int64_t			 resp_remaining; /* -1 when not declared */
 	int			 want_close;
 	int			 linger;

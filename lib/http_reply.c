@@ -77,20 +77,6 @@ http_status_text(int status)
 
 /* Connection output. */
 
-/*
- * A value that would end its header line or smuggle bytes into it: any
- * control character but HTAB (RFC 9110 5.5).
- */
-static int
-http_header_value_bad(const char *v)
-{
-	for (; *v != '\0'; v++)
-		if (((unsigned char)*v < 0x20 && *v != '\t') ||
-		    (unsigned char)*v == 0x7f)
-			return 1;
-	return 0;
-}
-
 static void
 reply_head(struct http_conn *c, struct http_request *req, int status,
     const char *ctype, int64_t length)
@@ -106,10 +92,6 @@ reply_head(struct http_conn *c, struct http_request *req, int status,
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nDate: %s\r\n"
 	    "Server: depotd\r\nrequest-id: %s\r\nx-request-id: %s\r\n",
 	    status, http_status_text(status), date, req->id, req->id);
-	if (ctype != NULL && http_header_value_bad(ctype)) {
-		log_warnx("%s: refusing a malformed Content-Type", __func__);
-		ctype = "application/octet-stream";
-	}
 	if (ctype != NULL)
 		evbuffer_add_printf(out, "Content-Type: %s\r\n", ctype);
 	bodyless_status = status < 200 || status == 204 || status == 304;
@@ -129,6 +111,34 @@ reply_head(struct http_conn *c, struct http_request *req, int status,
 	evbuffer_add(out, "\r\n", 2);
 }
 
+/* A token (RFC 9110): letters, digits and !#$%&'*+-.^_`|~. */
+static int
+field_name_ok(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s != '\0'; s++)
+		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
+		    !(*s >= '0' && *s <= '9') &&
+		    strchr("!#$%&'*+-.^_`|~", *s) == NULL)
+			return 0;
+	return 1;
+}
+
+/*
+ * No control character but HT: a CR or LF would end the field and
+ * start a header, or a response, of its own; the others (and DEL) are
+ * no field content either.  A NUL ends the C string before it.
+ */
+static int
+field_value_ok(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 void
 http_reply_header(struct http_request *req, const char *name,
     const char *value)
@@ -139,13 +149,42 @@ http_reply_header(struct http_request *req, const char *name,
 		log_warnx("%s: %s after the status line", __func__, name);
 		return;
 	}
-	/* Header injection: a CR or LF would start a header of its own. */
-	if (name[0] == '\0' || strpbrk(name, "\r\n: \t") != NULL ||
-	    http_header_value_bad(name) || http_header_value_bad(value)) {
-		log_warnx("%s: refusing malformed header %s", __func__, name);
+	if (!field_name_ok(name) || !field_value_ok(value)) {
+		log_warnx("request %s: header %s: %s, refused: the response "
+		    "becomes a 500", req->id, name, value);
+		c->resp_refused = 1;
 		return;
 	}
 	evbuffer_add_printf(c->resp_headers, "%s: %s\r\n", name, value);
+}
+
+/*
+ * The response in place of one whose header would carry a control
+ * character (see http.h): a 500 in the envelope of the layer's own
+ * errors, without the handler's headers; what the handler goes on to
+ * send is swallowed, and the connection closes after it.
+ */
+static void
+reply_refused(struct http_conn *c, struct http_request *req)
+{
+	static const char	 body[] = "{\"error\":{\"message\":\"the "
+	    "response could not be formed\",\"type\":\"server_error\","
+	    "\"param\":null,\"code\":null}}";
+	struct evbuffer		*out = bufferevent_get_output(c->bev);
+
+	evbuffer_drain(c->resp_headers, evbuffer_get_length(c->resp_headers));
+	c->resp_refused = 1;
+	c->want_close = 1;
+	c->resp_chunked = 0;
+	c->resp_remaining = -1;
+	req->status = 500;
+	reply_head(c, req, 500, "application/json", sizeof(body) - 1);
+	if (req->method != HTTP_M_HEAD) {
+		evbuffer_add(out, body, sizeof(body) - 1);
+		req->bytes_out += sizeof(body) - 1;
+	}
+	c->resp_nobody = 1;
+	c->resp = RS_OPEN;
 }
 
 void
@@ -181,6 +220,15 @@ http_reply_start(struct http_request *req, int status, const char *ctype,
 		else
 			c->resp_chunked = 1;
 	}
+	if (!c->resp_refused && ctype != NULL && !field_value_ok(ctype)) {
+		log_warnx("request %s: Content-Type: %s, refused: the "
+		    "response becomes a 500", req->id, ctype);
+		c->resp_refused = 1;
+	}
+	if (c->resp_refused) {
+		reply_refused(c, req);
+		return;
+	}
 	reply_head(c, req, status, ctype, length);
 	c->resp = RS_OPEN;
 }
@@ -193,7 +241,7 @@ http_reply_data(struct http_request *req, const void *data, size_t len)
 
 	if (c->dead || c->resp != RS_OPEN)
 		return -1;
-	if (len == 0)
+	if (len == 0 || c->resp_refused)
 		return 0;
 	if (c->resp_remaining >= 0) {
 		if ((uint64_t)len > (uint64_t)c->resp_remaining) {
@@ -278,7 +326,7 @@ reply_fd_start(struct http_request *req, int status, const char *ctype,
 	if (!c->resp_nobody && length != 0)
 		return 1;
 	close(fd);
-	if (length > 0)
+	if (length > 0 && !c->resp_refused)
 		req->bytes_out += length;	/* as http_reply_data counts */
 	c->resp_remaining = 0;
 	http_reply_end(req);

@@ -106,13 +106,14 @@ print_tcp(FILE *fp, const struct lockdown_rules *pol)
 		fputs("no connect, no bind", fp);
 		return;
 	}
+	/* lockdown_seccomp.c: Fast Open would connect past the rules. */
 	fputs("connect to port", fp);
 	if (pol->nports > 1)
 		fputc('s', fp);
 	for (i = 0; i < pol->nports; i++)
 		fprintf(fp, "%s %u", i > 0 ? "," : "",
 		    (unsigned)pol->ports[i]);
-	fputs(" only, no bind", fp);
+	fputs(" only, no bind, no Fast Open", fp);
 }
 
 void

@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <errno.h>
 #include <sched.h>
@@ -170,6 +171,53 @@ add_tcp_socket(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/*
+ * TCP Fast Open connects from inside sendto(2), sendmsg(2) and
+ * sendmmsg(2), to the address the data is sent to, and Landlock's
+ * connect hook never sees that connection: a role held to named ports
+ * may not ask for it.  MSG_FASTOPEN fails with EPERM, and so do the
+ * socket options that turn Fast Open on for connect(2)
+ * (TCP_FASTOPEN_CONNECT) and for a listener (TCP_FASTOPEN), which no
+ * role uses.
+ *
+ * These refusals are a filter of their own, allowing everything else:
+ * libseccomp drops a rule with arguments for a call that one without
+ * allows whole, and the kernel answers with the strictest of all the
+ * filters a process has.  The option is compared on its low 32 bits,
+ * as the kernel reads an int: junk in the upper half of the register
+ * makes no other option.
+ */
+static int
+add_no_fastopen(scmp_filter_ctx ctx)
+{
+	static const struct {
+		const char	*name;
+		unsigned int	 flags;		/* the flags argument */
+	} sends[] = {
+		{ "sendto", 3 }, { "sendmsg", 2 }, { "sendmmsg", 3 },
+	};
+	static const int	 opts[] = { TCP_FASTOPEN, TCP_FASTOPEN_CONNECT };
+	const uint32_t		 refuse = SCMP_ACT_ERRNO(EPERM);
+	struct scmp_arg_cmp	 cmp[2];
+	size_t			 i;
+
+	for (i = 0; i < sizeof(sends) / sizeof(sends[0]); i++) {
+		cmp[0] = SCMP_CMP(sends[i].flags, SCMP_CMP_MASKED_EQ,
+		    MSG_FASTOPEN, MSG_FASTOPEN);
+		if (add_call(ctx, refuse, sends[i].name, 1, cmp) < 0)
+			return -1;
+	}
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		cmp[0] = SCMP_CMP(1, SCMP_CMP_MASKED_EQ, 0xffffffffUL,
+		    IPPROTO_TCP);
+		cmp[1] = SCMP_CMP(2, SCMP_CMP_MASKED_EQ, 0xffffffffUL,
+		    opts[i]);
+		if (add_call(ctx, refuse, "setsockopt", 2, cmp) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 add_promise(scmp_filter_ctx ctx, const struct lockdown_rules *pol,
     const char *promise)
@@ -226,29 +274,63 @@ add_promises(scmp_filter_ctx ctx, const struct lockdown_rules *pol,
 	return rc;
 }
 
+/* 0, or libseccomp's error: -EINVAL or -ENOSYS when seccomp is missing. */
+static int
+load(scmp_filter_ctx ctx)
+{
+	int	 rc;
+
+	rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc != 0 && rc != -EINVAL && rc != -ENOSYS)
+		fatalx("seccomp_load: %s", strerror(-rc));
+	return rc;
+}
+
+/*
+ * The refusals of add_no_fastopen, loaded first: the allow-list has no
+ * seccomp(2) for a filter after it.
+ */
+static int
+load_no_fastopen(const struct lockdown_rules *pol)
+{
+	scmp_filter_ctx	 ctx;
+
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		fatalx("seccomp_init");
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0 ||
+	    add_no_fastopen(ctx) == -1)
+		fatalx("seccomp: cannot build the %s Fast Open filter",
+		    pol->role);
+	return load(ctx);
+}
+
 /* 0: the filter is in force; -1: this kernel has no seccomp filters. */
 int
 lockdown_seccomp(const struct lockdown_rules *pol)
 {
 	scmp_filter_ctx	 ctx;
-	int		 rc, exec;
+	int		 rc = 0, exec;
 
-	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
-		fatalx("seccomp_init");
-	/* Every thread, also any a library started before now. */
-	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0 ||
-	    add_promises(ctx, pol, &exec) == -1 ||
-	    add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_fatal) == -1 ||
-	    (!exec && add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_exec) == -1))
-		fatalx("seccomp: cannot build the %s filter", pol->role);
-	rc = seccomp_load(ctx);
-	seccomp_release(ctx);
-	if (rc == -EINVAL || rc == -ENOSYS) {
+	if (pol->tcp_connect == LOCKDOWN_TCP_PORTS)
+		rc = load_no_fastopen(pol);
+	if (rc == 0) {
+		if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
+			fatalx("seccomp_init");
+		/* Every thread, also any a library started before now. */
+		if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0 ||
+		    add_promises(ctx, pol, &exec) == -1 ||
+		    add_calls(ctx, SCMP_ACT_KILL_PROCESS, calls_fatal) == -1 ||
+		    (!exec && add_calls(ctx, SCMP_ACT_KILL_PROCESS,
+		    calls_exec) == -1))
+			fatalx("seccomp: cannot build the %s filter",
+			    pol->role);
+		rc = load(ctx);
+	}
+	if (rc != 0) {
 		log_warnx("seccomp is not available in this kernel; "
 		    "system calls are not filtered");
 		return -1;
 	}
-	if (rc != 0)
-		fatalx("seccomp_load: %s", strerror(-rc));
 	return 0;
 }

@@ -40,7 +40,15 @@
  * fetches http://upstream.test:PORT/ with the name given by
  * CURLOPT_RESOLVE: 127.0.0.1; with -C file, https:// checked against
  * that file's certificates, read before the lockdown and given as
- * CURLOPT_CAINFO_BLOB).
+ * CURLOPT_CAINFO_BLOB), fastopen PORT (TCP Fast Open to 127.0.0.1:
+ * sendto(2) with MSG_FASTOPEN and the address, as connect(2) never
+ * called; "ok" when the connection is then up), fastopen-msg PORT and
+ * fastopen-mmsg PORT (the same through sendmsg(2) and sendmmsg(2)),
+ * tfo-connect PORT (setsockopt TCP_FASTOPEN_CONNECT, then connect and
+ * write),
+ * tfo-listen (setsockopt TCP_FASTOPEN, the server side).  The sockets
+ * of tcp, bind and the TCP Fast Open actions are made before the
+ * lockdown, so that they are tried even where the role may make none.
  *
  * -L runs program on a kernel made to look as if it had no Landlock:
  * the Landlock system calls fail with ENOSYS, for it and its children.
@@ -48,9 +56,11 @@
 #include <sys/types.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <curl/curl.h>
@@ -192,7 +202,9 @@ prepare(struct attempt *a)
 	a->fd = a->peer = -1;
 	if (strcmp(a->action, "curl") == 0)
 		prepare_curl(a);
-	if (strcmp(a->action, "tcp") == 0 || strcmp(a->action, "bind") == 0)
+	if (strcmp(a->action, "tcp") == 0 || strcmp(a->action, "bind") == 0 ||
+	    strncmp(a->action, "fastopen", 8) == 0 ||
+	    strncmp(a->action, "tfo-", 4) == 0)
 		a->fd = socket(AF_INET, SOCK_STREAM, 0);
 	else if (strcmp(a->action, "unix") == 0 ||
 	    strcmp(a->action, "abstract") == 0)
@@ -206,7 +218,9 @@ prepare(struct attempt *a)
 		a->peer = sv[1];
 	}
 	if (a->fd == -1 && a->peer == -1 && (strcmp(a->action, "tcp") == 0 ||
-	    strcmp(a->action, "unix") == 0 || strcmp(a->action, "bind") == 0))
+	    strcmp(a->action, "unix") == 0 || strcmp(a->action, "bind") == 0 ||
+	    strncmp(a->action, "fastopen", 8) == 0 ||
+	    strncmp(a->action, "tfo-", 4) == 0))
 		err(2, "socket");
 }
 
@@ -280,6 +294,74 @@ try_ptrace(pid_t pid)
 	return 0;
 }
 
+/*
+ * TCP Fast Open: the address goes with the data, and the kernel
+ * connects from inside sendto(2), sendmsg(2) or sendmmsg(2).  Without
+ * a cookie for the server the SYN carries none of the data, but the
+ * connection is made all the same: getpeername(2) shows it up.
+ */
+static int
+try_fastopen(struct attempt *a, const char *how)
+{
+	struct sockaddr_in	 sin, peer;
+	struct mmsghdr		 mm;
+	struct iovec		 iov;
+	socklen_t		 len = sizeof(peer);
+	ssize_t			 n;
+	char			 c = 'x';
+
+	loopback(&sin, a->arg);
+	memset(&mm, 0, sizeof(mm));
+	iov.iov_base = &c;
+	iov.iov_len = 1;
+	mm.msg_hdr.msg_name = &sin;
+	mm.msg_hdr.msg_namelen = sizeof(sin);
+	mm.msg_hdr.msg_iov = &iov;
+	mm.msg_hdr.msg_iovlen = 1;
+	if (strcmp(how, "fastopen") == 0)
+		n = sendto(a->fd, &c, 1, MSG_FASTOPEN,
+		    (struct sockaddr *)&sin, sizeof(sin));
+	else if (strcmp(how, "fastopen-msg") == 0)
+		n = sendmsg(a->fd, &mm.msg_hdr, MSG_FASTOPEN);
+	else if (strcmp(how, "fastopen-mmsg") == 0)
+		n = sendmmsg(a->fd, &mm, 1, MSG_FASTOPEN) == 1 ? 1 : -1;
+	else
+		errx(2, "unknown action %s", how);
+	if (n != 1)
+		return -1;
+	return getpeername(a->fd, (struct sockaddr *)&peer, &len);
+}
+
+/*
+ * TCP_FASTOPEN_CONNECT: connect(2) defers the SYN to the first write.
+ * Set with junk in the upper halves of the level and option registers,
+ * which the kernel, reading ints, ignores: a filter must too.
+ */
+static int
+try_tfo_connect(struct attempt *a)
+{
+	struct sockaddr_in	 sin;
+	const unsigned long	 junk = 0x5a5a5a5aUL << 32;
+	int			 on = 1;
+
+	if (syscall(SYS_setsockopt, a->fd, junk | IPPROTO_TCP,
+	    junk | TCP_FASTOPEN_CONNECT, &on, (socklen_t)sizeof(on)) == -1)
+		return -1;
+	if (connect(a->fd, (struct sockaddr *)&sin, loopback(&sin, a->arg)) ==
+	    -1)
+		return -1;
+	return write(a->fd, "x", 1) == 1 ? 0 : -1;
+}
+
+static int
+try_tfo_listen(struct attempt *a)
+{
+	int	 qlen = 5;
+
+	return setsockopt(a->fd, IPPROTO_TCP, TCP_FASTOPEN, &qlen,
+	    sizeof(qlen));
+}
+
 static int
 attempt(struct attempt *a)
 {
@@ -314,6 +396,12 @@ attempt(struct attempt *a)
 		return try_pair(a);
 	if (strcmp(act, "curl") == 0)
 		return try_curl(a);
+	if (strncmp(act, "fastopen", 8) == 0)
+		return try_fastopen(a, act);
+	if (strcmp(act, "tfo-connect") == 0)
+		return try_tfo_connect(a);
+	if (strcmp(act, "tfo-listen") == 0)
+		return try_tfo_listen(a);
 	errx(2, "unknown action %s", act);
 }
 

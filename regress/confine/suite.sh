@@ -38,6 +38,8 @@ try=$top/build/regress/confine_try
 sibling=
 httpd=
 httpsd=
+tfo_sysctl=/proc/sys/net/ipv4/tcp_fastopen
+tfo_saved=
 . "$top/regress/harness/tap.sh"
 
 cleanup() {
@@ -45,6 +47,7 @@ cleanup() {
 	[ -n "$sibling" ] && kill "$sibling" 2>/dev/null
 	[ -n "$httpd" ] && kill "$httpd" 2>/dev/null
 	[ -n "$httpsd" ] && kill "$httpsd" 2>/dev/null
+	[ -n "$tfo_saved" ] && echo "$tfo_saved" >"$tfo_sysctl"
 	depot_stop
 	pg_stop "$work/pg"
 }
@@ -164,6 +167,43 @@ refused frontend _depotd SIGSYS exec /bin/echo
 extra=
 # Without upstreams it has no inet at all (above): not even UDP.
 refused frontend _depotd EPERM udp
+
+# --- TCP Fast Open: connections Landlock's connect rule never sees -----
+
+# sendto(2), sendmsg(2) or sendmmsg(2) with MSG_FASTOPEN connect from
+# inside the call to the address given, and Landlock's connect hook
+# does not see it: unconfined, and under Landlock alone, it reaches
+# PostgreSQL's port, which is not among the ports named (-p 1).  The
+# frontend and the broker, held to named ports, are refused it; and
+# the socket options that turn Fast Open on (tfo-connect sets its
+# option with junk in the registers' upper halves, which the kernel
+# ignores).  The sockets are made before the lockdown, so that without
+# ports too the calls are tried, not the socket(2).  Client Fast Open
+# must be on (bit 1 of the sysctl) for the unconfined attempts to
+# connect: it is turned on for the suite if it is not.
+tfo_now=$(cat "$tfo_sysctl" 2>/dev/null || echo 0)
+if [ $((tfo_now & 1)) -eq 0 ]; then
+	tfo_saved=$tfo_now
+	echo $((tfo_now | 1)) >"$tfo_sysctl"
+fi
+for role in frontend broker; do
+	for extra in "-p 1" ""; do
+		for act in fastopen fastopen-msg fastopen-mmsg tfo-connect; do
+			refused $role _depotd EPERM $act "$PGPORT"
+		done
+		refused $role _depotd EPERM tfo-listen
+	done
+done
+# What the roles send without the flag still goes (pair: sendmsg(2)).
+extra="-p $PGPORT"
+allowed frontend _depotd tcp "$PGPORT"
+allowed broker _depotd tcp "$PGPORT"
+allowed broker _depotd pair
+extra=
+if [ -n "$tfo_saved" ]; then
+	echo "$tfo_saved" >"$tfo_sysctl"
+	tfo_saved=
+fi
 
 # libcurl, as the frontend will call its upstreams: the name from
 # CURLOPT_RESOLVE, a plain HTTP server standing in for the upstream.
@@ -314,7 +354,7 @@ model \"m\" upstream \"a\""
 chown "$DEPOT_STORE_USER" "$work/d/files"
 "$DEPOTD" -n -v -f "$work/d/depotd.conf" >/dev/null 2>"$work/plan-up"
 check "with upstreams, the frontend may connect to their ports only" \
-    grep -q "tcp: connect to ports $up_port, 443 only, no bind" \
+    grep -q "tcp: connect to ports $up_port, 443 only, no bind, no Fast Open" \
     "$work/plan-up"
 
 if ! depot_start "$work/d"; then

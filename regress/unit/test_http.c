@@ -195,6 +195,49 @@ route_rss(struct http_request *req)
 	reply_text(req, 200, out);
 }
 
+/*
+ * Headers with control characters, as a hostile backend would hand
+ * them on (a model name, a stored media type), each before a reply of
+ * another kind.
+ */
+static void
+route_bad(struct http_request *req, const char *kind)
+{
+	static const char	 inject[] = "m\r\nSet-Cookie: evil=1";
+
+	http_reply_header(req, "X-Before", "fine");
+	if (strcmp(kind, "value") == 0)
+		http_reply_header(req, "X-Model", inject);
+	else if (strcmp(kind, "lf") == 0)
+		http_reply_header(req, "X-Model", "m\nSet-Cookie: evil=1");
+	else if (strcmp(kind, "name") == 0)
+		http_reply_header(req, "X-A\r\nSet-Cookie", "evil=1");
+	else if (strcmp(kind, "space") == 0)
+		http_reply_header(req, "X A", "evil=1");
+	else if (strcmp(kind, "esc") == 0)
+		http_reply_header(req, "X-Esc", "a\x1b[2Jevil");
+	else if (strcmp(kind, "del") == 0)
+		http_reply_header(req, "X-Del", "a\x7f" "evil");
+	else if (strcmp(kind, "tab") == 0)
+		http_reply_header(req, "X-Tab", "a\tb");
+	if (strcmp(kind, "ctype") == 0)
+		http_reply(req, 200, "text/plain\r\nSet-Cookie: evil=1",
+		    "sent anyway", 11);
+	else if (strcmp(kind, "file") == 0) {
+		http_reply_header(req, "X-Model", inject);
+		route_file(req);
+	} else if (strcmp(kind, "stream") == 0) {
+		http_reply_header(req, "X-Model", inject);
+		route_stream(req, STREAM_SIZE, -1);
+	} else if (strcmp(kind, "piece") == 0) {
+		http_reply_start(req, 200, "text/event-stream\nevil: 1", -1);
+		http_reply_data(req, "sent ", 5);
+		http_reply_data(req, "anyway", 6);
+		http_reply_end(req);
+	} else
+		reply_text(req, 200, "sent anyway");
+}
+
 static void
 on_request(struct http_request *req, void *arg)
 {
@@ -244,7 +287,9 @@ on_request(struct http_request *req, void *arg)
 	} else if (strcmp(p, "/active") == 0) {
 		snprintf(buf, sizeof(buf), "%d", nactive);
 		reply_text(req, 200, buf);
-	} else
+	} else if (strncmp(p, "/bad/", 5) == 0)
+		route_bad(req, p + 5);
+	else
 		reply_text(req, 404, "no such route");
 }
 
@@ -1258,6 +1303,62 @@ test_responses(void)
 	free(rp.body);
 }
 
+/*
+ * No header goes out with a control character in it: the response
+ * becomes the layer's 500, without the handler's headers or body, and
+ * the connection closes after it.
+ */
+static void
+test_header_refusal(void)
+{
+	static const char *const kinds[] = { "value", "lf", "name", "space",
+	    "esc", "del", "ctype", "file", "stream", "piece" };
+	struct resp	 rp = { 0 };
+	struct rd	 r = { 0 };
+	char		 get[128];
+	size_t		 i;
+	int		 closed;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		snprintf(get, sizeof(get), "GET /bad/%s HTTP/1.1\r\n"
+		    "Host: t\r\n\r\n", kinds[i]);
+		closed = 0;
+		T_OK(exchange(get, strlen(get), &rp, &closed) == 0 &&
+		    rp.status == 500, "header refused (%s): 500 (got %d)",
+		    kinds[i], rp.status);
+		T_OK(strstr(rp.head, "evil") == NULL &&
+		    hdr(&rp, "x-before") == NULL &&
+		    strstr(rp.head, "\x1b") == NULL,
+		    "header refused (%s): none of the handler's headers",
+		    kinds[i]);
+		T_OK(strstr(rp.body, "\"server_error\"") != NULL &&
+		    strstr(rp.body, "anyway") == NULL &&
+		    strcmp(hdr(&rp, "content-type") ? hdr(&rp,
+		    "content-type") : "", "application/json") == 0,
+		    "header refused (%s): the layer's JSON error, not the "
+		    "handler's body", kinds[i]);
+		T_OK(closed, "header refused (%s): the connection closes",
+		    kinds[i]);
+	}
+
+	/* HEAD: the head of the 500, and nothing after it. */
+	r.fd = tconnect();
+	send_str(r.fd, "HEAD /bad/value HTTP/1.1\r\nHost: t\r\n\r\n");
+	T_OK(read_response(&r, &rp, 1) == 0 && rp.status == 500 &&
+	    strstr(rp.head, "evil") == NULL, "header refused (HEAD): 500");
+	T_OK(closed_by_server(&r) && r.len == 0,
+	    "header refused (HEAD): no body (%zu bytes)", r.len);
+	close(r.fd);
+	rd_free(&r);
+
+	snprintf(get, sizeof(get), "GET /bad/tab HTTP/1.1\r\nHost: t\r\n\r\n");
+	T_OK(exchange(get, strlen(get), &rp, NULL) == 0 && rp.status == 200 &&
+	    strcmp(rp.body, "sent anyway") == 0, "a header with HT is sent");
+	T_EQ_STR(hdr(&rp, "x-tab"), "a\tb", "HT stays in the value");
+	still_serving("refused headers");
+	free(rp.body);
+}
+
 static void
 test_disconnect(void)
 {
@@ -1323,6 +1424,13 @@ check_log(int fd)
 	T_OK(strstr(log, "secret") == NULL, "access log: no query string");
 	T_OK(strstr(log, "POST /echo 200 33554432 ") != NULL,
 	    "access log: bytes in counted");
+	T_OK(strstr(log, "header X-Model: m\\r\\nSet-Cookie: evil=1, "
+	    "refused: the response becomes a 500") != NULL,
+	    "a refused header is logged, escaped");
+	T_OK(strstr(log, "Content-Type: text/plain\\r\\nSet-Cookie: evil=1, "
+	    "refused") != NULL, "so is a refused Content-Type");
+	T_OK(strstr(log, "GET /bad/value 500 ") != NULL,
+	    "access log: the refused response's status is 500");
 	free(log);
 	close(fd);
 }
@@ -1445,6 +1553,7 @@ main(void)
 	test_linger();
 	test_memory();
 	test_responses();
+	test_header_refusal();
 	test_disconnect();
 	test_per_address();
 	test_mapped_address();
