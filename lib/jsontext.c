@@ -20,6 +20,7 @@
  */
 #include <sys/types.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -158,8 +159,10 @@ json_text_parse_budget(const char *s, size_t len,
 
 	if ((*st = json_text_measure(s, len, b, &sz)) != JSON_TEXT_OK)
 		return NULL;
+	/* json-c 0.16 has no error of its own for it: malloc's errno. */
+	errno = 0;
 	if ((o = json_text_parse(s, len, b->depth)) == NULL)
-		*st = JSON_TEXT_INVALID;
+		*st = errno == ENOMEM ? JSON_TEXT_NOMEM : JSON_TEXT_INVALID;
 	return o;
 }
 

@@ -50,7 +50,8 @@ enum json_text_status {
 	JSON_TEXT_INVALID,	/* not one JSON value, or not finite */
 	JSON_TEXT_DEEP,		/* nests deeper than depth */
 	JSON_TEXT_VALUES,	/* more than max_values */
-	JSON_TEXT_BYTES		/* would take more than max_bytes */
+	JSON_TEXT_BYTES,	/* would take more than max_bytes */
+	JSON_TEXT_NOMEM		/* within them, but malloc failed */
 };
 
 struct json_text_size {

@@ -266,8 +266,11 @@ model_refs_done(void *arg, int ok)
 		mr->req = NULL;
 	}
 	if (up == NULL) {
-		api_error(ar, 400, NULL, "%s", err[0] ? err :
-		    "the request cannot be sent to this model");
+		/* A refusal always says why; no word is no memory. */
+		if (err[0] != '\0')
+			api_error(ar, 400, NULL, "%s", err);
+		else
+			api_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 		return;
 	}
@@ -431,6 +434,9 @@ model_parse(struct model_req *mr)
 		api_error(mr->ar, 413, NULL, "the body's JSON would take more "
 		    "than %" PRId64 " bytes to hold (max-json-memory)",
 		    b.max_bytes);
+		return -1;
+	case JSON_TEXT_NOMEM:
+		api_error(mr->ar, 503, NULL, "out of memory");
 		return -1;
 	default:
 		api_error(mr->ar, 400, NULL, "the body is not JSON");
