@@ -20,38 +20,6 @@
 # within the budget that are large all the same: answered, and the
 # memory they took goes back.
 
-# hostile_body FILE SHAPE N: a model request whose metadata is N of
-# SHAPE (arrays: [], strings: "a", keys: "kI":0, deep: N objects in
-# one another, objects: {}), for the chat route's model "m".
-hostile_body() {
-	python3 - "$@" <<'PY'
-import sys
-path, shape, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-name = path.rsplit("/", 1)[-1]
-model = "ma" if name.startswith("messages") else "m"
-head = ('{"model":"%s","max_tokens":16,' % model)
-if name.startswith("responses"):
-    head += '"input":"hi",'
-else:
-    head += '"messages":[{"role":"user","content":"hi"}],'
-with open(path, "w") as f:
-    f.write(head)
-    if shape == "arrays":
-        f.write('"metadata":[' + ",".join(["[]"] * n) + "]}")
-    elif shape == "objects":
-        f.write('"metadata":[' + ",".join(["{}"] * n) + "]}")
-    elif shape == "strings":
-        f.write('"metadata":[' + ",".join(['"a"'] * n) + "]}")
-    elif shape == "keys":
-        f.write('"metadata":{' + ",".join('"%x":0' % i
-            for i in range(n)) + "}}")
-    elif shape == "deep":
-        f.write('"metadata":' + '{"a":' * n + "0" + "}" * n + "}")
-    elif shape == "blob":
-        f.write('"metadata":{"blob":"' + "x" * n + '"}}')
-PY
-}
-
 b=$w/bodies
 mkdir -p "$b"
 mib=$((1024 * 1024))

@@ -63,6 +63,8 @@
 #				prints "# WHAT: peak RSS N MiB"
 #	hostile_case_many N WHAT ROUTE FILE CODES SECONDS
 #				the same with N posts at once
+#	hostile_body FILE SHAPE N
+#				write a model request to FILE (see below)
 
 HOSTILE_PORT=${HOSTILE_PORT:-18900}
 HOSTILE_RSS_MAX=${HOSTILE_RSS_MAX:-262144}
@@ -253,4 +255,38 @@ hostile_case_many() {	# n what route file codes seconds
 	check "$2: all $1 answered $5 in the dialect of $3 ($(echo $HTTP_CODES))" \
 	    test "$bad" -eq 0
 	_hostile_after "$2" "$6"
+}
+
+# hostile_body FILE SHAPE N: a model request whose metadata is N of
+# SHAPE (arrays: [], strings: "a", keys: "kI":0, deep: N objects in
+# one another, objects: {}, blob: one string of N bytes); the model
+# is "ma" when FILE's name starts with "messages", else "m", and a
+# name starting "responses" gives an input instead of messages.
+hostile_body() {
+	python3 - "$@" <<'PY'
+import sys
+path, shape, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+name = path.rsplit("/", 1)[-1]
+model = "ma" if name.startswith("messages") else "m"
+head = ('{"model":"%s","max_tokens":16,' % model)
+if name.startswith("responses"):
+    head += '"input":"hi",'
+else:
+    head += '"messages":[{"role":"user","content":"hi"}],'
+with open(path, "w") as f:
+    f.write(head)
+    if shape == "arrays":
+        f.write('"metadata":[' + ",".join(["[]"] * n) + "]}")
+    elif shape == "objects":
+        f.write('"metadata":[' + ",".join(["{}"] * n) + "]}")
+    elif shape == "strings":
+        f.write('"metadata":[' + ",".join(['"a"'] * n) + "]}")
+    elif shape == "keys":
+        f.write('"metadata":{' + ",".join('"%x":0' % i
+            for i in range(n)) + "}}")
+    elif shape == "deep":
+        f.write('"metadata":' + '{"a":' * n + "0" + "}" * n + "}")
+    elif shape == "blob":
+        f.write('"metadata":{"blob":"' + "x" * n + '"}}')
+PY
 }
