@@ -25,8 +25,10 @@
 #	$HOSTILE_KEY		a caller's key (alice, default)
 #	$HOSTILE_ASAN		1 in a sanitizer build
 #	HOSTILE_RSS_MAX		the bound on a frontend's peak resident set
-#				while a case runs, KiB (256 MiB)
-#	HOSTILE_RSS_AFTER	the bound once the case is over, KiB (64 MiB)
+#				while a case runs, KiB (256 MiB; 1 GiB
+#				under AddressSanitizer)
+#	HOSTILE_RSS_AFTER	the bound once the case is over, KiB (64 MiB;
+#				384 MiB under AddressSanitizer)
 #
 #	hostile_daemon [EXTRA]	(re)start depotd with upstreams "oa"
 #				(openai) and "an" (anthropic) at the
@@ -67,10 +69,18 @@
 #				write a model request to FILE (see below)
 
 HOSTILE_PORT=${HOSTILE_PORT:-18900}
-HOSTILE_RSS_MAX=${HOSTILE_RSS_MAX:-262144}
-HOSTILE_RSS_AFTER=${HOSTILE_RSS_AFTER:-65536}
 HOSTILE_ASAN=
 grep -q __asan_init "$DEPOTD" 2>/dev/null && HOSTILE_ASAN=1
+if [ -n "$HOSTILE_ASAN" ]; then
+	# AddressSanitizer's quarantine keeps up to 256 MiB of what was
+	# freed, and its shadow and red zones add to every block: the
+	# bounds are 1 GiB and 384 MiB there, still far under the
+	# gigabytes an unbounded body takes.
+	HOSTILE_RSS_MAX=${HOSTILE_RSS_MAX:-1048576}
+	HOSTILE_RSS_AFTER=${HOSTILE_RSS_AFTER:-393216}
+fi
+HOSTILE_RSS_MAX=${HOSTILE_RSS_MAX:-262144}
+HOSTILE_RSS_AFTER=${HOSTILE_RSS_AFTER:-65536}
 
 hostile_daemon() {	# [extra configuration]
 	local u=$UPSTREAM_URL/v1
