@@ -27,31 +27,31 @@ mib=$((1024 * 1024))
 # 16 MiB of [],: 5.6 million arrays.
 hostile_body "$b/chat-arrays" arrays $((16 * mib / 3))
 hostile_case "nested arrays, 16 MiB" /v1/chat/completions \
-    "$b/chat-arrays" "413" 10
+    "$b/chat-arrays" "413" 20
 
 # 30 MiB of "a",: 7.8 million strings, in Anthropic's dialect.
 hostile_body "$b/messages-strings" strings $((30 * mib / 4))
 hostile_case "one-character strings, 30 MiB" /v1/messages \
-    "$b/messages-strings" "413" 10
+    "$b/messages-strings" "413" 20
 
 # A million objects in one another (5 MiB): past the depth limit.
 hostile_body "$b/responses-deep" deep 1000000
 hostile_case "objects nested a million deep" /v1/responses \
-    "$b/responses-deep" "400" 10
+    "$b/responses-deep" "400" 20
 
 # 28 MiB of "k":0 members in one object: 2.6 million keys.
 hostile_body "$b/chat-keys" keys $((30 * mib / 12))
 hostile_case "2.6 million keys in one object, 28 MiB" \
-    /v1/chat/completions "$b/chat-keys" "413" 10
+    /v1/chat/completions "$b/chat-keys" "413" 20
 
 # 16 MiB of {},: 5.6 million objects, to the Messages route.
 hostile_body "$b/messages-objects" objects $((16 * mib / 3))
 hostile_case "empty objects, 16 MiB" /v1/messages \
-    "$b/messages-objects" "413" 10
+    "$b/messages-objects" "413" 20
 
 # Eight of the first at once.
 hostile_case_many 8 "eight 16 MiB bodies of nested arrays at once" \
-    /v1/chat/completions "$b/chat-arrays" "413" 30
+    /v1/chat/completions "$b/chat-arrays" "413" 60
 
 # Within the budget, and large: answered by the upstream, and the
 # memory goes back afterwards.  50000 empty objects (a 40 MiB tree):
