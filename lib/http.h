@@ -97,6 +97,9 @@ struct http_limits {
 	size_t	 write_watermark;	/* output low-water mark; 256 KiB */
 	int64_t	 max_request_size;	/* model request bodies; 32 MiB
 					   (the routes check it) */
+	int64_t	 max_json_values;	/* values in a model request
+					   body (the routes check it) */
+	int64_t	 max_json_memory;	/* bytes its tree may take */
 };
 
 struct http_conn;

@@ -20,6 +20,7 @@
  */
 #include <sys/types.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -66,6 +67,103 @@ only_blanks(const char *s, size_t len)
 		    s[i] != '\n')
 			return 0;
 	return 1;
+}
+
+/* json-c 0.16's bytes per value, rounded up (see jsontext.h). */
+#define COST_OBJECT	800
+#define COST_ARRAY	160
+#define COST_STRING	112	/* and its length */
+#define COST_WORD	80	/* a number, true, false, null */
+
+/* Bytes that end a bare word (a number or a literal). */
+static int
+word_end(unsigned char c)
+{
+	switch (c) {
+	case '{': case '}': case '[': case ']': case '"': case ',': case ':':
+	case ' ': case '\t': case '\r': case '\n':
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static enum json_text_status
+over(const struct json_budget *b, const struct json_text_size *sz)
+{
+	if (sz->depth > b->depth)
+		return JSON_TEXT_DEEP;
+	if (b->max_values > 0 && sz->values > b->max_values)
+		return JSON_TEXT_VALUES;
+	if (b->max_bytes > 0 && sz->bytes > b->max_bytes)
+		return JSON_TEXT_BYTES;
+	return JSON_TEXT_OK;
+}
+
+/*
+ * Anything that is not structure, a string or a blank starts a bare
+ * word and counts as a value: json-c builds a double for NaN too,
+ * before json_text_finite refuses it.
+ */
+enum json_text_status
+json_text_measure(const char *s, size_t len, const struct json_budget *b,
+    struct json_text_size *sz)
+{
+	enum json_text_status	 st;
+	size_t			 i, start;
+	int			 d = 0;
+
+	memset(sz, 0, sizeof(*sz));
+	for (i = 0; i < len; i++) {
+		switch ((unsigned char)s[i]) {
+		case '{':
+		case '[':
+			sz->values++;
+			sz->bytes += s[i] == '{' ? COST_OBJECT : COST_ARRAY;
+			if (++d > sz->depth)
+				sz->depth = d;
+			break;
+		case '}':
+		case ']':
+			if (d > 0)
+				d--;
+			continue;
+		case ',': case ':': case ' ': case '\t': case '\r': case '\n':
+			continue;
+		case '"':
+			for (start = i++; i < len && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+			sz->values++;
+			sz->bytes += COST_STRING + (int64_t)(i - start);
+			break;
+		default:
+			while (i + 1 < len && !word_end(s[i + 1]))
+				i++;
+			sz->values++;
+			sz->bytes += COST_WORD;
+			break;
+		}
+		if ((st = over(b, sz)) != JSON_TEXT_OK)
+			return st;
+	}
+	return JSON_TEXT_OK;
+}
+
+struct json_object *
+json_text_parse_budget(const char *s, size_t len,
+    const struct json_budget *b, enum json_text_status *st)
+{
+	struct json_text_size	 sz;
+	struct json_object	*o;
+
+	if ((*st = json_text_measure(s, len, b, &sz)) != JSON_TEXT_OK)
+		return NULL;
+	/* json-c 0.16 has no error of its own for it: malloc's errno. */
+	errno = 0;
+	if ((o = json_text_parse(s, len, b->depth)) == NULL)
+		*st = errno == ENOMEM ? JSON_TEXT_NOMEM : JSON_TEXT_INVALID;
+	return o;
 }
 
 struct json_object *

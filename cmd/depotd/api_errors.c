@@ -71,16 +71,56 @@ openai_type(int status)
 	}
 }
 
+/*
+ * The answer when there is no memory left to make one: constant text,
+ * so that a request the frontend cannot allocate for still ends with
+ * a 503 in its dialect (frontend.h).
+ */
+static void
+api_reply_nomem(struct api_req *ar)
+{
+	static const char	 openai[] = "{\"error\":{\"message\":"
+	    "\"out of memory\",\"type\":\"server_error\",\"param\":null,"
+	    "\"code\":null}}";
+	static const char	 anthropic[] = "{\"type\":\"error\",\"error\":"
+	    "{\"type\":\"api_error\",\"message\":\"out of memory\"}}";
+
+	if (ar->dialect == DIALECT_ANTHROPIC)
+		http_reply(ar->req, 503, "application/json", anthropic,
+		    sizeof(anthropic) - 1);
+	else
+		http_reply(ar->req, 503, "application/json", openai,
+		    sizeof(openai) - 1);
+}
+
 void
 api_reply_json(struct api_req *ar, int status, struct json_object *obj)
 {
-	const char	*text;
+	const char	*text = NULL;
 	size_t		 len;
 
-	text = json_object_to_json_string_length(obj,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	http_reply(ar->req, status, "application/json", text, len);
+	if (obj != NULL)
+		text = json_object_to_json_string_length(obj,
+		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+		    &len);
+	if (text == NULL)
+		api_reply_nomem(ar);
+	else
+		http_reply(ar->req, status, "application/json", text, len);
 	json_object_put(obj);
+}
+
+/* json_object_object_add with every part checked; -1 puts v. */
+static int
+add(struct json_object *o, const char *key, struct json_object *v,
+    int nullable)
+{
+	if (o == NULL || (v == NULL && !nullable) ||
+	    json_object_object_add(o, key, v) == -1) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
 }
 
 void
@@ -97,24 +137,31 @@ api_error(struct api_req *ar, int status, const char *param,
 	err = json_object_new_object();
 	root = json_object_new_object();
 	if (ar->dialect == DIALECT_ANTHROPIC) {
-		json_object_object_add(root, "type",
-		    json_object_new_string("error"));
-		json_object_object_add(err, "type",
-		    json_object_new_string(anthropic_error_type(status)));
-		json_object_object_add(err, "message",
-		    json_object_new_string(msg));
+		if (add(root, "type", json_object_new_string("error"), 0) ||
+		    add(err, "type", json_object_new_string(
+		    anthropic_error_type(status)), 0) ||
+		    add(err, "message", json_object_new_string(msg), 0))
+			goto nomem;
 	} else {
-		json_object_object_add(err, "message",
-		    json_object_new_string(msg));
-		json_object_object_add(err, "type",
-		    json_object_new_string(openai_type(status)));
-		json_object_object_add(err, "param", param ?
-		    json_object_new_string(param) : NULL);
-		json_object_object_add(err, "code", status == 413 ?
-		    json_object_new_string("file_too_large") : NULL);
+		if (add(err, "message", json_object_new_string(msg), 0) ||
+		    add(err, "type", json_object_new_string(
+		    openai_type(status)), 0) ||
+		    add(err, "param", param ? json_object_new_string(param) :
+		    NULL, param == NULL) ||
+		    add(err, "code", status == 413 ? json_object_new_string(
+		    "file_too_large") : NULL, status != 413))
+			goto nomem;
 	}
-	json_object_object_add(root, "error", err);
+	if (add(root, "error", err, 0) == -1) {
+		err = NULL;	/* put by add */
+		goto nomem;
+	}
 	api_reply_json(ar, status, root);
+	return;
+nomem:
+	json_object_put(err);
+	json_object_put(root);
+	api_reply_nomem(ar);
 }
 
 static void

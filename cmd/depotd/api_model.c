@@ -32,6 +32,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ struct model_req {
 	enum wire		 caller;
 	enum wire		 wire;		/* the upstream's */
 	struct evbuffer		*body;
+	size_t			 bodylen;	/* what it came to */
 	int			 too_large;
 	struct json_object	*req;
 	struct model_conf	 model;		/* a copy: reloads free */
@@ -79,6 +81,8 @@ api_json_parse(const char *s, size_t len)
 }
 
 /* --- the end --- */
+
+#define TRIM_AFTER	(1024 * 1024)	/* body bytes */
 
 /* One line per request, whatever became of it; never a key. */
 static void
@@ -158,6 +162,13 @@ model_free(struct api_req *ar)
 	json_object_put(mr->req);
 	if (mr->body != NULL)
 		evbuffer_free(mr->body);
+	/*
+	 * A large body's tree was many small blocks: give the pages back,
+	 * or one request leaves the frontend at its peak for good.  Not
+	 * after small ones, where it would only cost time.
+	 */
+	if (mr->bodylen > TRIM_AFTER)
+		malloc_trim(0);
 	free(mr);
 	ar->route = NULL;
 }
@@ -212,6 +223,20 @@ model_run_code(struct model_req *mr, struct json_object *up)
 		model_answered(mr);
 }
 
+static int
+model_set_name(struct model_req *mr, struct json_object *up)
+{
+	struct json_object	*name;
+
+	name = json_object_new_string(mr->model.remote_name[0] ?
+	    mr->model.remote_name : mr->model.name);
+	if (name == NULL || json_object_object_add(up, "model", name) == -1) {
+		json_object_put(name);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 model_refs_done(void *arg, int ok)
 {
@@ -226,16 +251,35 @@ model_refs_done(void *arg, int ok)
 		return;
 	}
 	err[0] = '\0';
-	if ((up = xlate_request(mr->caller, mr->wire, mr->req, &mr->model,
-	    err, sizeof(err))) == NULL) {
-		api_error(ar, 400, NULL, "%s", err[0] ? err :
-		    "the request cannot be sent to this model");
+	/*
+	 * The caller's tree is needed no more: the same wire takes it as
+	 * it is, another its translation, and a large body is not held
+	 * twice.
+	 */
+	if (mr->caller == mr->wire) {
+		up = mr->req;
+		mr->req = NULL;
+	} else {
+		up = xlate_request(mr->caller, mr->wire, mr->req, &mr->model,
+		    err, sizeof(err));
+		json_object_put(mr->req);
+		mr->req = NULL;
+	}
+	if (up == NULL) {
+		/* A refusal always says why; no word is no memory. */
+		if (err[0] != '\0')
+			api_error(ar, 400, NULL, "%s", err);
+		else
+			api_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 		return;
 	}
-	json_object_object_add(up, "model", json_object_new_string(
-	    mr->model.remote_name[0] ? mr->model.remote_name :
-	    mr->model.name));
+	if (model_set_name(mr, up) == -1) {
+		json_object_put(up);
+		api_error(ar, 503, NULL, "out of memory");
+		model_answered(mr);
+		return;
+	}
 	if (mr->runs_code) {
 		model_run_code(mr, up);
 		json_object_put(up);
@@ -250,7 +294,8 @@ model_refs_done(void *arg, int ok)
 	}
 	if (ubody_set_json(mr->ub, up) == -1) {
 		json_object_put(up);
-		api_error(ar, 500, NULL, "the upstream request could not be "
+		/* Out of memory, or a file named twice (ubody.c). */
+		api_error(ar, 503, NULL, "the upstream request could not be "
 		    "made");
 		model_answered(mr);
 		return;
@@ -351,24 +396,67 @@ model_code_execution(struct model_req *mr)
 	return 0;
 }
 
+/* The body's tree, within the budget; 0 or answered. */
+static int
+model_parse(struct model_req *mr)
+{
+	const struct http_limits	*hl = &fe.conf->http;
+	struct json_budget		 b;
+	enum json_text_status		 st = JSON_TEXT_INVALID;
+	const char			*text;
+
+	b.max_values = hl->max_json_values;
+	b.max_bytes = hl->max_json_memory;
+	b.depth = JSON_DEPTH_MAX;
+	if ((mr->bodylen = evbuffer_get_length(mr->body)) > 0) {
+		if ((text = (const char *)evbuffer_pullup(mr->body,
+		    -1)) == NULL) {
+			api_error(mr->ar, 503, NULL, "out of memory");
+			return -1;
+		}
+		mr->req = json_text_parse_budget(text, mr->bodylen, &b, &st);
+	}
+	evbuffer_free(mr->body);
+	mr->body = NULL;
+	switch (st) {
+	case JSON_TEXT_OK:
+		break;
+	case JSON_TEXT_DEEP:
+		api_error(mr->ar, 400, NULL, "the body nests deeper than %d "
+		    "levels", JSON_DEPTH_MAX);
+		return -1;
+	case JSON_TEXT_VALUES:
+		api_error(mr->ar, 413, NULL, "the body holds more than "
+		    "%" PRId64 " JSON values (max-json-values)",
+		    b.max_values);
+		return -1;
+	case JSON_TEXT_BYTES:
+		api_error(mr->ar, 413, NULL, "the body's JSON would take more "
+		    "than %" PRId64 " bytes to hold (max-json-memory)",
+		    b.max_bytes);
+		return -1;
+	case JSON_TEXT_NOMEM:
+		api_error(mr->ar, 503, NULL, "out of memory");
+		return -1;
+	default:
+		api_error(mr->ar, 400, NULL, "the body is not JSON");
+		return -1;
+	}
+	if (!json_object_is_type(mr->req, json_type_object)) {
+		api_error(mr->ar, 400, NULL, "the body must be a JSON object");
+		return -1;
+	}
+	return 0;
+}
+
 static void
 model_body_end(struct api_req *ar)
 {
 	struct model_req	*mr = ar->route;
-	size_t			 len = evbuffer_get_length(mr->body);
-	const char		*text;
 
 	if (mr->too_large)
 		return;
-	text = (const char *)evbuffer_pullup(mr->body, -1);
-	mr->req = len ? api_json_parse(text, len) : NULL;
-	evbuffer_free(mr->body);
-	mr->body = NULL;
-	if (mr->req == NULL || !json_object_is_type(mr->req,
-	    json_type_object)) {
-		api_error(ar, 400, NULL, mr->req == NULL ? "the body is not "
-		    "JSON, or nests deeper than %d levels" :
-		    "the body must be a JSON object", JSON_DEPTH_MAX);
+	if (model_parse(mr) == -1) {
 		model_answered(mr);
 		return;
 	}
@@ -400,6 +488,9 @@ model_body(struct api_req *ar, const void *data, size_t len)
 		return;
 	if ((int64_t)(evbuffer_get_length(mr->body) + len) > max) {
 		mr->too_large = 1;
+		/* What came so far is of no use: let it go now. */
+		mr->bodylen = evbuffer_get_length(mr->body);
+		evbuffer_drain(mr->body, mr->bodylen);
 		api_error(ar, 413, NULL, "the request body is larger than "
 		    "%" PRId64 " bytes", max);
 		model_answered(mr);

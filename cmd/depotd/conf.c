@@ -61,6 +61,9 @@ conf_new(void)
 	c->extract_pages = 50;
 	c->extract_size = 1024 * 1024;
 	http_limits_default(&c->http);
+	/* Any body's tree under 64 MiB, whatever its shape (jsontext.h). */
+	c->http.max_json_values = 1000000;
+	c->http.max_json_memory = 64LL * 1024 * 1024;
 	c->sandbox = SANDBOX_NONE;
 	c->exec_timeout = 60;
 	c->max_output_files = 20;

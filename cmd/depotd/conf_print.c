@@ -210,6 +210,9 @@ print_files_http(FILE *fp, const struct depotd_conf *c)
 	    "\tmax-connections-per-address %d\n\tmax-request-size ",
 	    c->http.max_conns, c->http.max_conns_per_addr);
 	print_size(fp, c->http.max_request_size);
+	fprintf(fp, "\n\tmax-json-values %lld\n\tmax-json-memory ",
+	    (long long)c->http.max_json_values);
+	print_size(fp, c->http.max_json_memory);
 	fputs("\n}\n", fp);
 }
 

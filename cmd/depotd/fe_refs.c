@@ -438,8 +438,11 @@ refs_queue(struct refs *r, enum job_op op, struct rfile *f,
 {
 	struct rjob	*j;
 
-	if ((j = calloc(1, sizeof(*j))) == NULL)
-		fatal("calloc");
+	/* Out of memory is the request's 503, not the frontend's end. */
+	if ((j = calloc(1, sizeof(*j))) == NULL) {
+		refs_fail(r, 503, "out of memory");
+		return;
+	}
 	j->r = r;
 	j->op = op;
 	j->f = f;
@@ -579,8 +582,11 @@ refs_file(struct refs *r, const char *id, enum ref_kind kind)
 			return r->files[i];
 		}
 	if ((f = calloc(1, sizeof(*f))) == NULL ||
-	    (f->id = strdup(id)) == NULL)
-		fatal("%s", __func__);
+	    (f->id = strdup(id)) == NULL) {
+		free(f);
+		refs_fail(r, 503, "out of memory");
+		return NULL;
+	}
 	f->fr.container_upload = kind == REF_CONTAINER_UPLOAD;
 	r->files[r->nfiles++] = f;
 	refs_queue(r, JOB_GET, f, NULL);
@@ -600,7 +606,10 @@ refs_found(void *arg, const struct ref_site *s)
 	rs = &r->sites[r->nsites++];
 	rs->s = *s;
 	rs->fd = -1;
-	rs->f = refs_file(r, s->file_id, s->kind);
+	if ((rs->f = refs_file(r, s->file_id, s->kind)) == NULL) {
+		r->nsites--;
+		return -1;
+	}
 	return 0;
 }
 
@@ -612,7 +621,7 @@ refs_resolve(struct api_req *ar, enum wire wire, struct json_object *body,
 	struct refs	*r;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
-		fatal("calloc");
+		return NULL;
 	r->ar = ar;
 	r->wire = wire;
 	r->model = model;
@@ -625,13 +634,17 @@ refs_resolve(struct api_req *ar, enum wire wire, struct json_object *body,
 	TAILQ_INIT(&r->running);
 	TAILQ_INIT(&r->ended);
 	if ((r->finish_ev = event_new(fe.base, -1, 0, refs_finish_cb, r)) ==
-	    NULL)
-		fatal("event_new");
+	    NULL) {
+		free(r);
+		return NULL;
+	}
 	if (refs_find(wire, body, refs_found, r) == -1 && r->too_many) {
 		refs_fail(r, 400, "too many file references (at most %d)",
 		    REFS_MAX);
 		return r;
 	}
+	if (r->failed)
+		return r;
 	refs_pump(r);
 	return r;
 }

@@ -24,6 +24,20 @@
 #ifndef DEPOTD_FRONTEND_H
 #define DEPOTD_FRONTEND_H
 
+/*
+ * Out of memory, the rule per process: in a frontend it is the
+ * request's failure, never the process's.  Whatever a request makes
+ * the frontend allocate (its body, its tree, its translation, the
+ * upstream body) is checked, and a failure answers that request 503 in
+ * its dialect (api_error, which falls back to constant text when it
+ * cannot build its own answer); fatal() is kept for what comes before
+ * any request (start-up, channels to the other children) and for
+ * broken invariants.  Request paths use no allocator that calls
+ * fatal.  The master, the storage helper, the broker and the extract
+ * child keep fatal(): they read no caller's input, and their state
+ * half changed is worse than their end (depotd(8)).
+ */
+
 #include "http.h"
 #include "depotd.h"
 

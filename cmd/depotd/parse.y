@@ -147,6 +147,7 @@ static void	 final_checks(const char *);
 %token	ACCESSKEY ADMINKEY ANTHROPIC ANTHROPICVERSION API APIKEY CAFILE
 %token	CHROOT CONNECTTIMEOUT CONTROL DATABASE DIRECTORY EXECTIMEOUT
 %token	EXTRACTPAGES EXTRACTSIZE MAXOUTPUTFILES MAXOUTPUTSIZE
+%token	MAXJSONVALUES MAXJSONMEMORY
 %token	MAXREQUESTSIZE MAXSESSIONS MAXTOKENS PDFASTEXT RESPONSES
 %token	ENDPOINT FILES HEADERTIMEOUT HTTP IDENTITY IDLETIMEOUT INCLUDE
 %token	KEEPALIVE KNOWNHOSTS LISTEN LOCAL MAXCONNECTIONS MAXFILENAME
@@ -532,6 +533,15 @@ httpopt		: STRING			{
 			    "max-request-size"))
 				conf->http.max_request_size = $2;
 		}
+		| MAXJSONVALUES NUMBER		{
+			if (in_range($2, 100, 1000000000, "max-json-values"))
+				conf->http.max_json_values = $2;
+		}
+		| MAXJSONMEMORY size		{
+			if (in_range($2, 64 * 1024, 1024LL * 1024 * 1024 * 1024,
+			    "max-json-memory"))
+				conf->http.max_json_memory = $2;
+		}
 		;
 
 localblock	: /* empty */
@@ -789,6 +799,8 @@ static const struct keyword keywords[] = {
 	{ "max-filename",		MAXFILENAME },
 	{ "max-header-size",		MAXHEADERSIZE },
 	{ "max-headers",		MAXHEADERS },
+	{ "max-json-memory",		MAXJSONMEMORY },
+	{ "max-json-values",		MAXJSONVALUES },
 	{ "max-output-files",		MAXOUTPUTFILES },
 	{ "max-output-size",		MAXOUTPUTSIZE },
 	{ "max-request-size",		MAXREQUESTSIZE },

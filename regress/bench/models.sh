@@ -19,6 +19,8 @@
 #  3. a 100 MB file inlined natively (a chat "file" part): the upstream
 #     request's throughput against `base64` of the same file, and how
 #     far each frontend's resident set grows (target: < 8 MiB)
+#  4. the hostile bodies of regress/hostile/bodies.sh (16 to 30 MiB of
+#     the smallest values): the status and each frontend's peak RSS
 # The upstream of 1 and 2 is regress/upstream/double.py; that of 3 a
 # sink that reads the body and answers a fixed completion, so that the
 # figure is depotd's and not the double's JSON parser.
@@ -188,3 +190,24 @@ while read -r p before; do
 done <"$w/rss.before"
 echo "frontend peak RSS growth ${growth} KiB" \
     "($(echo "scale=2; $growth / 1024" | bc) MiB; target < 8 MiB)"
+
+echo "-- 4. hostile bodies (regress/hostile): each frontend's peak RSS"
+. "$top/regress/hostile/lib.sh"
+for c in "chat-arrays arrays 5592405" "chat-strings strings 7864320" \
+    "chat-objects objects 5592405" "chat-keys keys 2621440"; do
+	set -- $c
+	hostile_body "$w/$1" "$2" "$3"
+	for p in $fes; do echo 5 >/proc/$p/clear_refs; done
+	code=$(curl -s -o /dev/null -w '%{http_code}' \
+	    -H "Authorization: Bearer $key" \
+	    -H "Content-Type: application/json" \
+	    --data-binary @"$w/$1" "$DEPOT_URL/v1/chat/completions")
+	peak=0
+	for p in $fes; do
+		v=$(awk '/VmHWM/ {print $2}' /proc/$p/status)
+		[ "$v" -gt "$peak" ] && peak=$v
+	done
+	echo "$2 ($(($(stat -c %s "$w/$1") / 1048576)) MiB body): $code," \
+	    "peak RSS $((peak / 1024)) MiB (bound 256 MiB)"
+	rm -f "$w/$1"
+done
