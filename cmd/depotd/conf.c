@@ -67,6 +67,9 @@ conf_new(void)
 	c->max_output_size = 64LL * 1024 * 1024;
 	c->max_sessions = 16;
 	c->max_tool_iterations = 8;
+	c->max_answer_size = 64LL * 1024 * 1024;
+	c->max_tool_calls = 128;
+	c->request_timeout = 600;
 	return c;
 }
 

@@ -226,6 +226,9 @@ struct sandbox_msg {
 	int32_t		 max_output_files;
 	int64_t		 max_output_size;
 	int32_t		 max_sessions;
+	int64_t		 max_answer_size;
+	int32_t		 max_tool_calls;
+	int32_t		 request_timeout;
 };
 
 /* Control commands, depotctl -> master (-> storage). */
