@@ -315,6 +315,7 @@ upcall_answer_ok(struct upcall *u)
 	xlate_usage(u->p.wire, resp, &u->res.tokens_in, &u->res.tokens_out);
 	if (u->p.collect) {
 		u->res.answer = resp;
+		u->res.answer_len = evbuffer_get_length(u->answer);
 		upcall_report(u, 200);
 		u->res.answer = NULL;
 		json_object_put(resp);

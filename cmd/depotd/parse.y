@@ -332,7 +332,7 @@ main		: STRING			{
 				conf->max_answer_size = $2;
 		}
 		| MAXTOOLCALLS NUMBER		{
-			if (in_range($2, 1, 4096, "max-tool-calls"))
+			if (in_range($2, 1, 128, "max-tool-calls"))
 				conf->max_tool_calls = $2;
 		}
 		| REQUESTTIMEOUT duration	{

@@ -90,17 +90,17 @@ def send(h, w, dialect, body, a, fault):
     size = int(fault.get("size", 60 * 1024 * 1024))
     ctype = "text/event-stream; charset=utf-8" if stream else \
         "application/json"
-    if kind == "huge" and not stream:
-        obj = ans.chat_plain if dialect == "chat" else ans.msg_plain
-        text = (CHUNK * (size // len(CHUNK) + 1))[:size]
-        a = dict(a, text=text)
-        obj = obj(a) if dialect != "responses" else ans.resp_plain(a, body)
-        data = json.dumps(obj, ensure_ascii=False).encode()
+    if kind == "huge" and not stream:	# sent as it is made: no wait
+        head, tail = plain_halves(dialect, dict(a, text=CHUNK), body)
+        whole, rest = divmod(size, len(CHUNK))
         w.stream = False
-        w.head(200, [("Content-Type", ctype)], len(data))
-        w.body(data[:-1])
+        w.head(200, [("Content-Type", ctype)], len(head) + size + len(tail))
+        w.body(head)
+        for _ in range(whole):
+            w.body(CHUNK.encode())
+        w.body(CHUNK[:rest].encode() + tail[:-1])
         h.mark_ended()
-        w.body(data[-1:])
+        w.body(tail[-1:])
         return
     w.stream = True		# chunked, plain or not
     h.close_connection = True
