@@ -83,11 +83,15 @@ ans_stream_case() {	# what route file seconds pattern
 	_hostile_after "$1" "$4"
 }
 
+ans_says() {	# pattern: the error's message in $w/answer holds it
+	jq -e --arg p "$1" '.error.message | contains($p)' "$w/answer" \
+	    >/dev/null 2>&1
+}
+
 # A plain case: hostile_case, and the message says PATTERN.
 ans_plain_case() {	# what route file codes seconds pattern
 	hostile_case "$1" "$2" "$3" "$4" "$5"
-	check "$1: the message says \"$6\"" jq -e --arg p "$6" \
-	    '.error.message | contains($p)' "$w/answer"
+	check "$1: the message says \"$6\"" ans_says "$6"
 }
 
 # Each route, with each upstream API: model "m" is OpenAI chat, "ma"
@@ -162,6 +166,70 @@ for pair in $ANS_PAIRS; do
 	ans_stream_case "request-timeout, stream begun, $what" "$route" \
 	    "$w/ans.stream" $((ANS_TIMEOUT + 5)) request-timeout
 done
+upstream_reset
+
+# The gateway's own code-execution tool (sandbox local): calls past
+# max-tool-calls get an error result the model reads, and what the
+# rounds add to the transcript is bounded by max-answer-size.
+ans_code_calls() {	# n: a turn of n code_execution calls
+	python3 -c 'import json, sys
+print(json.dumps([{"name": "code_execution", "arguments":
+    {"code": "print(%d * 7)" % i}} for i in range(int(sys.argv[1]))]))' "$1"
+}
+# The tool results the double's last request carried: all, and refused.
+ans_results() {
+	upstream_log | jq -r '.requests[-1].body.messages | map(select(.role ==
+	    "tool")) | "\(length) \(map(select(.content |
+	    contains("max-tool-calls"))) | length)"'
+}
+ans_code_body() {
+	printf '{"model":"m","tools":[{"type":"otari_code_execution"}],"messages":[{"role":"user","content":"run it"}]}' >"$w/ans.code"
+}
+ans_code_body
+DEPOT_SANDBOX_LOCAL=1 hostile_daemon "max-answer-size $ANS_MAX
+max-tool-calls 3" || notok "depotd with sandbox local did not start"
+
+upstream_reset
+upstream_script "[{\"tool_calls\": $(ans_code_calls 5)}, {\"text\": \"done\"}]"
+hostile_post /v1/chat/completions "$w/ans.code" 120
+check "5 code calls, max-tool-calls 3: answered 200 ($HTTP_CODE)" \
+    [ "$HTTP_CODE" = 200 ]
+check "5 code calls: 5 results, the 2 past the bound refused ($(ans_results))" \
+    [ "$(ans_results)" = "5 2" ]
+ans_ran() {	# the results of the calls that ran hold their output
+	upstream_log | jq -e '[.requests[-1].body.messages[] |
+	    select(.role == "tool") | .content | contains("14")] | any' \
+	    >/dev/null
+}
+check "5 code calls: the 3 run said their output" ans_ran
+
+upstream_reset
+# Too long for an argument: sent from a file.
+printf '{"turns": [{"tool_calls": %s}, {"text": "done"}]}' \
+    "$(ans_code_calls 2000)" >"$w/turns"
+curl -fsS -o /dev/null -X POST --data-binary "@$w/turns" \
+    "$UPSTREAM_URL/__script"
+rss_watch_start
+hostile_post /v1/chat/completions "$w/ans.code" 120
+rss_watch_stop
+check "2000 code calls in one turn: answered 200 ($HTTP_CODE)" \
+    [ "$HTTP_CODE" = 200 ]
+check "2000 code calls: 2000 results, 1997 refused ($(ans_results))" \
+    [ "$(ans_results)" = "2000 1997" ]
+_hostile_after "2000 code calls in one turn" 120
+
+# Each round's answer is 3 MB and carries a call: the second one takes
+# the transcript's growth past max-answer-size (4M).
+upstream_reset
+call=$(ans_code_calls 1)
+upstream_script "[{\"tool_calls\": $call, \"fault\": {\"kind\": \"huge\", \"size\": 3000000}},
+    {\"tool_calls\": $call, \"fault\": {\"kind\": \"huge\", \"size\": 3000000}},
+    {\"tool_calls\": $call, \"fault\": {\"kind\": \"huge\", \"size\": 3000000}},
+    {\"text\": \"done\"}]"
+ans_plain_case "code rounds past max-answer-size" /v1/chat/completions \
+    "$w/ans.code" 502 60 "transcript"
+check "code rounds: the third round was not sent ($(upstream_log |
+    jq '.requests | length'))" [ "$(upstream_log | jq '.requests | length')" = 2 ]
 upstream_reset
 
 hostile_daemon || notok "depotd did not start again"
