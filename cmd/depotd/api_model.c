@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include <event2/buffer.h>
+#include <event2/event.h>
 #include <json-c/json.h>
 
 #include "jsontext.h"
@@ -66,7 +67,10 @@ struct model_req {
 	struct coderun		*coderun;
 	int64_t			 t0;		/* monotonic usec */
 	int			 logged;
+	struct event		*deadline;	/* request-timeout */
 };
+
+#define REQUEST_TIMEOUT_DEFAULT	600	/* seconds */
 
 static const char *route_names[] = {
 	[WIRE_CHAT] = "chat.completions",
@@ -153,6 +157,8 @@ model_free(struct api_req *ar)
 		model_log(mr, &res, 499);
 	} else if (!mr->logged && mr->asked[0] != '\0')
 		model_log_early(mr, 499);
+	if (mr->deadline != NULL)
+		event_free(mr->deadline);
 	upcall_free(mr->call);
 	coderun_free(mr->coderun);
 	if (mr->refs != NULL)
@@ -503,9 +509,78 @@ model_body(struct api_req *ar, const void *data, size_t len)
 	}
 }
 
+/* Our own SSE lines, for the error event that ends a stream early. */
+static void
+model_emit(void *arg, const char *event, const char *data, size_t len)
+{
+	struct http_request	*req = arg;
+
+	if (event != NULL && event[0] != '\0') {
+		http_reply_data(req, "event: ", 7);
+		http_reply_data(req, event, strlen(event));
+		http_reply_data(req, "\n", 1);
+	}
+	http_reply_data(req, "data: ", 6);
+	http_reply_data(req, data, len);
+	http_reply_data(req, "\n\n", 2);
+}
+
+/*
+ * request-timeout passed: whatever the request waits for (the storage
+ * helper, the broker, a queue, the upstream, a round of code) is
+ * cancelled, and the caller is told in its dialect: a 504, or an error
+ * event when its stream has begun.
+ */
+static void
+model_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct model_req	*mr = arg;
+	struct api_req		*ar = mr->ar;
+	struct upcall_result	 res;
+	char			 msg[128];
+
+	if (mr->logged || (ar->req->replied && !mr->stream))
+		return;		/* answered already */
+	mr->too_large = 1;	/* the rest of a body is not read */
+	memset(&res, 0, sizeof(res));
+	res.tokens_in = res.tokens_out = res.ttfb_us = -1;
+	if (mr->call != NULL)
+		upcall_result(mr->call, &res);
+	else if (mr->coderun != NULL)
+		coderun_result(mr->coderun, &res);
+	upcall_free(mr->call);
+	mr->call = NULL;
+	coderun_free(mr->coderun);
+	mr->coderun = NULL;
+	if (mr->refs != NULL) {
+		refs_free(mr->refs);
+		mr->refs = NULL;
+	}
+	snprintf(msg, sizeof(msg), "the request took longer than %d s "
+	    "(request-timeout)", fe.conf->request_timeout > 0 ?
+	    fe.conf->request_timeout : REQUEST_TIMEOUT_DEFAULT);
+	model_log(mr, &res, 504);
+	if (ar->req->replied) {
+		xstream_error(mr->caller, 504, msg, model_emit, ar->req);
+		http_reply_end(ar->req);
+	} else
+		api_error(ar, 504, NULL, "%s", msg);
+}
+
 static void
 model_authenticated(struct api_req *ar)
 {
+	struct model_req	*mr = ar->route;
+	struct timeval		 tv = { REQUEST_TIMEOUT_DEFAULT, 0 };
+
+	if (fe.conf->request_timeout > 0)
+		tv.tv_sec = fe.conf->request_timeout;
+	if ((mr->deadline = evtimer_new(fe.base, model_deadline,
+	    mr)) == NULL) {
+		api_error(ar, 503, NULL, "out of memory");
+		return;
+	}
+	evtimer_add(mr->deadline, &tv);
 	ar->on_body = model_body;
 	ar->on_body_end = model_body_end;
 	http_body_accept(ar->req);

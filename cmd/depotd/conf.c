@@ -72,6 +72,9 @@ conf_new(void)
 	c->max_sessions_per_key = 0;	/* conf_sessions_per_key() */
 	c->transfer_timeout = 300;
 	c->max_tool_iterations = 8;
+	c->max_answer_size = 64LL * 1024 * 1024;
+	c->max_tool_calls = 128;
+	c->request_timeout = 600;
 	return c;
 }
 

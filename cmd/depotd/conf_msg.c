@@ -138,6 +138,9 @@ sandbox_sync(struct depotd_conf *c, struct sandbox_msg *m, enum sync_dir d)
 	SYNC(d, c->max_sessions, m->max_sessions);
 	SYNC(d, c->max_sessions_per_key, m->max_sessions_per_key);
 	SYNC(d, c->transfer_timeout, m->transfer_timeout);
+	SYNC(d, c->max_answer_size, m->max_answer_size);
+	SYNC(d, c->max_tool_calls, m->max_tool_calls);
+	SYNC(d, c->request_timeout, m->request_timeout);
 	SYNC_STR(d, c->sandbox_link.resolve, m->resolve);
 }
 

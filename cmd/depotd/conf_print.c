@@ -269,6 +269,12 @@ print_sandbox(FILE *fp, const struct depotd_conf *c)
 		break;
 	}
 	fprintf(fp, "max-tool-iterations %d\n", c->max_tool_iterations);
+	fputs("max-answer-size ", fp);
+	print_size(fp, c->max_answer_size);
+	fprintf(fp, "\nmax-tool-calls %d\nrequest-timeout ",
+	    c->max_tool_calls);
+	print_duration(fp, c->request_timeout);
+	fputc('\n', fp);
 }
 
 static void

@@ -150,6 +150,10 @@ struct depotd_conf {
 	int				 transfer_timeout; /* PutFile, GetFile:
 							   seconds */
 	int				 max_tool_iterations;
+	/* Bounds on one model request (issue 18). */
+	int64_t				 max_answer_size; /* bytes, upstream's */
+	int				 max_tool_calls;  /* per model turn */
+	int				 request_timeout; /* seconds, whole */
 	/*
 	 * sandbox "https://...": its addresses and CA bundle, found by the
 	 * master as an upstream's are, for the broker, which can read no

@@ -33,6 +33,7 @@
  */
 #include <sys/types.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,27 @@
 #define KEEPALIVE_EVERY		5	/* seconds */
 #define TOOL_NO_CODE		"the call has no code argument"
 #define ITERATIONS_DEFAULT	8
+#define ANSWER_MAX_DEFAULT	(64 * 1024 * 1024)
+#define TOOLS_MAX_DEFAULT	128
+
+/*
+ * Each round resends the transcript with what the rounds before added
+ * (the model's answers, the runs' results); that much, in all, is
+ * bounded by max-answer-size.
+ */
+static int64_t
+coderun_grow_max(void)
+{
+	return fe.conf->max_answer_size > 0 ? fe.conf->max_answer_size :
+	    ANSWER_MAX_DEFAULT;
+}
+
+static int
+coderun_tools_max(void)
+{
+	return fe.conf->max_tool_calls > 0 ? fe.conf->max_tool_calls :
+	    TOOLS_MAX_DEFAULT;
+}
 
 struct coderun {
 	struct coderun_params	 p;
@@ -66,6 +88,7 @@ struct coderun {
 	uint32_t		 open_call;
 	int			 rounds;
 	int			 max_rounds;
+	int64_t			 grown;		/* bytes the rounds added */
 	int			 started;	/* our SSE reply began */
 	struct event		*keepalive;
 	struct upcall_result	 res;		/* summed for the log */
@@ -211,13 +234,33 @@ coderun_final(struct coderun *cr, struct json_object *answer)
 
 static void	coderun_exec_next(struct coderun *);
 
+/* The result of the call made last, as the model reads it. */
+static void
+coderun_add_result(struct coderun *cr, struct json_object *result,
+    const char *error)
+{
+	struct json_object	*r, *call;
+	char			*text;
+
+	call = json_object_array_get_idx(cr->calls, cr->next_call - 1);
+	if (cr->p.native && error == NULL)
+		native_record(cr->runs, call, result);
+	text = tools_render(result, error);
+	r = json_object_new_object();
+	json_object_object_add(r, "id", json_object_get(
+	    json_object_object_get(call, "id")));
+	json_object_object_add(r, "text", json_object_new_string(text != NULL ?
+	    text : "[tool error] out of memory"));
+	cr->grown += text != NULL ? (int64_t)strlen(text) : 0;
+	json_object_array_add(cr->results, r);
+	free(text);
+}
+
 static void
 coderun_executed(void *arg, int status, const char *message,
     struct json_object *result)
 {
 	struct coderun		*cr = arg;
-	struct json_object	*r, *call;
-	char			*text;
 
 	/*
 	 * The backend failed, not the program (whose failure is a result
@@ -230,19 +273,30 @@ coderun_executed(void *arg, int status, const char *message,
 		    message : "the sandbox failed");
 		return;
 	}
-	call = json_object_array_get_idx(cr->calls, cr->next_call - 1);
-	if (cr->p.native && status == 0)
-		native_record(cr->runs, call, result);
-	text = tools_render(result, status == 0 ? NULL : message[0] ?
+	coderun_add_result(cr, result, status == 0 ? NULL : message[0] ?
 	    message : "the sandbox failed");
-	r = json_object_new_object();
-	json_object_object_add(r, "id", json_object_get(
-	    json_object_object_get(call, "id")));
-	json_object_object_add(r, "text", json_object_new_string(text != NULL ?
-	    text : "[tool error] out of memory"));
-	json_object_array_add(cr->results, r);
-	free(text);
 	coderun_exec_next(cr);
+}
+
+/*
+ * Calls past max-tool-calls in one turn are not run: each gets an
+ * error result the model can read, so that it can carry on with the
+ * ones that ran (the gateway answers for its own tool; a caller's
+ * tools it cannot answer, and such a turn is a 502, upcall_start).
+ */
+static void
+coderun_refuse_rest(struct coderun *cr)
+{
+	char	 msg[160];
+	size_t	 n = json_object_array_length(cr->calls);
+
+	snprintf(msg, sizeof(msg), "not run: more than %d calls in one "
+	    "turn (max-tool-calls)", coderun_tools_max());
+	while (cr->next_call >= (size_t)coderun_tools_max() &&
+	    cr->next_call < n) {
+		cr->next_call++;
+		coderun_add_result(cr, NULL, msg);
+	}
 }
 
 /* One call after the other, in the order the model made them. */
@@ -250,8 +304,18 @@ static void
 coderun_exec_next(struct coderun *cr)
 {
 	struct json_object	*call, *req, *in, *code;
+	char			 msg[160];
 
+	coderun_refuse_rest(cr);
 	if (cr->next_call == json_object_array_length(cr->calls)) {
+		if (cr->grown > coderun_grow_max()) {
+			snprintf(msg, sizeof(msg), "the code-execution rounds "
+			    "added more than %" PRId64 " bytes to the "
+			    "transcript (max-answer-size)",
+			    coderun_grow_max());
+			coderun_fail(cr, 502, msg);
+			return;
+		}
 		if (tools_append_round(cr->p.wire, cr->ureq, cr->answer,
 		    cr->results) == -1) {
 			coderun_fail(cr, 502, "the upstream's answer cannot "
@@ -299,6 +363,7 @@ static void
 coderun_answered(void *arg, const struct upcall_result *res)
 {
 	struct coderun	*cr = arg;
+	char		 msg[160];
 	int		 foreign;
 
 	cr->call = NULL;
@@ -318,6 +383,14 @@ coderun_answered(void *arg, const struct upcall_result *res)
 	cr->calls = tools_calls(cr->p.wire, cr->answer, &foreign);
 	if (cr->calls == NULL) {
 		coderun_fail(cr, 502, "the upstream's answer is malformed");
+		return;
+	}
+	cr->grown += res->answer_len;
+	if (foreign > 0 && json_object_array_length(cr->calls) +
+	    (size_t)foreign > (size_t)coderun_tools_max()) {
+		snprintf(msg, sizeof(msg), "the upstream's answer makes more "
+		    "than %d tool calls (max-tool-calls)", coderun_tools_max());
+		coderun_fail(cr, 502, msg);
 		return;
 	}
 	/* Done, or the caller's own tools are called: the caller's turn. */

@@ -49,7 +49,7 @@
 #include "frontend.h"
 #include "fe_upstream.h"
 
-#define ANSWER_MAX		(64 * 1024 * 1024)	/* a plain answer */
+#define ANSWER_MAX_DEFAULT	(64 * 1024 * 1024)	/* max-answer-size */
 #define SSE_EVENT_MAX		(4 * 1024 * 1024)	/* one event */
 #define ERROR_BODY_MAX		(64 * 1024)	/* what an error may say */
 #define UPSTREAM_MESSAGE_MAX	400	/* of it, passed on */
@@ -76,6 +76,7 @@ struct upcall {
 	int			 idle_timeout;
 	struct evbuffer		*answer;	/* plain answer or error */
 	struct evbuffer		*frame;		/* one event to the caller */
+	int64_t			 streamed;	/* bytes of the stream */
 	struct sse_parser	*sse;
 	struct xstream		*xs;
 	struct upcall_result	 res;
@@ -93,6 +94,21 @@ struct upcall {
 };
 
 static struct curlev	*fe_curl;
+
+/* What an upstream may answer in all, streamed or whole. */
+static int64_t
+upcall_answer_max(void)
+{
+	return fe.conf->max_answer_size > 0 ? fe.conf->max_answer_size :
+	    ANSWER_MAX_DEFAULT;
+}
+
+static int
+upcall_tools_max(void)
+{
+	return fe.conf->max_tool_calls > 0 ? fe.conf->max_tool_calls :
+	    XSTREAM_TOOLS_MAX;
+}
 
 static void	upcall_destroy(struct upcall *);
 static void	upcall_emit_cb(void *, const char *, const char *, size_t);
@@ -252,6 +268,32 @@ upcall_upstream_message(struct upcall *u, char *out, size_t outlen)
 	json_object_put(o);
 }
 
+/*
+ * More tool calls than max-tool-calls in one turn: the caller's own
+ * tools are the caller's to run, so the gateway cannot answer the
+ * extra ones for the model, and handing on only some would lose the
+ * rest; the request ends with a 502 instead.
+ */
+static int
+upcall_too_many_calls(struct upcall *u, struct json_object *resp)
+{
+	struct json_object	*calls;
+	char			 msg[160];
+	int			 foreign;
+	size_t			 n;
+
+	if ((calls = tools_calls(u->p.wire, resp, &foreign)) == NULL)
+		return 0;	/* no calls, or xlate says what is wrong */
+	n = json_object_array_length(calls) + (size_t)foreign;
+	json_object_put(calls);
+	if (n <= (size_t)upcall_tools_max())
+		return 0;
+	snprintf(msg, sizeof(msg), "the upstream's answer makes %zu tool "
+	    "calls, more than %d (max-tool-calls)", n, upcall_tools_max());
+	upcall_error(u, 502, msg);
+	return 1;
+}
+
 /* A whole answer of 200: translated for the caller. */
 static void
 upcall_answer_ok(struct upcall *u)
@@ -273,8 +315,13 @@ upcall_answer_ok(struct upcall *u)
 	xlate_usage(u->p.wire, resp, &u->res.tokens_in, &u->res.tokens_out);
 	if (u->p.collect) {
 		u->res.answer = resp;
+		u->res.answer_len = evbuffer_get_length(u->answer);
 		upcall_report(u, 200);
 		u->res.answer = NULL;
+		json_object_put(resp);
+		return;
+	}
+	if (upcall_too_many_calls(u, resp)) {
 		json_object_put(resp);
 		return;
 	}
@@ -406,8 +453,20 @@ upcall_sse_event(void *arg, const char *event, const char *data, size_t len)
 {
 	struct upcall	*u = arg;
 
-	if (u->fail == 0 && xstream_event(u->xs, event, data, len) == -1)
+	if (u->fail != 0 || xstream_event(u->xs, event, data, len) == 0)
+		return u->fail != 0 ? -1 : 0;
+	switch (xstream_limit(u->xs)) {
+	case XSTREAM_OVER_SIZE:
+		upcall_fail(u, 502, "the upstream's answer is larger than "
+		    "%" PRId64 " bytes (max-answer-size)", upcall_answer_max());
+		break;
+	case XSTREAM_OVER_TOOLS:
+		upcall_fail(u, 502, "the upstream's answer makes more than %d "
+		    "tool calls (max-tool-calls)", upcall_tools_max());
+		break;
+	default:
 		upcall_fail(u, 502, "the upstream's stream is malformed");
+	}
 	return u->fail != 0 ? -1 : 0;
 }
 
@@ -418,6 +477,7 @@ upcall_stream_begin(struct upcall *u)
 	    upcall_emit_cb, u)) == NULL ||
 	    (u->sse = sse_new(SSE_EVENT_MAX, upcall_sse_event, u)) == NULL)
 		return -1;
+	xstream_limits(u->xs, upcall_answer_max(), upcall_tools_max());
 	http_reply_header(u->ar->req, "Cache-Control", "no-cache");
 	http_reply_start(u->ar->req, 200, "text/event-stream; charset=utf-8",
 	    -1);
@@ -451,6 +511,13 @@ upcall_stream(struct upcall *u, char *buf, size_t len)
 		http_reply_ondrain(u->ar->req, upcall_drained, u);
 		return CURL_WRITEFUNC_PAUSE;
 	}
+	/* Whatever it is made of, comments and garbage count too. */
+	u->streamed += len;
+	if (u->streamed > upcall_answer_max()) {
+		upcall_fail(u, 502, "the upstream's answer is larger than "
+		    "%" PRId64 " bytes (max-answer-size)", upcall_answer_max());
+		return 0;
+	}
 	if (sse_feed(u->sse, buf, len) == -1)
 		upcall_fail(u, 502, "the upstream's stream is malformed or "
 		    "has an event over %d MiB", SSE_EVENT_MAX >> 20);
@@ -473,12 +540,13 @@ upcall_write(char *buf, size_t size, size_t n, void *arg)
 	if (u->p.stream && u->res.upstream_status == 200 && u->event_stream)
 		return upcall_stream(u, buf, n);
 	have = evbuffer_get_length(u->answer);
-	max = u->res.upstream_status == 200 ? ANSWER_MAX : ERROR_BODY_MAX;
+	max = u->res.upstream_status == 200 ? (size_t)upcall_answer_max() :
+	    ERROR_BODY_MAX;
 	if (have + n > max) {
 		if (u->res.upstream_status != 200)
 			return n;	/* the start says enough */
 		upcall_fail(u, 502, "the upstream's answer is larger than "
-		    "%d MiB", ANSWER_MAX >> 20);
+		    "%zu bytes (max-answer-size)", max);
 		return 0;
 	}
 	if (evbuffer_add(u->answer, buf, n) == -1) {

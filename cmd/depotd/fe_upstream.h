@@ -50,6 +50,7 @@ struct upcall_result {
 	int64_t		 sent;			/* request bytes sent */
 	/* collect: the upstream's answer (during done only), or why not */
 	struct json_object *answer;
+	int64_t		 answer_len;		/* its bytes as sent */
 	char		 message[160];
 	char		 retry_after[32];
 };

@@ -119,6 +119,18 @@ int		 xstream_event(struct xstream *, const char *event,
  * (chat, or a pass-through) or the model's own output already began.
  */
 int		 xstream_prepend(struct xstream *, struct json_object *list);
+/*
+ * Bounds on one answer: max_bytes of event data in all (the writer
+ * keeps no more than that), max_tools tool calls (at most
+ * XSTREAM_TOOLS_MAX); 0 leaves a bound as it was.  Past either the
+ * next xstream_event is -1 and xstream_limit says which.
+ */
+#define XSTREAM_TOOLS_MAX	128
+#define XSTREAM_OVER_SIZE	1
+#define XSTREAM_OVER_TOOLS	2
+void		 xstream_limits(struct xstream *, int64_t max_bytes,
+		    int max_tools);
+int		 xstream_limit(const struct xstream *);
 /* The upstream ended: closing events if due; -1 if it ended early. */
 int		 xstream_end(struct xstream *);
 void		 xstream_usage(const struct xstream *, int64_t *in,

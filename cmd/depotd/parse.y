@@ -158,6 +158,7 @@ static void	 final_checks(const char *);
 %token	SECRETKEY SESSIONTOKEN SOCKET STORAGE SWEEPINTERVAL TEXTONLY TIMEOUT
 %token	TOKEN UPSTREAM URL USER WRITINGGRACE
 %token	MAXSESSIONSPERKEY TRANSFERTIMEOUT
+%token	MAXANSWERSIZE MAXTOOLCALLS REQUESTTIMEOUT
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -326,6 +327,19 @@ main		: STRING			{
 		| MAXTOOLITERATIONS NUMBER	{
 			if (in_range($2, 1, 100, "max-tool-iterations"))
 				conf->max_tool_iterations = $2;
+		}
+		| MAXANSWERSIZE size		{
+			if (in_range($2, 1024, 1024LL * 1024 * 1024,
+			    "max-answer-size"))
+				conf->max_answer_size = $2;
+		}
+		| MAXTOOLCALLS NUMBER		{
+			if (in_range($2, 1, 128, "max-tool-calls"))
+				conf->max_tool_calls = $2;
+		}
+		| REQUESTTIMEOUT duration	{
+			if (in_range($2, 1, 86400, "request-timeout"))
+				conf->request_timeout = $2;
 		}
 		| ADMINKEY secret		{
 			if (strlen($2) < 16)
@@ -794,6 +808,7 @@ static const struct keyword keywords[] = {
 	{ "known-hosts",		KNOWNHOSTS },
 	{ "listen",			LISTEN },
 	{ "local",			LOCAL },
+	{ "max-answer-size",		MAXANSWERSIZE },
 	{ "max-connections",		MAXCONNECTIONS },
 	{ "max-connections-per-address", MAXCONNSPERADDR },
 	{ "max-filename",		MAXFILENAME },
@@ -808,6 +823,7 @@ static const struct keyword keywords[] = {
 	{ "max-sessions-per-key",	MAXSESSIONSPERKEY },
 	{ "max-size",			MAXSIZE },
 	{ "max-tokens",			MAXTOKENS },
+	{ "max-tool-calls",		MAXTOOLCALLS },
 	{ "max-tool-iterations",	MAXTOOLITERATIONS },
 	{ "max-transfers",		MAXTRANSFERS },
 	{ "max-uploads-per-key",	MAXUPLOADS },
@@ -826,6 +842,7 @@ static const struct keyword keywords[] = {
 	{ "prefork",			PREFORK },
 	{ "region",			REGION },
 	{ "remote-name",		REMOTENAME },
+	{ "request-timeout",		REQUESTTIMEOUT },
 	{ "responses",			RESPONSES },
 	{ "retention",			RETENTION },
 	{ "sandbox",			SANDBOX },

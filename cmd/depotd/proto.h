@@ -228,6 +228,9 @@ struct sandbox_msg {
 	int32_t		 max_sessions;
 	int32_t		 max_sessions_per_key;
 	int32_t		 transfer_timeout;
+	int64_t		 max_answer_size;
+	int32_t		 max_tool_calls;
+	int32_t		 request_timeout;
 };
 
 /* Control commands, depotctl -> master (-> storage). */

@@ -603,6 +603,135 @@ test_errors(void)
 	cap_free(&c);
 }
 
+/* --- bounds (issue 18): an endless or over-full upstream --- */
+
+struct count {
+	long	 n;		/* events out */
+	size_t	 bytes;
+};
+
+static void
+count_emit(void *arg, const char *event, const char *data, size_t len)
+{
+	struct count	*c = arg;
+
+	c->n++;
+	c->bytes += len;
+}
+
+#define MSG_START_DATA "{\"type\":\"message_start\",\"message\":{"	\
+	"\"id\":\"msg_up1\",\"type\":\"message\",\"role\":\"assistant\","	\
+	"\"model\":\"remote-m\",\"content\":[],\"stop_reason\":null,"	\
+	"\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}"
+
+/* Feeds event i of an endless text stream; its xstream_event result. */
+static int
+feed_text(struct xstream *xs, enum wire from, long i)
+{
+	static char	 data[2048], fill[1025];
+
+	memset(fill, 'x', sizeof(fill) - 1);
+	if (from == WIRE_CHAT) {
+		snprintf(data, sizeof(data), "{\"id\":\"c\",\"object\":"
+		    "\"chat.completion.chunk\",\"created\":1,\"model\":\"r\","
+		    "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"},"
+		    "\"finish_reason\":null}]}", fill);
+		return xstream_event(xs, "", data, strlen(data));
+	}
+	if (i == 0)
+		return xstream_event(xs, "message_start", MSG_START_DATA,
+		    strlen(MSG_START_DATA));
+	if (i == 1) {
+		snprintf(data, sizeof(data), "{\"type\":"
+		    "\"content_block_start\",\"index\":0,\"content_block\":"
+		    "{\"type\":\"text\",\"text\":\"\"}}");
+		return xstream_event(xs, "content_block_start", data,
+		    strlen(data));
+	}
+	snprintf(data, sizeof(data), "{\"type\":\"content_block_delta\","
+	    "\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+	    "\"%s\"}}", fill);
+	return xstream_event(xs, "content_block_delta", data, strlen(data));
+}
+
+/* Feeds tool call i of a turn that makes one call after the other. */
+static int
+feed_tool(struct xstream *xs, enum wire from, long i)
+{
+	char	 data[512];
+
+	if (from == WIRE_CHAT) {
+		snprintf(data, sizeof(data), "{\"id\":\"c\",\"object\":"
+		    "\"chat.completion.chunk\",\"created\":1,\"model\":\"r\","
+		    "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{"
+		    "\"index\":%ld,\"id\":\"call_%ld\",\"type\":\"function\","
+		    "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
+		    "\"finish_reason\":null}]}", i, i);
+		return xstream_event(xs, "", data, strlen(data));
+	}
+	if (i == 0 && xstream_event(xs, "message_start", MSG_START_DATA,
+	    strlen(MSG_START_DATA)) == -1)
+		return -1;
+	snprintf(data, sizeof(data), "{\"type\":\"content_block_start\","
+	    "\"index\":%ld,\"content_block\":{\"type\":\"tool_use\","
+	    "\"id\":\"toolu_%ld\",\"name\":\"f\",\"input\":{}}}", i, i);
+	return xstream_event(xs, "content_block_start", data, strlen(data));
+}
+
+static void
+test_bounds(void)
+{
+	const enum wire	 w[] = { WIRE_CHAT, WIRE_MESSAGES, WIRE_RESPONSES };
+	struct xstream	*xs;
+	struct count	 c;
+	char		 what[128];
+	size_t		 f, t;
+	long		 i;
+	int		 rc;
+
+	for (f = 0; f < 2; f++)
+		for (t = 0; t < 3; t++) {
+			memset(&c, 0, sizeof(c));
+			xs = xstream_new(w[f], w[t], "m", count_emit, &c);
+			xstream_limits(xs, 64 * 1024, 0);
+			for (i = 0, rc = 0; i < 100000 && rc == 0; i++)
+				rc = feed_text(xs, w[f], i);
+			snprintf(what, sizeof(what), "endless %d -> %d: ends "
+			    "at max-answer-size (after %ld events, %zu "
+			    "bytes out)", (int)w[f], (int)w[t], i, c.bytes);
+			T_OK(rc == -1 && i < 70, "%s", what);
+			T_EQ_INT(xstream_limit(xs), XSTREAM_OVER_SIZE,
+			    "and says so");
+			T_OK(c.bytes < 4 * 64 * 1024, "what went out is bounded");
+			T_EQ_INT(xstream_end(xs), -1, "the stream did not end");
+			xstream_free(xs);
+
+			memset(&c, 0, sizeof(c));
+			xs = xstream_new(w[f], w[t], "m", count_emit, &c);
+			xstream_limits(xs, 0, 16);
+			for (i = 0, rc = 0; i < 2000 && rc == 0; i++)
+				rc = feed_tool(xs, w[f], i);
+			snprintf(what, sizeof(what), "2000 calls %d -> %d: "
+			    "the 17th fails (max-tool-calls 16)", (int)w[f],
+			    (int)w[t]);
+			T_OK(rc == -1 && i == 17, "%s", what);
+			T_EQ_INT(xstream_limit(xs), XSTREAM_OVER_TOOLS,
+			    "and says so");
+			xstream_free(xs);
+
+			/* No bound set: the translators' own, 128. */
+			memset(&c, 0, sizeof(c));
+			xs = xstream_new(w[f], w[t], "m", count_emit, &c);
+			for (i = 0, rc = 0; i < 2000 && rc == 0; i++)
+				rc = feed_tool(xs, w[f], i);
+			T_OK(rc == -1 && i == XSTREAM_TOOLS_MAX + 1,
+			    "2000 calls without a bound: the 129th fails");
+			T_EQ_INT(xstream_limit(xs), XSTREAM_OVER_TOOLS,
+			    "as a tool-call bound");
+			xstream_free(xs);
+		}
+}
+
 int
 main(void)
 {
@@ -613,5 +742,6 @@ main(void)
 	test_length();
 	test_failures();
 	test_errors();
+	test_bounds();
 	return t_done();
 }

@@ -42,6 +42,7 @@ sys.dont_write_bytecode = True
 
 import double_answer as ans	# noqa: E402
 import double_check as chk	# noqa: E402
+import double_hostile as hostile	# noqa: E402
 from double_wire import ClientGone, Writer	# noqa: E402
 
 ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses",
@@ -110,7 +111,7 @@ def answer_for(dialect, body, turn):
 
 
 FAULTS = ("status", "stall", "reset", "garbage", "drip", "crlf",
-    "sse_error")
+    "sse_error") + hostile.KINDS
 
 
 def bad_turns(turns):
@@ -318,6 +319,8 @@ class Handler(BaseHTTPRequestHandler):
         turn = STATE.take(self.path_only()) or {}
         fault = turn.get("fault") or {}
         kind = fault.get("kind")
+        if kind == "many_tools":
+            turn = hostile.many_tools(turn, fault)
         if kind == "status" or (kind == "sse_error" and
             not body.get("stream")):
             return self.fault_status(dialect, fault)
@@ -363,6 +366,10 @@ class Handler(BaseHTTPRequestHandler):
             parts = [json.dumps(parts, ensure_ascii=False,
                 indent=indent).encode()]
         w = Writer(self, stream, fault)
+        if fault.get("kind") in ("endless", "huge") or (stream and
+            fault.get("kind") == "noise"):
+            hostile.send(self, w, dialect, body, a, fault)
+            return w
         w.send(200, hdrs, parts, dialect)
         return w
 

@@ -63,6 +63,7 @@ xstream_new(enum wire from, enum wire to, const char *model,
 	xs->emit = emit;
 	xs->arg = arg;
 	xs->in = xs->out = -1;
+	xs->max_tools = XS_TOOLS_MAX;
 	xs->created = time(NULL);
 	if (from == to)
 		xs->passer = passers[from];
@@ -138,6 +139,76 @@ xs_done(struct xstream *xs)
 	return xs->failed ? -1 : 0;
 }
 
+void
+xstream_limits(struct xstream *xs, int64_t max_bytes, int max_tools)
+{
+	if (max_bytes > 0)
+		xs->max_bytes = max_bytes;
+	if (max_tools > 0)
+		xs->max_tools = max_tools < XS_TOOLS_MAX ? max_tools :
+		    XS_TOOLS_MAX;
+}
+
+int
+xstream_limit(const struct xstream *xs)
+{
+	return xs->over;
+}
+
+/*
+ * A tool call numbered index (from 0) is one too many: the answer
+ * fails, as the caller could not be given the calls past the bound
+ * and answering some of them would lose the rest.
+ */
+int
+xs_tools_over(struct xstream *xs, int64_t index)
+{
+	if (index >= 0 && index < xs->max_tools)
+		return 0;
+	xs->over = XSTREAM_OVER_TOOLS;
+	xs->failed = 1;
+	return 1;
+}
+
+/* A passed-through event's tool calls, counted before it goes on. */
+static int
+xs_pass_count(struct xstream *xs, const char *event,
+    struct json_object *data)
+{
+	struct json_object	*list;
+	const char		*type, *kind = NULL;
+	size_t			 i, n;
+	int64_t			 index;
+
+	if (xs->from == WIRE_CHAT) {
+		list = xs_get(data, "choices.0.delta.tool_calls");
+		if (!json_object_is_type(list, json_type_array))
+			return 0;
+		n = json_object_array_length(list);
+		for (i = 0; i < n; i++) {
+			index = xs_int(json_object_array_get_idx(list, i),
+			    "index");
+			if (xs_tools_over(xs, index >= 0 ? index :
+			    (int64_t)i))
+				return -1;
+		}
+		return 0;
+	}
+	if ((type = xs_str(data, "type")) == NULL)
+		type = event;
+	if (xs->from == WIRE_MESSAGES &&
+	    strcmp(type, "content_block_start") == 0)
+		kind = xs_str(data, "content_block.type");
+	else if (xs->from == WIRE_RESPONSES &&
+	    strcmp(type, "response.output_item.added") == 0)
+		kind = xs_str(data, "item.type");
+	if (kind != NULL && (strcmp(kind, "tool_use") == 0 ||
+	    strcmp(kind, "function_call") == 0) &&
+	    xs_tools_over(xs, xs->npassed++))
+		return -1;
+	return 0;
+}
+
 int
 xstream_event(struct xstream *xs, const char *event, const char *data,
     size_t len)
@@ -149,6 +220,11 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 		return -1;
 	if (xs->ended)		/* nothing counts after the terminator */
 		return 0;
+	xs->bytes += len;
+	if (xs->max_bytes > 0 && xs->bytes > xs->max_bytes) {
+		xs->over = XSTREAM_OVER_SIZE;
+		return xs_fail(xs);
+	}
 	if (strcmp(event, "error") == 0)
 		return xs_fail(xs);
 	if (xs->from == WIRE_CHAT && len == 6 && memcmp(data, "[DONE]", 6)
@@ -160,7 +236,8 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 	if ((obj = xs_parse(data, len)) == NULL)
 		return xs_fail(xs);
 	if (xs->w == NULL)
-		rc = xs->passer(xs, event, obj);
+		rc = xs_pass_count(xs, event, obj) == -1 ? -1 :
+		    xs->passer(xs, event, obj);
 	else if ((rc = xs_start(xs)) == 0)
 		rc = xs->reader(xs, event, obj);
 	json_object_put(obj);
@@ -336,7 +413,7 @@ xs_hub_tool_start(struct xstream *xs, int index, const char *id,
 {
 	char	 made[ID_BUFSIZE];
 
-	if (index < 0 || index >= XS_TOOLS_MAX)
+	if (xs_tools_over(xs, index))
 		return -1;
 	if (id == NULL) {	/* some servers leave it out */
 		id_new(made, sizeof(made), "call_");

@@ -32,7 +32,7 @@
 
 #include "model.h"
 
-#define XS_TOOLS_MAX	128	/* tool calls in one answer */
+#define XS_TOOLS_MAX	XSTREAM_TOOLS_MAX	/* tool calls, one answer */
 #define XS_BLOCKS_MAX	1024	/* Messages content blocks read */
 #define XS_ID_LEN	64
 
@@ -83,6 +83,11 @@ struct xstream {
 	int			 finished;	/* hub finish seen */
 	int			 ended;		/* upstream terminator seen */
 	int			 failed;
+	int			 over;		/* XSTREAM_OVER_*, if failed so */
+	int64_t			 max_bytes;	/* 0: no bound */
+	int64_t			 bytes;		/* event data so far */
+	int			 max_tools;	/* at most XS_TOOLS_MAX */
+	int			 npassed;	/* pass-through: calls seen */
 	/* readers: chat's tool calls seen; Messages' blocks */
 	unsigned char		 seen[XS_TOOLS_MAX];
 	short			*blocks;	/* tool number, or XS_B_* */
@@ -114,6 +119,7 @@ int	 xs_hub_tool_start(struct xstream *, int, const char *,
 	    const char *);
 int	 xs_hub_tool_args(struct xstream *, int, const char *, size_t);
 void	 xs_hub_finish(struct xstream *, const char *);
+int	 xs_tools_over(struct xstream *, int64_t index);
 void	 xs_hub_usage(struct xstream *, int64_t in, int64_t out);
 
 /* xstream_chat.c */

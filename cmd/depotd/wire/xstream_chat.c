@@ -42,7 +42,7 @@ chat_read_tool(struct xstream *xs, struct json_object *tc, size_t pos)
 
 	if ((index = xs_int(tc, "index")) == -1)
 		index = pos;
-	if (index >= XS_TOOLS_MAX)
+	if (xs_tools_over(xs, index))
 		return -1;
 	if (!xs->seen[index]) {
 		xs->seen[index] = 1;

@@ -91,7 +91,7 @@ msg_read_start(struct xstream *xs, struct json_object *data)
 		if ((text = xs_str(data, "content_block.text")) != NULL)
 			xs_hub_text(xs, text, strlen(text));
 	} else if (type != NULL && strcmp(type, "tool_use") == 0) {
-		if (xs->ntools >= XS_TOOLS_MAX)
+		if (xs_tools_over(xs, xs->ntools))
 			return -1;
 		xs->blocks[index] = xs->ntools;
 		return xs_hub_tool_start(xs, xs->ntools++,
