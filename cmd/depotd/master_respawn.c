@@ -49,6 +49,7 @@
 #define RESPAWN_WINDOW	60	/* seconds */
 #define RESPAWN_FREE	5	/* replacements at once within the window */
 #define RESPAWN_SOON	50	/* ms: let a sibling's death be reaped too */
+#define START_GRACE	10	/* s a replacement may take to start */
 
 static struct event	*ev_watchdog;
 
@@ -107,6 +108,26 @@ respawn_heartbeat(struct child_proc *cp, struct imsg *imsg)
 	cp->beat_ms = now_ms();
 }
 
+/*
+ * A replacement holds its listening sockets from the start: one stuck
+ * before it serves would take its share of the connections for good.
+ * The first frontends have no such bound: their start is the daemon's.
+ */
+static void
+start_watch(struct child_proc *cp)
+{
+	time_t	 limit = master.conf->frontend_timeout;
+
+	if (limit < START_GRACE)
+		limit = START_GRACE;
+	if (!cp->replaced || time(NULL) - cp->started <= limit)
+		return;
+	log_warnx("frontend %d (pid %d) did not start within %lld s; "
+	    "killing it", cp->instance, (int)cp->pid, (long long)limit);
+	proc_signal(cp, SIGKILL);
+	cp->killed = 1;
+}
+
 /* The loop of a started frontend is seen every second, or it goes. */
 static void
 watchdog(evutil_socket_t fd, short what, void *arg)
@@ -131,8 +152,14 @@ watchdog(evutil_socket_t fd, short what, void *arg)
 	last = now;
 	limit = (int64_t)master.conf->frontend_timeout * 1000;
 	TAILQ_FOREACH(cp, &master.children, entry) {
-		if (cp->role != ROLE_FRONTEND || !cp->ready ||
-		    cp->pid <= 0 || cp->fd == -1 || now - cp->beat_ms <= limit)
+		if (cp->role != ROLE_FRONTEND || cp->pid <= 0 ||
+		    cp->fd == -1 || cp->killed)
+			continue;
+		if (!cp->ready) {
+			start_watch(cp);
+			continue;
+		}
+		if (now - cp->beat_ms <= limit)
 			continue;
 		describe(cp, doing, sizeof(doing));
 		log_warnx("frontend %d (pid %d) has not turned for %lld s, "
@@ -140,7 +167,7 @@ watchdog(evutil_socket_t fd, short what, void *arg)
 		    (long long)(now - cp->beat_ms) / 1000, doing);
 		proc_signal(cp, SIGKILL);
 		/* Its channel and its death come next: no second kill. */
-		cp->ready = 0;
+		cp->killed = 1;
 	}
 }
 
@@ -171,6 +198,7 @@ respawn_start(struct child_proc *cp)
 		cp->fd = -1;
 	}
 	cp->ready = 0;
+	cp->killed = 0;
 	cp->conf_acked = 0;
 	cp->beat_ms = 0;
 	cp->replaced = 1;

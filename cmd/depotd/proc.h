@@ -40,6 +40,7 @@ struct child_proc {
 	int64_t			 beat_ms;	/* monotonic, last heartbeat */
 	struct heartbeat_msg	 beat;		/* as it came */
 	int			 replaced;	/* a replacement, not the first */
+	int			 killed;	/* by the watchdog: wait for it */
 	time_t			 window;	/* replacements counted since */
 	int			 nreplaced;	/* within the window */
 	struct event		*ev_respawn;	/* NULL: none pending */
