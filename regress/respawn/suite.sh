@@ -131,6 +131,17 @@ head -c 20000 /dev/urandom >"$work/small"
 check "an upload and its download work before anything" \
     roundtrips "$work/small" 2
 
+# Each peer holds a channel from every frontend: the same count after
+# the replacements says the dead ones' went and the new ones' came.
+sockset() {	# pid: its sockets' inodes, one a line, sorted
+	find "/proc/${1:-0}/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null |
+	    sort
+}
+sockset "$(depot_child extract)" >"$work/ext0"
+sockset "$(depot_child broker)" >"$work/brk0"
+ext0=$(wc -l <"$work/ext0")
+brk0=$(wc -l <"$work/brk0")
+
 # --- a frontend that stops turning -------------------------------------
 
 old=$(depot_child "frontend 0")
@@ -204,6 +215,16 @@ wait_log "frontend 1 ready again" 5
 check "both frontends new: uploads and downloads work (storage wired)" \
     roundtrips "$work/small" 4
 check "twelve /healthz in a row pass" healthz_row
+sockset "$(depot_child extract)" >"$work/ext1"
+sockset "$(depot_child broker)" >"$work/brk1"
+ext1=$(wc -l <"$work/ext1")
+brk1=$(wc -l <"$work/brk1")
+extnew=$(comm -13 "$work/ext0" "$work/ext1" | wc -l)
+brknew=$(comm -13 "$work/brk0" "$work/brk1" | wc -l)
+check "the extract child holds as many channels ($ext1, was $ext0), two of them new ($extnew)" \
+    test "$ext1" -eq "$ext0" -a "$extnew" -eq 2
+check "and the broker ($brk1, was $brk0; $brknew new)" \
+    test "$brk1" -eq "$brk0" -a "$brknew" -eq 2
 
 # --- a reload, then a replacement --------------------------------------
 
