@@ -43,6 +43,7 @@ conf_new(void)
 	TAILQ_INIT(&c->upstreams);
 	TAILQ_INIT(&c->models);
 	c->prefork = 2;
+	c->frontend_timeout = 5;
 	strlcpy(c->user, DEPOTD_USER, sizeof(c->user));
 	strlcpy(c->storage_user, DEPOTD_STORAGE_USER,
 	    sizeof(c->storage_user));

@@ -356,7 +356,9 @@ void
 conf_print(FILE *fp, const struct depotd_conf *c)
 {
 	print_listens(fp, c);
-	fprintf(fp, "prefork %d\nuser ", c->prefork);
+	fprintf(fp, "prefork %d\nfrontend-timeout ", c->prefork);
+	print_duration(fp, c->frontend_timeout);
+	fputs("\nuser ", fp);
 	print_quoted(fp, c->user);
 	fputs("\nstorage user ", fp);
 	print_quoted(fp, c->storage_user);

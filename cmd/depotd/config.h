@@ -99,6 +99,7 @@ enum sandbox_mode {
 struct depotd_conf {
 	TAILQ_HEAD(, listen_conf)	 listens;
 	int				 prefork;
+	int				 frontend_timeout; /* s, no beat */
 	char				 user[64];	/* frontends, broker */
 	char				 storage_user[64];
 	char				 chroot[1024];	/* "" = none */

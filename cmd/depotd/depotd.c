@@ -55,42 +55,6 @@ usage(void)
 }
 
 /*
- * A socket bound to lc.  shared: with SO_REUSEPORT, so that each
- * frontend has its own socket and the kernel spreads the load.
- */
-static int
-bound_socket(const struct listen_conf *lc, int shared, const char *taken)
-{
-	int	 fd, on = 1;
-
-	fd = socket(lc->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0);
-	if (fd == -1)
-		fatal("socket");
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
-	    (shared && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on,
-	    sizeof(on)) == -1))
-		fatal("setsockopt");
-	if (lc->ss.ss_family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
-		fatal("setsockopt IPV6_V6ONLY");
-	if (bind(fd, (const struct sockaddr *)&lc->ss, lc->sslen) == -1)
-		fatal("%s port %u%s", lc->host, lc->port, taken);
-	return fd;
-}
-
-static int
-bind_listener(const struct listen_conf *lc)
-{
-	int	 fd;
-
-	fd = bound_socket(lc, 1, "");
-	if (listen(fd, 1024) == -1)
-		fatal("listen");
-	return fd;
-}
-
-/*
  * SO_REUSEPORT would let a second depotd, or anything else run by
  * root, share the port and silently take part of the connections.  A
  * bind without it fails while any socket listens there: try one first.
@@ -101,21 +65,7 @@ check_listeners(void)
 	struct listen_conf	*lc;
 
 	TAILQ_FOREACH(lc, &master.conf->listens, entry)
-		close(bound_socket(lc, 0, " is taken (another depotd?)"));
-}
-
-static void
-send_listeners(struct child_proc *cp)
-{
-	struct listen_conf	*lc;
-	int			 fd;
-
-	TAILQ_FOREACH(lc, &master.conf->listens, entry) {
-		fd = bind_listener(lc);
-		if (imsgev_compose(&cp->iev, IMSG_LISTEN_FD, 0, 0, fd,
-		    NULL, 0) == -1)
-			fatal("imsg_compose");
-	}
+		close(master_bound_socket(lc, 0, " is taken (another depotd?)"));
 }
 
 static void
@@ -175,7 +125,7 @@ spawn_children(void)
 		    cp->role));
 		proc_send_conf(cp, master.conf, master.generation);
 		if (roster_role(cp->role)->listens)
-			send_listeners(cp);
+			master_send_listeners(cp);
 	}
 	connect_peers();
 	TAILQ_FOREACH(cp, &master.children, entry)
@@ -336,6 +286,7 @@ main(int argc, char *argv[], char *envp[])
 	control_init(master.conf->control_socket);
 	confine_log_kernel();
 	spawn_children();
+	respawn_init();
 	log_info("started, %d frontends", master.conf->prefork);
 	event_base_dispatch(master.base);
 	master_shutdown(master.exit_status);

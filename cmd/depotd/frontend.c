@@ -39,6 +39,10 @@ struct frontend fe;
 
 static int	 listen_fds[16];
 static int	 nlisten;
+/* What the heartbeat names: the requests in flight, oldest first. */
+static TAILQ_HEAD(, api_req)	 running = TAILQ_HEAD_INITIALIZER(running);
+static int			 nrunning;
+static struct event		*ev_heartbeat;
 
 static void
 route_not_found(struct api_req *ar)
@@ -61,6 +65,8 @@ on_request(struct http_request *req, void *arg)
 	ar->req = req;
 	ar->dialect = dialect_of(req);
 	req->arg = ar;
+	TAILQ_INSERT_TAIL(&running, ar, running);
+	nrunning++;
 	if (strcmp(req->path, "/healthz") == 0)
 		health_route(ar);
 	else if (strcmp(req->path, "/metrics") == 0)
@@ -108,6 +114,8 @@ on_free(struct http_request *req, void *arg)
 	metrics_count(req);
 	if (ar == NULL)
 		return;
+	TAILQ_REMOVE(&running, ar, running);
+	nrunning--;
 	/*
 	 * The route first: an upload whose create is in flight takes the
 	 * call over (ar->call becomes 0), so that the answer still finds
@@ -165,6 +173,40 @@ frontend_peer(enum proc_role role, int instance, int fd)
 		close(fd);
 }
 
+/*
+ * The master replaces a frontend whose loop stops turning (master.c):
+ * this timer is the loop saying it still does, and what it serves.
+ */
+static void
+fe_heartbeat(evutil_socket_t fd, short what, void *arg)
+{
+	struct heartbeat_msg	 hb;
+	struct api_req		*ar;
+	struct timespec		 now;
+
+	memset(&hb, 0, sizeof(hb));
+	hb.inflight = nrunning;
+	if ((ar = TAILQ_FIRST(&running)) != NULL) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		hb.age = now.tv_sec - ar->req->start.tv_sec;
+		strlcpy(hb.id, ar->req->id, sizeof(hb.id));
+		strlcpy(hb.method, ar->req->method_str, sizeof(hb.method));
+		strlcpy(hb.path, ar->req->path, sizeof(hb.path));
+	}
+	child_send_parent(IMSG_HEARTBEAT, 0, -1, &hb, sizeof(hb));
+}
+
+static void
+fe_heartbeat_start(void)
+{
+	struct timeval	 tv = { HEARTBEAT_INTERVAL, 0 };
+
+	ev_heartbeat = event_new(fe.base, -1, EV_PERSIST, fe_heartbeat, NULL);
+	if (ev_heartbeat == NULL || event_add(ev_heartbeat, &tv) == -1)
+		fatalx("heartbeat timer");
+	fe_heartbeat(-1, 0, NULL);
+}
+
 static void
 fe_start(void)
 {
@@ -177,6 +219,7 @@ fe_start(void)
 		if (http_server_listen_fd(fe.http, listen_fds[i]) == -1)
 			fatal("listen");
 	fe_upstream_init();
+	fe_heartbeat_start();
 }
 
 static void

@@ -82,6 +82,7 @@ struct api_req {
 	void			(*on_body)(struct api_req *, const void *,
 				    size_t);
 	void			(*on_body_end)(struct api_req *);
+	TAILQ_ENTRY(api_req)	 running;	/* frontend.c, oldest first */
 };
 
 struct frontend {

@@ -86,6 +86,20 @@ reap_exited(void)
 		else
 			snprintf(how, sizeof(how), "exited with status %d",
 			    WEXITSTATUS(status));
+		/*
+		 * A frontend that had started serving is replaced, as in
+		 * any prefork server, and so is a replacement; one of the
+		 * first that died starting would die again, and ends the
+		 * daemon like any other child.
+		 */
+		if (!master.shutting_down && cp->role == ROLE_FRONTEND &&
+		    (cp->beat_ms != 0 || cp->replaced)) {
+			log_warnx("frontend %d (pid %d) %s; replacing it",
+			    cp->instance, (int)pid, how);
+			cp->pid = 0;
+			respawn_schedule(cp);
+			continue;
+		}
 		if (!master.shutting_down)
 			log_warnx("lost child: %s %d (pid %d) %s",
 			    role_name(cp->role), cp->instance, (int)pid, how);
@@ -111,13 +125,19 @@ lost_child(struct child_proc *cp, const char *how)
 	master_shutdown(1);
 }
 
-static void
-on_sigchld(evutil_socket_t sig, short what, void *arg)
+void
+master_reap(void)
 {
 	if (master.shutting_down)
 		return;
 	if (reap_exited() > 0)
 		master_shutdown(1);
+}
+
+static void
+on_sigchld(evutil_socket_t sig, short what, void *arg)
+{
+	master_reap();
 }
 
 static void
@@ -149,6 +169,27 @@ master_signals(void)
 	evsignal_add(ev_sigint, NULL);
 	evsignal_add(ev_sighup, NULL);
 	evsignal_add(ev_sigchld, NULL);
+}
+
+/*
+ * What applies only at restart stays as it started in the running
+ * configuration, since a frontend started again in its slot takes
+ * its listening sockets and its root from it.
+ */
+static void
+keep_restart_only(struct depotd_conf *old, struct depotd_conf *conf)
+{
+	struct listen_conf	*lc;
+
+	while ((lc = TAILQ_FIRST(&conf->listens)) != NULL) {
+		TAILQ_REMOVE(&conf->listens, lc, entry);
+		free(lc);
+	}
+	while ((lc = TAILQ_FIRST(&old->listens)) != NULL) {
+		TAILQ_REMOVE(&old->listens, lc, entry);
+		TAILQ_INSERT_TAIL(&conf->listens, lc, entry);
+	}
+	strlcpy(conf->chroot, old->chroot, sizeof(conf->chroot));
 }
 
 /*
@@ -184,6 +225,7 @@ master_reload(char *why, size_t whylen)
 	conf_restart_changes(master.conf, conf, later, sizeof(later));
 	if (later[0] != '\0')
 		log_warnx("reload: %s take effect at restart", later);
+	keep_restart_only(master.conf, conf);
 	conf_free(master.conf);
 	master.conf = conf;
 	master.generation++;
@@ -198,6 +240,7 @@ master_reload(char *why, size_t whylen)
 static void
 conf_acked(struct child_proc *cp, struct imsg *imsg)
 {
+	static uint32_t		 logged = 1;
 	struct child_proc	*c;
 	uint32_t		 gen, oldest = UINT32_MAX;
 
@@ -209,8 +252,11 @@ conf_acked(struct child_proc *cp, struct imsg *imsg)
 	TAILQ_FOREACH(c, &master.children, entry)
 		if (c->fd != -1 && c->conf_acked < oldest)
 			oldest = c->conf_acked;
-	if (oldest == master.generation && oldest > 1)
+	/* Once: a frontend started again acknowledges it too. */
+	if (oldest == master.generation && oldest > logged) {
 		log_info("reloaded %s", master.conffile);
+		logged = oldest;
+	}
 	control_reload_acked(oldest);
 }
 
@@ -232,6 +278,11 @@ child_ready(struct child_proc *cp)
 	struct child_proc	*c;
 
 	cp->ready = 1;
+	if (cp->replaced) {
+		log_info("frontend %d ready again (pid %d)", cp->instance,
+		    (int)cp->pid);
+		return;
+	}
 	TAILQ_FOREACH(c, &master.children, entry)
 		if (!c->ready)
 			return;
@@ -251,6 +302,9 @@ master_dispatch_child(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_CONF_ACK:
 		conf_acked(cp, imsg);
 		break;
+	case IMSG_HEARTBEAT:
+		respawn_heartbeat(cp, imsg);
+		break;
 	case IMSG_CTL_LINE:
 	case IMSG_CTL_END:
 		control_relay(imsg);
@@ -263,5 +317,9 @@ master_child_closed(struct imsgev *iev, const char *why, void *arg)
 {
 	struct child_proc	*cp = arg;
 
-	lost_child(cp, why);
+	if (!master.shutting_down && cp->role == ROLE_FRONTEND &&
+	    (cp->beat_ms != 0 || cp->replaced))
+		respawn_channel_closed(cp, why);
+	else
+		lost_child(cp, why);
 }

@@ -50,6 +50,19 @@ void	 master_child_closed(struct imsgev *, const char *, void *);
 uint32_t master_reload(char *why, size_t whylen);
 void	 master_set_verbose(int);
 struct child_proc *master_storage(void);
+/* Reaps what exited; ends the daemon if that was not a frontend. */
+void	 master_reap(void);
+
+/* master_proc.c: listening sockets, SO_REUSEPORT when shared */
+int	 master_bound_socket(const struct listen_conf *, int shared,
+	    const char *taken);
+void	 master_send_listeners(struct child_proc *);
+
+/* master_respawn.c: the frontends' heartbeat and replacement */
+void	 respawn_init(void);
+void	 respawn_heartbeat(struct child_proc *, struct imsg *);
+void	 respawn_schedule(struct child_proc *);
+void	 respawn_channel_closed(struct child_proc *, const char *why);
 void	 master_shutdown(int) __attribute__((noreturn));
 
 /* master_sandbox.c */

@@ -129,6 +129,7 @@ control_status(struct ctl_conn *c, const struct ctl_cmd *cmd)
 		control_line(c, "%-10s %-8d %-8d %llds%s", role_name(cp->role),
 		    cp->instance, (int)cp->pid,
 		    (long long)(now - cp->started),
+		    cp->pid == 0 ? " (being replaced)" :
 		    cp->ready ? "" : " (starting)");
 	control_line(c, "confinement %s", confine_status());
 	control_forward(c, cmd);

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +103,56 @@ proc_spawn(struct child_proc *cp)
 }
 
 /*
+ * A socket bound to lc.  shared: with SO_REUSEPORT, so that each
+ * frontend has its own socket and the kernel spreads the load.
+ */
+int
+master_bound_socket(const struct listen_conf *lc, int shared, const char *taken)
+{
+	int	 fd, on = 1;
+
+	fd = socket(lc->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		fatal("socket");
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    (shared && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on,
+	    sizeof(on)) == -1))
+		fatal("setsockopt");
+	if (lc->ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
+		fatal("setsockopt IPV6_V6ONLY");
+	if (bind(fd, (const struct sockaddr *)&lc->ss, lc->sslen) == -1)
+		fatal("%s port %u%s", lc->host, lc->port, taken);
+	return fd;
+}
+
+static int
+bind_listener(const struct listen_conf *lc)
+{
+	int	 fd;
+
+	fd = master_bound_socket(lc, 1, "");
+	if (listen(fd, 1024) == -1)
+		fatal("listen");
+	return fd;
+}
+
+void
+master_send_listeners(struct child_proc *cp)
+{
+	struct listen_conf	*lc;
+	int			 fd;
+
+	TAILQ_FOREACH(lc, &master.conf->listens, entry) {
+		fd = bind_listener(lc);
+		if (imsgev_compose(&cp->iev, IMSG_LISTEN_FD, 0, 0, fd,
+		    NULL, 0) == -1)
+			fatal("imsg_compose");
+	}
+}
+
+/*
  * Gives each of the two children one end of a fresh socketpair, telling
  * each who is at the other end.
  */
@@ -163,7 +214,7 @@ proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
  * reach the master's process group or, as root, every process on the
  * machine, so only a real child's pid (> 1, not our own) is signalled.
  */
-static int
+int
 proc_signal(const struct child_proc *cp, int sig)
 {
 	if (cp->pid <= 1 || cp->pid == getpid()) {

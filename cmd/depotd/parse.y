@@ -149,6 +149,7 @@ static void	 final_checks(const char *);
 %token	EXTRACTPAGES EXTRACTSIZE MAXOUTPUTFILES MAXOUTPUTSIZE
 %token	MAXJSONVALUES MAXJSONMEMORY
 %token	MAXREQUESTSIZE MAXSESSIONS MAXTOKENS PDFASTEXT RESPONSES
+%token	FRONTENDTIMEOUT
 %token	ENDPOINT FILES HEADERTIMEOUT HTTP IDENTITY IDLETIMEOUT INCLUDE
 %token	KEEPALIVE KNOWNHOSTS LISTEN LOCAL MAXCONNECTIONS MAXFILENAME
 %token	MAXHEADERS MAXHEADERSIZE MAXSIZE MAXTOOLITERATIONS MAXTRANSFERS
@@ -275,6 +276,10 @@ main		: STRING			{
 		| PREFORK NUMBER		{
 			if (in_range($2, 1, 64, "prefork"))
 				conf->prefork = $2;
+		}
+		| FRONTENDTIMEOUT duration	{
+			if (in_range($2, 2, 3600, "frontend-timeout"))
+				conf->frontend_timeout = $2;
 		}
 		| USER STRING			{
 			copy_string(conf->user, sizeof(conf->user), $2,
@@ -799,6 +804,7 @@ static const struct keyword keywords[] = {
 	{ "extract-pages",		EXTRACTPAGES },
 	{ "extract-size",		EXTRACTSIZE },
 	{ "files",			FILES },
+	{ "frontend-timeout",		FRONTENDTIMEOUT },
 	{ "header-timeout",		HEADERTIMEOUT },
 	{ "http",			HTTP },
 	{ "identity",			IDENTITY },

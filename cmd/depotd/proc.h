@@ -36,6 +36,14 @@ struct child_proc {
 	int			 ready;
 	uint32_t		 conf_acked;	/* last generation applied */
 	struct imsgev		 iev;
+	/* Frontends: their heartbeat and their replacements (respawn.c). */
+	int64_t			 beat_ms;	/* monotonic, last heartbeat */
+	struct heartbeat_msg	 beat;		/* as it came */
+	int			 replaced;	/* a replacement, not the first */
+	int			 killed;	/* by the watchdog: wait for it */
+	time_t			 window;	/* replacements counted since */
+	int			 nreplaced;	/* within the window */
+	struct event		*ev_respawn;	/* NULL: none pending */
 };
 TAILQ_HEAD(child_list, child_proc);
 
@@ -47,5 +55,6 @@ int		 proc_connect_pair(struct child_proc *, struct child_proc *);
 void		 proc_send_conf(struct child_proc *, const struct depotd_conf *,
 		    uint32_t generation);
 void		 proc_kill_all(struct child_list *);
+int		 proc_signal(const struct child_proc *, int sig);
 
 #endif

@@ -81,6 +81,12 @@ static const struct imsg_rule master_from_child[] = {
 	TO_MASTER,
 };
 
+/* A frontend also says, each second, that its loop still turns. */
+static const struct imsg_rule master_from_frontend[] = {
+	TO_MASTER,
+	FIXED(IMSG_HEARTBEAT, struct heartbeat_msg, IMSG_FD_NO),
+};
+
 /* The storage helper also answers the control commands relayed to it. */
 static const struct imsg_rule master_from_storage[] = {
 	TO_MASTER,
@@ -173,7 +179,7 @@ static const struct {
 	    "storage <- master"),
 	CHANNEL(ROLE_BROKER, ROLE_MASTER, broker_from_master,
 	    "broker <- master"),
-	CHANNEL(ROLE_MASTER, ROLE_FRONTEND, master_from_child,
+	CHANNEL(ROLE_MASTER, ROLE_FRONTEND, master_from_frontend,
 	    "master <- frontend"),
 	CHANNEL(ROLE_MASTER, ROLE_STORAGE, master_from_storage,
 	    "master <- storage"),

@@ -68,6 +68,7 @@ enum imsg_type {
 	/* child -> master */
 	IMSG_READY,			/* privileges dropped, serving */
 	IMSG_CONF_ACK,			/* uint32_t generation applied */
+	IMSG_HEARTBEAT,			/* struct heartbeat_msg: loop turned */
 
 	/* control, relayed by the master (peerid: control client) */
 	IMSG_CTL_CMD,			/* struct ctl_cmd */
@@ -127,6 +128,23 @@ enum imsg_type {
 struct peer_msg {
 	int32_t		 role;
 	int32_t		 instance;
+};
+
+/*
+ * A frontend's event loop sends one each second (HEARTBEAT_INTERVAL),
+ * naming the oldest request it was serving then, so that the master
+ * can say what a frontend that stops turning was doing.  Untrusted:
+ * the master terminates and escapes the strings before logging them.
+ */
+#define HEARTBEAT_INTERVAL	1	/* seconds */
+#define HEARTBEAT_PATH_MAX	256
+
+struct heartbeat_msg {
+	int32_t		 inflight;	/* requests being served */
+	int32_t		 age;		/* the oldest's, in seconds */
+	char		 id[33];	/* the oldest's request id */
+	char		 method[16];
+	char		 path[HEARTBEAT_PATH_MAX];	/* cut to fit */
 };
 
 /* Configuration messages (conf_msg.c builds and reads them). */
