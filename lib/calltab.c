@@ -31,14 +31,15 @@ call_cmp(struct call_entry *a, struct call_entry *b)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/*
- * libbsd's tree.h marks the functions it generates __unused, which
- * glibc's headers do not define.
- */
+/* libbsd's tree.h marks its functions __unused, which glibc lacks. */
 #ifndef __unused
 #define __unused	__attribute__((__unused__))
+#define CALLTAB_UNUSED_DEFINED
 #endif
 RB_GENERATE_STATIC(call_tree, call_entry, node, call_cmp)
+#ifdef CALLTAB_UNUSED_DEFINED
+#undef __unused
+#endif
 
 uint32_t
 calltab_add(struct calltab *t, struct call_entry *e)

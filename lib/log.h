@@ -25,6 +25,8 @@
 
 #include <stdarg.h>
 
+#include "cdefs.h"
+
 void	log_init(const char *ident, int foreground, int verbose);
 void	log_setverbose(int verbose);
 int	log_getverbose(void);
@@ -34,9 +36,7 @@ void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	fatal(const char *, ...)
-	    __attribute__((format(printf, 1, 2), noreturn));
-void	fatalx(const char *, ...)
-	    __attribute__((format(printf, 1, 2), noreturn));
+__dead void	fatal(const char *, ...) __attribute__((format(printf, 1, 2)));
+__dead void	fatalx(const char *, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -61,7 +61,7 @@ struct sbx_config		*sbx_conf = &config;
 static struct event_base	*base;
 static struct http_server	*server;
 
-static void __attribute__((noreturn))
+static __dead void
 usage(void)
 {
 	fprintf(stderr, "usage: %s [-dv] [-s socket | -l address:port] "

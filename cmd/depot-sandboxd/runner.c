@@ -62,7 +62,7 @@
 static char	*jail_env[] = { "PATH=/usr/bin:/bin", NULL };
 
 /* In the child: the fds the jail expects, then exec bwrap. */
-static void __attribute__((noreturn))
+static __dead void
 runner_exec(struct session *s, char **argv, int channel, int info)
 {
 	int	 devnull, seccomp, i;

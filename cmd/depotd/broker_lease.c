@@ -32,7 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
 #include "log.h"
 #include "depotd.h"

@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
 #include "log.h"
 #include "mediatype.h"

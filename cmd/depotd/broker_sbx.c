@@ -34,7 +34,7 @@
 
 #include <curl/curl.h>
 #include <event2/event.h>
-#include <json.h>
+#include <json-c/json.h>
 
 #include "jsontext.h"
 #include "log.h"

@@ -43,9 +43,8 @@ struct child_ops {
 	void	(*shutdown)(void);
 };
 
-void			 child_run(enum proc_role, int instance,
-			    const struct child_ops *, int debug, int verbose)
-			    __attribute__((noreturn));
+__dead void		 child_run(enum proc_role, int instance,
+			    const struct child_ops *, int debug, int verbose);
 struct event_base	*child_base(void);
 /* The directory the child is confined to ("" for none, or empty). */
 const char		*child_root(void);

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
 #include "model.h"
 #include "fe_coderun.h"

@@ -46,7 +46,7 @@
 #include "master.h"
 #include "confine.h"
 
-static void __attribute__((noreturn))
+static __dead void
 usage(void)
 {
 	fprintf(stderr, "usage: depotd [-dnv] [-D macro=value] "

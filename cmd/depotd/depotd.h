@@ -21,21 +21,18 @@
 #ifndef DEPOTD_H
 #define DEPOTD_H
 
+#include "cdefs.h"
 #include "proto.h"
 #include "config.h"
 
 /* frontend.c */
-void		 frontend_main(int instance, int debug, int verbose)
-		    __attribute__((noreturn));
+__dead void	 frontend_main(int instance, int debug, int verbose);
 /* storage.c */
-void		 storage_main(int instance, int debug, int verbose)
-		    __attribute__((noreturn));
+__dead void	 storage_main(int instance, int debug, int verbose);
 #define STATUS_DB_DOWN	503
 /* broker.c */
-void		 broker_main(int instance, int debug, int verbose)
-		    __attribute__((noreturn));
+__dead void	 broker_main(int instance, int debug, int verbose);
 /* extract.c */
-void		 extract_main(int instance, int debug, int verbose)
-		    __attribute__((noreturn));
+__dead void	 extract_main(int instance, int debug, int verbose);
 
 #endif

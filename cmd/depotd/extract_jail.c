@@ -149,7 +149,7 @@ limit(int resource, rlim_t value)
 }
 
 /* In the forked child: only async-signal-safe calls until the exec. */
-static void __attribute__((noreturn))
+static __dead void
 jail_exec(int pdf_fd, int out_fd, int pages, int timeout)
 {
 	static char *const	 env[] = { NULL };

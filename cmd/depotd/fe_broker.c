@@ -30,15 +30,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
+#include "calltab.h"
 #include "log.h"
 #include "child.h"
 #include "model.h"
 
 struct sbx_lease {
-	TAILQ_ENTRY(sbx_lease)	 entry;
-	uint32_t		 id;
+	struct call_entry	 ce;		/* id: the lease number */
 	struct api_req		*ar;
 	uint32_t		 delegate;	/* storage call under way */
 	sbx_status_cb		 status_cb;
@@ -48,27 +48,22 @@ struct sbx_lease {
 	size_t			 datalen;
 };
 
-static TAILQ_HEAD(, sbx_lease)	 leases = TAILQ_HEAD_INITIALIZER(leases);
+static struct calltab		 leases = CALLTAB_INITIALIZER(leases);
 static struct imsgev		 broker_iev;
 static int			 broker_up;
-static uint32_t			 next_lease = 1;
 
 static struct sbx_lease *
 lease_find(uint32_t id)
 {
-	struct sbx_lease	*l;
-
-	TAILQ_FOREACH(l, &leases, entry)
-		if (l->id == id)
-			return l;
-	return NULL;
+	return CALL_OF(calltab_find(&leases, id), struct sbx_lease, ce);
 }
 
 static void
 lease_send(struct sbx_lease *l, uint32_t type, int fd, const void *data,
     size_t len)
 {
-	if (imsgev_compose(&broker_iev, type, l->id, 0, fd, data, len) == -1)
+	if (imsgev_compose(&broker_iev, type, l->ce.id, 0, fd, data,
+	    len) == -1)
 		fatal("imsg_compose");
 }
 
@@ -198,13 +193,10 @@ fe_sbx_open(struct api_req *ar, sbx_status_cb cb, void *arg)
 		return NULL;
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		fatal("calloc");
-	do {
-		l->id = next_lease++;
-	} while (l->id == 0 || lease_find(l->id) != NULL);
 	l->ar = ar;
 	l->status_cb = cb;
 	l->arg = arg;
-	TAILQ_INSERT_TAIL(&leases, l, entry);
+	calltab_add(&leases, &l->ce);
 	memset(&del, 0, sizeof(del));
 	strlcpy(del.handle, ar->who.handle, sizeof(del.handle));
 	l->delegate = fe_storage_call(IMSG_AUTH_DELEGATE, -1, &del,
@@ -261,7 +253,7 @@ fe_sbx_close(struct sbx_lease *l)
 		fe_storage_cancel(l->delegate);
 	else
 		lease_send(l, IMSG_SBX_CLOSE, -1, NULL, 0);
-	TAILQ_REMOVE(&leases, l, entry);
+	calltab_remove(&leases, &l->ce);
 	free(l->data);
 	free(l);
 }

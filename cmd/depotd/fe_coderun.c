@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <json.h>
+#include <json-c/json.h>
 
 #include "log.h"
 #include "frontend.h"

@@ -21,6 +21,7 @@
 #ifndef DEPOTD_MASTER_H
 #define DEPOTD_MASTER_H
 
+#include "cdefs.h"
 #include "privdrop.h"
 #include "proc.h"
 
@@ -63,7 +64,7 @@ void	 respawn_init(void);
 void	 respawn_heartbeat(struct child_proc *, struct imsg *);
 void	 respawn_schedule(struct child_proc *);
 void	 respawn_channel_closed(struct child_proc *, const char *why);
-void	 master_shutdown(int) __attribute__((noreturn));
+__dead void	 master_shutdown(int);
 
 /* master_sandbox.c */
 void	 sandbox_local_spawn(struct child_proc *);

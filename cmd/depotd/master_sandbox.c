@@ -99,7 +99,7 @@ write_token(const char *path, char *token, size_t len)
 	close(fd);
 }
 
-static void __attribute__((noreturn))
+static __dead void
 exec_sandboxd(const char *prog, const char *runner, const char *workdir)
 {
 	char	*argv[16];

@@ -92,7 +92,7 @@ struct attempt {
 	const char	*cafile;	/* -C: https, this CA */
 };
 
-static void __attribute__((noreturn))
+static __dead void
 usage(void)
 {
 	fprintf(stderr, "usage: confine_try [-x] [-u user] [-r root] "
@@ -405,7 +405,7 @@ attempt(struct attempt *a)
 	errx(2, "unknown action %s", act);
 }
 
-static void __attribute__((noreturn))
+static __dead void
 without_landlock(char *argv[])
 {
 	static const char *const calls[] = { "landlock_create_ruleset",

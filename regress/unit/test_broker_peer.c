@@ -48,7 +48,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
-#include <json.h>
+#include <json-c/json.h>
 
 #include "t.h"
 #include "peer.h"

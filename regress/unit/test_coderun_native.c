@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
 #include "t.h"
 #include "fe_coderun.h"

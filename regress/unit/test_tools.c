@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
 #include "t.h"
 #include "model.h"

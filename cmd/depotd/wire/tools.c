@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
 #include "jsontext.h"
 #include "model.h"

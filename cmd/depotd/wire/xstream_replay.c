@@ -26,7 +26,7 @@
 
 #include <string.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
 #include "model.h"
 
