@@ -25,8 +25,10 @@
 #	$HOSTILE_KEY		a caller's key (alice, default)
 #	$HOSTILE_ASAN		1 in a sanitizer build
 #	HOSTILE_RSS_MAX		the bound on a frontend's peak resident set
-#				while a case runs, KiB (256 MiB)
-#	HOSTILE_RSS_AFTER	the bound once the case is over, KiB (64 MiB)
+#				while a case runs, KiB (256 MiB; 1 GiB
+#				under AddressSanitizer)
+#	HOSTILE_RSS_AFTER	the bound once the case is over, KiB (64 MiB;
+#				384 MiB under AddressSanitizer)
 #
 #	hostile_daemon [EXTRA]	(re)start depotd with upstreams "oa"
 #				(openai) and "an" (anthropic) at the
@@ -63,12 +65,22 @@
 #				prints "# WHAT: peak RSS N MiB"
 #	hostile_case_many N WHAT ROUTE FILE CODES SECONDS
 #				the same with N posts at once
+#	hostile_body FILE SHAPE N
+#				write a model request to FILE (see below)
 
 HOSTILE_PORT=${HOSTILE_PORT:-18900}
-HOSTILE_RSS_MAX=${HOSTILE_RSS_MAX:-262144}
-HOSTILE_RSS_AFTER=${HOSTILE_RSS_AFTER:-65536}
 HOSTILE_ASAN=
 grep -q __asan_init "$DEPOTD" 2>/dev/null && HOSTILE_ASAN=1
+if [ -n "$HOSTILE_ASAN" ]; then
+	# AddressSanitizer's quarantine keeps up to 256 MiB of what was
+	# freed, and its shadow and red zones add to every block: the
+	# bounds are 1 GiB and 384 MiB there, still far under the
+	# gigabytes an unbounded body takes.
+	HOSTILE_RSS_MAX=${HOSTILE_RSS_MAX:-1048576}
+	HOSTILE_RSS_AFTER=${HOSTILE_RSS_AFTER:-393216}
+fi
+HOSTILE_RSS_MAX=${HOSTILE_RSS_MAX:-262144}
+HOSTILE_RSS_AFTER=${HOSTILE_RSS_AFTER:-65536}
 
 hostile_daemon() {	# [extra configuration]
 	local u=$UPSTREAM_URL/v1
@@ -253,4 +265,38 @@ hostile_case_many() {	# n what route file codes seconds
 	check "$2: all $1 answered $5 in the dialect of $3 ($(echo $HTTP_CODES))" \
 	    test "$bad" -eq 0
 	_hostile_after "$2" "$6"
+}
+
+# hostile_body FILE SHAPE N: a model request whose metadata is N of
+# SHAPE (arrays: [], strings: "a", keys: "kI":0, deep: N objects in
+# one another, objects: {}, blob: one string of N bytes); the model
+# is "ma" when FILE's name starts with "messages", else "m", and a
+# name starting "responses" gives an input instead of messages.
+hostile_body() {
+	python3 - "$@" <<'PY'
+import sys
+path, shape, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+name = path.rsplit("/", 1)[-1]
+model = "ma" if name.startswith("messages") else "m"
+head = ('{"model":"%s","max_tokens":16,' % model)
+if name.startswith("responses"):
+    head += '"input":"hi",'
+else:
+    head += '"messages":[{"role":"user","content":"hi"}],'
+with open(path, "w") as f:
+    f.write(head)
+    if shape == "arrays":
+        f.write('"metadata":[' + ",".join(["[]"] * n) + "]}")
+    elif shape == "objects":
+        f.write('"metadata":[' + ",".join(["{}"] * n) + "]}")
+    elif shape == "strings":
+        f.write('"metadata":[' + ",".join(['"a"'] * n) + "]}")
+    elif shape == "keys":
+        f.write('"metadata":{' + ",".join('"%x":0' % i
+            for i in range(n)) + "}}")
+    elif shape == "deep":
+        f.write('"metadata":' + '{"a":' * n + "0" + "}" * n + "}")
+    elif shape == "blob":
+        f.write('"metadata":{"blob":"' + "x" * n + '"}}')
+PY
 }

@@ -16,7 +16,7 @@
 # regress/hostile/suite.sh: one tenant against a whole depotd.  Starts
 # PostgreSQL, the upstream double and depotd (regress/hostile/lib.sh),
 # then runs every case file regress/hostile/*.sh there is, in name
-# order, in this shell.  Each case checks that the caller gets an
+# order, in this shell (HOSTILE_CASES="a b": only a.sh and b.sh).  Each case checks that the caller gets an
 # answer in its dialect within a bound, that every frontend's resident
 # set stays bounded while it runs and after, and that twelve health
 # checks in a row pass afterwards.  Ports HOSTILE_PORT (18900) to +9.
@@ -53,6 +53,13 @@ for f in "$top"/regress/hostile/*.sh; do
 	case ${f##*/} in
 	suite.sh|lib.sh) continue ;;
 	esac
+	# HOSTILE_CASES="bodies oom" runs only those case files.
+	if [ -n "${HOSTILE_CASES:-}" ]; then
+		case " $HOSTILE_CASES " in
+		*" $(basename "$f" .sh) "*) ;;
+		*) continue ;;
+		esac
+	fi
 	echo "# case file ${f##*/}"
 	. "$f"
 done
