@@ -223,6 +223,9 @@ void	 http_reply_stream_fd(struct http_request *, int status,
 void	 http_reply_start(struct http_request *, int status,
 	    const char *ctype, int64_t length);
 int	 http_reply_data(struct http_request *, const void *, size_t);
+/* One server-sent event: "event: NAME" when NAME is set, one data line. */
+void	 http_reply_event(struct http_request *, const char *event,
+	    const char *data, size_t len);
 void	 http_reply_end(struct http_request *);
 /* Bytes queued on the socket, and a callback when they drain. */
 size_t	 http_reply_pending(const struct http_request *);

@@ -264,6 +264,20 @@ http_reply_data(struct http_request *req, const void *data, size_t len)
 }
 
 void
+http_reply_event(struct http_request *req, const char *event,
+    const char *data, size_t len)
+{
+	if (event != NULL && event[0] != '\0') {
+		http_reply_data(req, "event: ", 7);
+		http_reply_data(req, event, strlen(event));
+		http_reply_data(req, "\n", 1);
+	}
+	http_reply_data(req, "data: ", 6);
+	http_reply_data(req, data, len);
+	http_reply_data(req, "\n\n", 2);
+}
+
+void
 http_reply_end(struct http_request *req)
 {
 	struct http_conn	*c = req->conn;

@@ -513,16 +513,7 @@ model_body(struct api_req *ar, const void *data, size_t len)
 static void
 model_emit(void *arg, const char *event, const char *data, size_t len)
 {
-	struct http_request	*req = arg;
-
-	if (event != NULL && event[0] != '\0') {
-		http_reply_data(req, "event: ", 7);
-		http_reply_data(req, event, strlen(event));
-		http_reply_data(req, "\n", 1);
-	}
-	http_reply_data(req, "data: ", 6);
-	http_reply_data(req, data, len);
-	http_reply_data(req, "\n\n", 2);
+	http_reply_event(arg, event, data, len);
 }
 
 /*

@@ -50,8 +50,6 @@
 #define KEEPALIVE_EVERY		5	/* seconds */
 #define TOOL_NO_CODE		"the call has no code argument"
 #define ITERATIONS_DEFAULT	8
-#define ANSWER_MAX_DEFAULT	(64 * 1024 * 1024)
-#define TOOLS_MAX_DEFAULT	128
 
 /*
  * Each round resends the transcript with what the rounds before added
@@ -61,15 +59,13 @@
 static int64_t
 coderun_grow_max(void)
 {
-	return fe.conf->max_answer_size > 0 ? fe.conf->max_answer_size :
-	    ANSWER_MAX_DEFAULT;
+	return fe.conf->max_answer_size;	/* conf_new() has the default */
 }
 
 static int
 coderun_tools_max(void)
 {
-	return fe.conf->max_tool_calls > 0 ? fe.conf->max_tool_calls :
-	    TOOLS_MAX_DEFAULT;
+	return fe.conf->max_tool_calls;
 }
 
 struct coderun {
@@ -112,16 +108,8 @@ static void
 coderun_emit(void *arg, const char *event, const char *data, size_t len)
 {
 	struct coderun	*cr = arg;
-	struct http_request *req = cr->p.ar->req;
 
-	if (event != NULL && event[0] != '\0') {
-		http_reply_data(req, "event: ", 7);
-		http_reply_data(req, event, strlen(event));
-		http_reply_data(req, "\n", 1);
-	}
-	http_reply_data(req, "data: ", 6);
-	http_reply_data(req, data, len);
-	http_reply_data(req, "\n\n", 2);
+	http_reply_event(cr->p.ar->req, event, data, len);
 }
 
 /* An error in the caller's terms, whether or not the stream began. */

@@ -49,7 +49,6 @@
 #include "frontend.h"
 #include "fe_upstream.h"
 
-#define ANSWER_MAX_DEFAULT	(64 * 1024 * 1024)	/* max-answer-size */
 #define SSE_EVENT_MAX		(4 * 1024 * 1024)	/* one event */
 #define ERROR_BODY_MAX		(64 * 1024)	/* what an error may say */
 #define UPSTREAM_MESSAGE_MAX	400	/* of it, passed on */
@@ -99,15 +98,13 @@ static struct curlev	*fe_curl;
 static int64_t
 upcall_answer_max(void)
 {
-	return fe.conf->max_answer_size > 0 ? fe.conf->max_answer_size :
-	    ANSWER_MAX_DEFAULT;
+	return fe.conf->max_answer_size;	/* conf_new() has the default */
 }
 
 static int
 upcall_tools_max(void)
 {
-	return fe.conf->max_tool_calls > 0 ? fe.conf->max_tool_calls :
-	    XSTREAM_TOOLS_MAX;
+	return fe.conf->max_tool_calls;
 }
 
 static void	upcall_destroy(struct upcall *);
