@@ -106,8 +106,16 @@ ceph_start() {
 	    >>"$_c/log/stderr" 2>&1 || return 1
 	ceph-mon -i a -f >>"$_c/log/stderr" 2>&1 &
 	echo $! >"$_c/mon.pid"
-	# Also waits for the monitor to answer.
-	ceph osd create --connect-timeout 30 >/dev/null 2>&1 || return 1
+	# Also waits for the monitor to answer.  A command sent while the
+	# new monitor is still taking its monmap is refused with EPERM
+	# ("handle_command on fsid 0000... != ...": seen once in a CI-like
+	# run under load), so it is asked again a few times.
+	_i=0
+	until ceph osd create --connect-timeout 30 >/dev/null 2>&1; do
+		_i=$((_i + 1))
+		[ $_i -ge 5 ] && return 1
+		sleep 1
+	done
 	# Added by hand: "crush update on start" races the monmap.
 	ceph osd crush add osd.0 1 root=default >/dev/null 2>&1
 	ceph-osd -i 0 --mkfs >>"$_c/log/stderr" 2>&1 || return 1
