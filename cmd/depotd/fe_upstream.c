@@ -48,13 +48,13 @@
 #include "curlev.h"
 #include "frontend.h"
 #include "fe_upstream.h"
+#include "fe_upstream_request.h"
 
 #define SSE_EVENT_MAX		(4 * 1024 * 1024)	/* one event */
 #define ERROR_BODY_MAX		(64 * 1024)	/* what an error may say */
 #define UPSTREAM_MESSAGE_MAX	400	/* of it, passed on */
 #define CONNECT_TIMEOUT		10	/* when none is configured */
 #define IDLE_TIMEOUT		120
-#define ANTHROPIC_VERSION	"2023-06-01"
 /*
  * A pooled connection idle longer than this is not reused: model
  * servers (uvicorn, llama.cpp) close theirs after 5 s, and a request
@@ -624,19 +624,6 @@ upcall_body_wake(void *arg)
 
 /* --- the call --- */
 
-static const char *
-upcall_path(enum wire w)
-{
-	switch (w) {
-	case WIRE_RESPONSES:
-		return "/responses";
-	case WIRE_MESSAGES:
-		return "/messages";
-	default:
-		return "/chat/completions";
-	}
-}
-
 static const struct upstream_conf *
 upcall_upstream(const char *name)
 {
@@ -649,77 +636,17 @@ upcall_upstream(const char *name)
 }
 
 static int
-upcall_header_add(struct upcall *u, const char *fmt, ...)
-{
-	struct curl_slist	*l;
-	char			 line[1024];
-	va_list			 ap;
-	int			 n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	l = n < 0 || (size_t)n >= sizeof(line) ? NULL :
-	    curl_slist_append(u->headers, line);
-	explicit_bzero(line, sizeof(line));
-	if (l == NULL)
-		return -1;
-	u->headers = l;
-	return 0;
-}
-
-/* The gateway's own credential, never the caller's. */
-static int
-upcall_headers(struct upcall *u, const struct upstream_conf *up)
-{
-	const char	*key = up->api_key;
-
-	if (upcall_header_add(u, "Content-Type: application/json") == -1 ||
-	    upcall_header_add(u, "Accept: %s", u->p.stream ?
-	    "text/event-stream" : "application/json") == -1 ||
-	    upcall_header_add(u, "Expect:") == -1)
-		return -1;
-	if (up->api == API_ANTHROPIC)
-		return upcall_header_add(u, "anthropic-version: %s",
-		    up->anthropic_version[0] ? up->anthropic_version :
-		    ANTHROPIC_VERSION) == -1 || (key != NULL &&
-		    upcall_header_add(u, "x-api-key: %s", key) == -1) ? -1 : 0;
-	if (key != NULL && upcall_header_add(u, "Authorization: Bearer %s",
-	    key) == -1)
-		return -1;
-	return 0;
-}
-
-static int
-upcall_tls(struct upcall *u, const struct upstream_conf *up)
-{
-	struct curl_blob	 blob;
-
-	if (up->ca_pem == NULL || up->ca_len == 0)
-		return 0;
-	blob.data = (void *)up->ca_pem;
-	blob.len = up->ca_len;
-	blob.flags = CURL_BLOB_COPY;
-	return curl_easy_setopt(u->easy, CURLOPT_CAINFO_BLOB, &blob) ==
-	    CURLE_OK ? 0 : -1;
-}
-
-static int
 upcall_setup(struct upcall *u, const struct upstream_conf *up)
 {
 	CURL	*e = u->easy;
 	char	 url[sizeof(up->url) + 32];
-	size_t	 n;
 
-	strlcpy(url, up->url, sizeof(url));
-	n = strlen(url);
-	while (n > 0 && url[n - 1] == '/')
-		url[--n] = '\0';
-	strlcat(url, upcall_path(u->p.wire), sizeof(url));
+	upstream_url(up, u->p.wire, url, sizeof(url));
 	if (up->resolve[0] != '\0' &&
 	    (u->resolve = curl_slist_append(NULL, up->resolve)) == NULL)
 		return -1;
-	if (upcall_headers(u, up) == -1 || upcall_tls(u, up) == -1)
+	if ((u->headers = upstream_headers(up, u->p.stream)) == NULL ||
+	    upstream_tls(e, up) == -1)
 		return -1;
 	u->idle_timeout = up->idle_timeout > 0 ? up->idle_timeout :
 	    IDLE_TIMEOUT;

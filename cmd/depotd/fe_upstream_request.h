@@ -1,0 +1,40 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * fe_upstream_request.h: the URL, headers and TLS bundle of a request
+ * to an upstream (fe_upstream_request.c).
+ */
+#ifndef DEPOTD_FE_UPSTREAM_REQUEST_H
+#define DEPOTD_FE_UPSTREAM_REQUEST_H
+
+#include <stddef.h>
+
+#include <curl/curl.h>
+
+#include "model.h"
+
+struct upstream_conf;
+
+/* The upstream's base URL, less trailing slashes, and the wire's path. */
+void			 upstream_url(const struct upstream_conf *, enum wire,
+			    char *, size_t);
+/* The request's headers, the gateway's key among them; NULL: no memory. */
+struct curl_slist	*upstream_headers(const struct upstream_conf *,
+			    int stream);
+int			 upstream_tls(CURL *, const struct upstream_conf *);
+
+#endif /* DEPOTD_FE_UPSTREAM_REQUEST_H */
