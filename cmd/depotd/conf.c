@@ -94,7 +94,7 @@ conf_sessions_per_key(const struct depotd_conf *c)
 void
 conf_upstream_init(struct upstream_conf *u)
 {
-	u->api = API_OPENAI;
+	u->api = DIALECT_OPENAI;
 	u->timeout = 300;
 	u->connect_timeout = 10;
 	u->idle_timeout = 60;

@@ -288,7 +288,7 @@ print_upstream_limits(FILE *fp, const struct upstream_conf *u)
 	print_duration(fp, u->idle_timeout);
 	fputc('\n', fp);
 	print_ca_file(fp, u->ca_file);
-	if (u->api == API_ANTHROPIC) {
+	if (u->api == DIALECT_ANTHROPIC) {
 		fputs("\tanthropic-version ", fp);
 		print_quoted(fp, u->anthropic_version);
 		fputc('\n', fp);
@@ -331,7 +331,7 @@ print_upstreams_models(FILE *fp, const struct depotd_conf *c)
 		fputs(" {\n\turl ", fp);
 		print_quoted(fp, u->url);
 		fprintf(fp, "\n\tapi %s\n",
-		    u->api == API_ANTHROPIC ? "anthropic" : "openai");
+		    u->api == DIALECT_ANTHROPIC ? "anthropic" : "openai");
 		print_secret(fp, "api-key", u->api_key);
 		print_upstream_limits(fp, u);
 	}

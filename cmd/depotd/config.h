@@ -45,16 +45,20 @@ struct listen_conf {
 	uint16_t			 port;
 };
 
-enum api_kind {
-	API_OPENAI,
-	API_ANTHROPIC,
+/*
+ * The two provider dialects: what a caller's request speaks (by its
+ * headers) and what an upstream's api setting names.
+ */
+enum dialect {
+	DIALECT_OPENAI,
+	DIALECT_ANTHROPIC,
 };
 
 struct upstream_conf {
 	TAILQ_ENTRY(upstream_conf)	 entry;
 	char				 name[64];
 	char				 url[1024];
-	enum api_kind			 api;
+	enum dialect			 api;
 	char				*api_key;	/* secret, may be NULL */
 	int				 timeout;	/* seconds, whole call */
 	int				 connect_timeout; /* seconds */

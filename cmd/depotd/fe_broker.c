@@ -35,7 +35,7 @@
 #include "calltab.h"
 #include "log.h"
 #include "child.h"
-#include "model.h"
+#include "fe_model.h"
 
 struct sbx_lease {
 	struct call_entry	 ce;		/* id: the lease number */

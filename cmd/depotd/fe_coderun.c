@@ -29,7 +29,7 @@
  * it as a stream, with keep-alives while the gateway's rounds run, and
  * never sees those rounds, unless it declared the provider's own
  * code-execution tool: then each run's native blocks come first, whole
- * or streamed alike (coderun_native.c).
+ * or streamed alike (fe_coderun_native.c).
  */
 #include <sys/types.h>
 
@@ -44,7 +44,7 @@
 
 #include "log.h"
 #include "frontend.h"
-#include "fe_upstream.h"
+#include "fe_upcall.h"
 #include "fe_coderun.h"
 
 #define KEEPALIVE_EVERY		5	/* seconds */
@@ -73,7 +73,7 @@ struct coderun {
 	struct sbx_lease	*lease;
 	struct seeding		*seeding;
 	struct upcall		*call;
-	struct ubody		*body;		/* this round's */
+	struct upstream_body		*body;		/* this round's */
 	struct json_object	*ureq;		/* grows round by round */
 	struct json_object	*answer;	/* the round's, its calls */
 	struct json_object	*calls;
@@ -402,7 +402,7 @@ coderun_call(struct coderun *cr)
 {
 	struct upcall_params	 up;
 
-	if (ubody_set_json(cr->body, cr->ureq) == -1) {
+	if (upstream_body_set_json(cr->body, cr->ureq) == -1) {
 		coderun_fail(cr, 500, "the upstream request could not be made");
 		return;
 	}
@@ -434,7 +434,7 @@ coderun_reopened(void *arg, struct imsg *imsg)
 		    "read again");
 		return;
 	}
-	ubody_bind(cr->body, cr->next_file++, fd);
+	upstream_body_bind(cr->body, cr->next_file++, fd);
 	coderun_open_next(cr);
 }
 
@@ -443,13 +443,13 @@ coderun_open_next(struct coderun *cr)
 {
 	struct file_open	 fo;
 
-	if (cr->next_file == ubody_nfiles(cr->body)) {
+	if (cr->next_file == upstream_body_nfiles(cr->body)) {
 		coderun_call(cr);
 		return;
 	}
 	memset(&fo, 0, sizeof(fo));
 	strlcpy(fo.key.handle, cr->p.ar->who.handle, sizeof(fo.key.handle));
-	strlcpy(fo.key.id, ubody_file_tag(cr->body, cr->next_file),
+	strlcpy(fo.key.id, upstream_body_file_tag(cr->body, cr->next_file),
 	    sizeof(fo.key.id));
 	fo.range_first = fo.range_last = -1;
 	cr->open_call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
@@ -477,8 +477,8 @@ coderun_round(struct coderun *cr)
 		return;
 	}
 	if (cr->body != cr->p.body)
-		ubody_free(cr->body);
-	if ((cr->body = ubody_again(cr->p.body, fe.base)) == NULL) {
+		upstream_body_free(cr->body);
+	if ((cr->body = upstream_body_again(cr->p.body, fe.base)) == NULL) {
 		coderun_fail(cr, 503, "out of memory");
 		return;
 	}
@@ -566,7 +566,7 @@ coderun_free(struct coderun *cr)
 	fe_seed_cancel(cr->seeding);
 	fe_sbx_close(cr->lease);
 	if (cr->body != NULL && cr->body != cr->p.body)
-		ubody_free(cr->body);
+		upstream_body_free(cr->body);
 	if (cr->keepalive != NULL)
 		event_free(cr->keepalive);
 	json_object_put(cr->ureq);

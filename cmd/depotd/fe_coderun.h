@@ -21,7 +21,7 @@
 #ifndef DEPOTD_FE_CODERUN_H
 #define DEPOTD_FE_CODERUN_H
 
-#include "fe_upstream.h"
+#include "fe_upcall.h"
 
 typedef void	(*coderun_done_cb)(void *arg, const struct upcall_result *);
 
@@ -36,7 +36,7 @@ struct coderun_params {
 	/* The upstream request (code_execution declared), not taken. */
 	struct json_object	*ureq;
 	/* Its body, placeholders bound; the route keeps and frees it. */
-	struct ubody		*body;
+	struct upstream_body		*body;
 	const struct fref_list	*files;		/* to seed, or NULL */
 	int			 native;	/* provider's own tool asked */
 	coderun_done_cb		 done;		/* once, when answered */
@@ -50,7 +50,7 @@ void		 coderun_result(const struct coderun *,
 		    struct upcall_result *);
 void		 coderun_free(struct coderun *);
 
-/* coderun_native.c: the provider's own blocks for the gateway's runs. */
+/* fe_coderun_native.c: the provider's own blocks for the gateway's runs. */
 void		 native_record(struct json_object *runs,
 		    struct json_object *call, struct json_object *result);
 /* Blocks (Messages) or output items (Responses), new; NULL for chat. */

@@ -16,7 +16,7 @@
 
 
 /*
- * fe_extract.c: a frontend's calls to the extract child (model.h).
+ * fe_extract.c: a frontend's calls to the extract child (fe_model.h).
  *
  * Each call has a number that travels as the imsg peer id.  The answer
  * carries the read end of pdftotext's output; a call cancelled before
@@ -32,7 +32,7 @@
 #include "calltab.h"
 #include "log.h"
 #include "child.h"
-#include "model.h"
+#include "fe_model.h"
 
 struct ex_call {
 	struct call_entry	 ce;

@@ -22,7 +22,7 @@
  * Two rounds of storage calls, a few at a time: IMSG_FILE_GET once
  * per distinct id (any failure is the same 400, so that nobody learns
  * whether someone else's file exists), then IMSG_FILE_OPEN for each
- * block read natively (its descriptor goes to the ubody) and once per
+ * block read natively (its descriptor goes to the upstream body) and once per
  * file read as text (a text file, or a PDF through the extract child).
  * Text is read here, non-blocking and never past extract-size.  Then
  * the blocks are rewritten (fe_refs_rewrite.c) and done runs.
@@ -44,7 +44,7 @@
 #include "log.h"
 #include "names.h"
 #include "util.h"
-#include "refs.h"
+#include "fe_refs.h"
 
 #define REFS_MAX		100	/* references in one request */
 #define REFS_PARALLEL		4	/* storage calls at once */
@@ -100,7 +100,7 @@ struct refs {
 	struct api_req		*ar;
 	enum wire		 wire;
 	const struct model_conf	*model;
-	struct ubody		*ub;
+	struct upstream_body		*ub;
 	int			 sandbox;
 	refs_done_cb		 done;
 	void			*arg;
@@ -529,7 +529,7 @@ refs_apply_site(struct refs *r, struct rsite *s)
 	int		 rc;
 
 	if (s->treat == TREAT_NATIVE) {
-		ph = ubody_placeholder_tagged(r->ub, s->fd, s->size,
+		ph = upstream_body_placeholder_tagged(r->ub, s->fd, s->size,
 		    f->fr.rec.id);
 		s->fd = -1;		/* the body's now */
 		if (ph == NULL)
@@ -615,7 +615,7 @@ refs_found(void *arg, const struct ref_site *s)
 
 struct refs *
 refs_resolve(struct api_req *ar, enum wire wire, struct json_object *body,
-    const struct model_conf *model, struct ubody *ub, int sandbox,
+    const struct model_conf *model, struct upstream_body *ub, int sandbox,
     refs_done_cb done, void *arg)
 {
 	struct refs	*r;

@@ -35,7 +35,7 @@
 
 #include <json-c/json.h>
 
-#include "refs.h"
+#include "fe_refs.h"
 
 struct walk {
 	refs_find_cb	 cb;

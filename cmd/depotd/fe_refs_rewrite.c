@@ -32,7 +32,7 @@
 
 #include "log.h"
 #include "names.h"
-#include "refs.h"
+#include "fe_refs.h"
 
 /* What the Messages API takes as an image, and OpenAI's too. */
 static const char *const native_images[] = {

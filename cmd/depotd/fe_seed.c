@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "model.h"
+#include "fe_model.h"
 
 struct seeding {
 	struct api_req		*ar;

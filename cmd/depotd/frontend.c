@@ -32,8 +32,8 @@
 #include "log.h"
 #include "child.h"
 #include "frontend.h"
-#include "model.h"
-#include "fe_upstream.h"
+#include "fe_model.h"
+#include "fe_upcall.h"
 
 struct frontend fe;
 
@@ -218,7 +218,7 @@ fe_start(void)
 	for (i = 0; i < nlisten; i++)
 		if (http_server_listen_fd(fe.http, listen_fds[i]) == -1)
 			fatal("listen");
-	fe_upstream_init();
+	upcall_init();
 	fe_heartbeat_start();
 }
 

@@ -17,9 +17,9 @@
 /*
  * frontend.h: the HTTP frontend's parts: the process and its routing
  * (frontend.c), calls to the storage helper (fe_storage.c),
- * authentication (fe_auth.c), dialects and errors (api_errors.c), the
- * Files API (api_files.c, with uploads in fe_upload.c and listings in
- * api_list.c), health and metrics (api_health.c).
+ * authentication (fe_auth.c), dialects and errors (fe_errors.c), the
+ * Files API (fe_files.c, with uploads in fe_upload.c and listings in
+ * fe_list.c), health and metrics (fe_health.c).
  */
 #ifndef DEPOTD_FRONTEND_H
 #define DEPOTD_FRONTEND_H
@@ -42,11 +42,6 @@
 #include "depotd.h"
 
 struct json_object;
-
-enum dialect {
-	DIALECT_OPENAI,
-	DIALECT_ANTHROPIC,
-};
 
 struct fe_call;
 typedef void	(*fe_call_cb)(void *arg, struct imsg *);
@@ -109,7 +104,7 @@ void	 fe_auth_admin_user(struct api_req *, const char *user,
 	    const char *workspace, void (*)(struct api_req *));
 void	 fe_auth_release(struct api_req *);
 
-/* api_errors.c */
+/* fe_errors.c */
 enum dialect dialect_of(const struct http_request *);
 void	 api_error(struct api_req *, int status, const char *param,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -117,17 +112,17 @@ void	 api_reply_json(struct api_req *, int status, struct json_object *);
 int	 api_storage_ok(struct api_req *, struct imsg *, uint32_t want,
 	    size_t size);
 
-/* api_files.c */
+/* fe_files.c */
 void	 api_files_route(struct api_req *);
 struct json_object *api_file_object(const struct file_rec *, enum dialect);
 
 /* fe_upload.c */
 void	 fe_upload_route(struct api_req *);
 
-/* api_list.c */
+/* fe_list.c */
 void	 api_list_route(struct api_req *);
 
-/* api_health.c */
+/* fe_health.c */
 void	 health_route(struct api_req *);
 void	 metrics_route(struct api_req *);
 void	 metrics_count(const struct http_request *);

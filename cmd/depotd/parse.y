@@ -662,11 +662,11 @@ upstreamopt	: STRING			{
 		}
 		| API OPENAI			{
 			if (upstream != NULL)
-				upstream->api = API_OPENAI;
+				upstream->api = DIALECT_OPENAI;
 		}
 		| API ANTHROPIC			{
 			if (upstream != NULL)
-				upstream->api = API_ANTHROPIC;
+				upstream->api = DIALECT_ANTHROPIC;
 		}
 		| API STRING			{
 			yyerror("unknown api \"%s\"; use openai or "
@@ -1645,10 +1645,10 @@ upstream_end(void)
 	    &port) == -1)
 		yyerror("upstream \"%s\": no host or a bad port in \"%s\"",
 		    upstream->name, upstream->url);
-	if (version_seen && upstream->api != API_ANTHROPIC)
+	if (version_seen && upstream->api != DIALECT_ANTHROPIC)
 		yyerror("upstream \"%s\": anthropic-version needs api "
 		    "anthropic", upstream->name);
-	if (upstream->native_responses && upstream->api != API_OPENAI)
+	if (upstream->native_responses && upstream->api != DIALECT_OPENAI)
 		yyerror("upstream \"%s\": responses needs api openai",
 		    upstream->name);
 done:

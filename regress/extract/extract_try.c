@@ -54,7 +54,7 @@
 #include "log.h"
 #include "privdrop.h"
 #include "child.h"
-#include "model.h"
+#include "fe_model.h"
 #include "extract.h"
 #include "peer.h"
 

@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "names.h"
-#include "model.h"
+#include "fe_model.h"
 
 #define FUZZ_NAMES	100	/* REFS_MAX: what a request may name */
 #define FUZZ_REPEAT	(FUZZ_NAMES - 1)

@@ -33,7 +33,7 @@
 
 #include <json-c/json.h>
 
-#include "refs.h"
+#include "fe_refs.h"
 
 #define FUZZ_SITES	64
 

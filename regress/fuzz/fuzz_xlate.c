@@ -36,7 +36,7 @@
 #include <json-c/json.h>
 
 #include "jsontext.h"
-#include "model.h"
+#include "fe_model.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -12,8 +12,8 @@
 # WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
 # ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
 
-# regress/route/suite.sh: the model routes' core (api_model.c,
-# api_models.c, fe_upstream.c) against the upstream double: the models
+# regress/route/suite.sh: the model routes' core (fe_model.c,
+# fe_catalog.c, fe_upcall.c) against the upstream double: the models
 # listing in both dialects, the checks made before anything goes
 # upstream, what the upstream receives, the mapping of its failures
 # into the caller's envelope, a stall, a client that leaves, and a

@@ -154,7 +154,7 @@ test_parsed_fields(const struct depotd_conf *c)
 	T_EQ_INT(c->http.max_conns, 1024, "max-connections default");
 	T_EQ_INT(c->sandbox, SANDBOX_URL, "sandbox URL");
 	u = TAILQ_FIRST(&c->upstreams);
-	T_OK(u != NULL && u->api == API_ANTHROPIC && u->timeout == 30,
+	T_OK(u != NULL && u->api == DIALECT_ANTHROPIC && u->timeout == 30,
 	    "upstream api anthropic, timeout 30");
 	m = TAILQ_FIRST(&c->models);
 	T_OK(m != NULL && m->text_only && !m->native_code_execution &&
@@ -166,7 +166,7 @@ test_parsed_fields(const struct depotd_conf *c)
 	    "upstream connect-timeout, idle-timeout, ca-file, "
 	    "anthropic-version");
 	u = u != NULL ? TAILQ_NEXT(u, entry) : NULL;
-	T_OK(u != NULL && u->api == API_OPENAI && u->native_responses &&
+	T_OK(u != NULL && u->api == DIALECT_OPENAI && u->native_responses &&
 	    u->connect_timeout == 10 && u->idle_timeout == 60 &&
 	    u->timeout == 300 && u->ca_file[0] == '\0',
 	    "upstream responses; defaults 10s, 1m, 5m, system CA bundle");

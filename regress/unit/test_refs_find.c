@@ -29,7 +29,7 @@
 
 #include <json-c/json.h>
 
-#include "refs.h"
+#include "fe_refs.h"
 #include "t.h"
 
 #define MAXFOUND	32

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "t.h"
-#include "fe_upstream.h"
+#include "fe_upcall.h"
 
 static const char *
 convert(const char *v, size_t len)

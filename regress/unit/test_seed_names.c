@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "t.h"
-#include "model.h"
+#include "fe_model.h"
 
 static struct fref_list	 files = TAILQ_HEAD_INITIALIZER(files);
 

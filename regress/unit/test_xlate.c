@@ -26,7 +26,7 @@
 
 #include <json-c/json.h>
 
-#include "model.h"
+#include "fe_model.h"
 #include "tjson.h"
 
 /* A ubody placeholder stands for base64: xlate never looks inside. */

@@ -17,7 +17,7 @@
 /*
  * test_xstream_native.c: a streamed code-execution answer for a caller
  * that declared the provider's own tool, as fe_coderun.c makes it: the
- * runs' native blocks (coderun_native.c) put first with
+ * runs' native blocks (fe_coderun_native.c) put first with
  * xstream_prepend, then the model's last answer replayed.  The events
  * are checked in order, by index and sequence number, and folded the
  * way the SDKs' stream helpers fold them: the result must equal the

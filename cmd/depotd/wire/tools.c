@@ -31,7 +31,7 @@
 #include <json-c/json.h>
 
 #include "jsontext.h"
-#include "model.h"
+#include "fe_model.h"
 
 #define TOOL_DESCRIPTION						\
 	"Runs Python code in a sandbox and returns its stdout, stderr "	\

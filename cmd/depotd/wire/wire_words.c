@@ -20,14 +20,14 @@
  * counts they report, which are the upstream's word too.  One table each,
  * for the whole-answer translation (xlate_manswer.c), the stream
  * translation (xstream_messages.c) and the error envelopes
- * (api_errors.c).
+ * (fe_errors.c).
  */
 #include <stdint.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
-#include "model.h"
+#include "fe_model.h"
 
 int64_t
 wire_tokens(struct json_object *v)

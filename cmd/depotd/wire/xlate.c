@@ -35,7 +35,7 @@
 #include <json-c/printbuf.h>
 
 #include "jsontext.h"
-#include "model.h"
+#include "fe_model.h"
 #include "xlate.h"
 
 static const char *const wire_names[] = {

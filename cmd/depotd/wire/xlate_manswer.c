@@ -31,7 +31,7 @@
 
 #include <json-c/json.h>
 
-#include "model.h"
+#include "fe_model.h"
 #include "xlate.h"
 
 static const char *const chat_text[] = { "text", "output_text", NULL };

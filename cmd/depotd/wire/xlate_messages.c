@@ -32,7 +32,7 @@
 #include <json-c/json.h>
 #include <json-c/printbuf.h>
 
-#include "model.h"
+#include "fe_model.h"
 #include "xlate.h"
 
 static const char *const text_types[] = { "text", NULL };

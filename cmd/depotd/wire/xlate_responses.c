@@ -32,7 +32,7 @@
 
 #include <json-c/json.h>
 
-#include "model.h"
+#include "fe_model.h"
 #include "xlate.h"
 
 static const char *const in_text[] = { "input_text", "output_text", "text",

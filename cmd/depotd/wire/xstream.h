@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "fe_model.h"
 
 #define XS_TOOLS_MAX	XSTREAM_TOOLS_MAX	/* tool calls, one answer */
 #define XS_BLOCKS_MAX	1024	/* Messages content blocks read */

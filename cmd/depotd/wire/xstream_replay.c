@@ -28,7 +28,7 @@
 
 #include <json-c/json.h>
 
-#include "model.h"
+#include "fe_model.h"
 
 static int
 replay_chunk(struct xstream *xs, struct json_object *tmpl,

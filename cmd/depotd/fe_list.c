@@ -15,7 +15,7 @@
  */
 
 /*
- * api_list.c: GET /v1/files, a page of the caller's files in either
+ * fe_list.c: GET /v1/files, a page of the caller's files in either
  * dialect: the query's cursors and filters, and Anthropic's page tokens.
  */
 #include <sys/types.h>

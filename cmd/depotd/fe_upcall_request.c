@@ -15,7 +15,7 @@
  */
 
 /*
- * fe_upstream_request.c: what a frontend's request to an upstream says
+ * fe_upcall_request.c: what a frontend's request to an upstream says
  * besides its body: the URL for the wire it speaks, the headers with
  * the gateway's own credential (never the caller's), and the
  * upstream's CA bundle, as curl takes them.
@@ -30,7 +30,7 @@
 #include <curl/curl.h>
 
 #include "frontend.h"
-#include "fe_upstream_request.h"
+#include "fe_upcall_request.h"
 
 #define ANTHROPIC_VERSION	"2023-06-01"	/* when none is configured */
 
@@ -48,7 +48,7 @@ upstream_path(enum wire w)
 }
 
 void
-upstream_url(const struct upstream_conf *up, enum wire w, char *url,
+upcall_url(const struct upstream_conf *up, enum wire w, char *url,
     size_t len)
 {
 	size_t	 n;
@@ -86,7 +86,7 @@ header_credential(struct curl_slist **list, const struct upstream_conf *up)
 {
 	const char	*key = up->api_key;
 
-	if (up->api == API_ANTHROPIC)
+	if (up->api == DIALECT_ANTHROPIC)
 		return header_add(list, "anthropic-version: %s",
 		    up->anthropic_version[0] ? up->anthropic_version :
 		    ANTHROPIC_VERSION) == -1 || (key != NULL &&
@@ -98,7 +98,7 @@ header_credential(struct curl_slist **list, const struct upstream_conf *up)
 }
 
 struct curl_slist *
-upstream_headers(const struct upstream_conf *up, int stream)
+upcall_headers(const struct upstream_conf *up, int stream)
 {
 	struct curl_slist	*list = NULL;
 
@@ -114,7 +114,7 @@ upstream_headers(const struct upstream_conf *up, int stream)
 }
 
 int
-upstream_tls(CURL *easy, const struct upstream_conf *up)
+upcall_tls(CURL *easy, const struct upstream_conf *up)
 {
 	struct curl_blob	 blob;
 

@@ -16,13 +16,13 @@
 
 
 /*
- * fe_upstream.h: one call to a model upstream (fe_upstream.c), and the
+ * fe_upcall.h: one call to a model upstream (fe_upcall.c), and the
  * route's view of how it went.
  */
 #ifndef DEPOTD_FE_UPSTREAM_H
 #define DEPOTD_FE_UPSTREAM_H
 
-#include "model.h"
+#include "fe_model.h"
 
 /* What the call is to do. */
 struct upcall_params {
@@ -31,7 +31,7 @@ struct upcall_params {
 	enum wire	 wire;		/* the upstream's */
 	const char	*model;		/* the name the caller asked for */
 	int		 stream;
-	struct ubody	*body;		/* the route keeps it */
+	struct upstream_body	*body;		/* the route keeps it */
 	/*
 	 * The answer is not the caller's: a 200 is handed to done as
 	 * JSON (upcall_result.answer), an error as its status and
@@ -72,7 +72,7 @@ void		 upcall_free(struct upcall *);
 void		 upcall_result(const struct upcall *, struct upcall_result *);
 
 /*
- * retry_after.c: an upstream's Retry-After (len bytes at v, not
+ * fe_retry_after.c: an upstream's Retry-After (len bytes at v, not
  * NUL-terminated) as the seconds the caller is told, in out; out is
  * left alone when the value is neither seconds nor an HTTP-date.
  */
@@ -80,16 +80,16 @@ void		 retry_after_seconds(const char *v, size_t len, char *out,
 		    size_t outlen);
 
 /*
- * api_model.c: a JSON text parsed whole, nested at most JSON_DEPTH_MAX
+ * fe_model.c: a JSON text parsed whole, nested at most JSON_DEPTH_MAX
  * deep; NULL when it is not JSON.
  */
 struct json_object *api_json_parse(const char *, size_t);
 
-/* api_models.c: 404 for a model not configured, in the dialect. */
+/* fe_catalog.c: 404 for a model not configured, in the dialect. */
 void		 api_model_not_found(struct api_req *, const char *name);
 
 /* The frontend's curl multi handle, made at the first call. */
-void		 fe_upstream_init(void);
+void		 upcall_init(void);
 /* CLOCK_MONOTONIC in microseconds, for durations. */
 int64_t		 fe_mono_usec(void);
 

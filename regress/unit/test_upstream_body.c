@@ -16,7 +16,7 @@
 
 
 /*
- * test_ubody.c: the streaming base64 encoder and the upstream body
+ * test_upstream_body.c: the streaming base64 encoder and the upstream body
  * built on it: placeholders, lengths known in advance, descriptors of
  * every size mod 3 against a reference encoder, pipes that fill in
  * pieces (pause, wake, resume), files that end early, and memory that
@@ -38,7 +38,7 @@
 #include <json-c/json.h>
 
 #include "base64.h"
-#include "model.h"
+#include "fe_model.h"
 #include "t.h"
 
 /* A reference encoder written another way: a bit accumulator. */
@@ -124,7 +124,7 @@ test_b64_pieces(void)
 static int
 tmpfile_of(const unsigned char *p, size_t n)
 {
-	char	 path[] = "/tmp/test_ubody.XXXXXX";
+	char	 path[] = "/tmp/test_upstream_body.XXXXXX";
 	int	 fd;
 
 	if ((fd = mkstemp(path)) == -1)
@@ -138,14 +138,14 @@ tmpfile_of(const unsigned char *p, size_t n)
 
 /* Reads a whole body with reads of at most chunk bytes. */
 static char *
-drain(struct ubody *ub, size_t chunk, size_t *len, int *status)
+drain(struct upstream_body *ub, size_t chunk, size_t *len, int *status)
 {
 	char	*out = NULL, *buf = malloc(chunk);
 	size_t	 n, total = 0;
 
 	*status = 0;
 	for (;;) {
-		n = ubody_read(buf, 1, chunk, ub);
+		n = upstream_body_read(buf, 1, chunk, ub);
 		if (n == CURL_READFUNC_ABORT || n == CURL_READFUNC_PAUSE) {
 			*status = n == CURL_READFUNC_ABORT ? -1 : 1;
 			break;
@@ -193,7 +193,7 @@ test_sizes(struct event_base *base)
 	    12288, 12289, 12290, 65536, 100000, 100001, 100002 };
 	static const size_t chunks[] = { 1, 5, 4096, 65536 };
 	unsigned char	*data;
-	struct ubody	*ub;
+	struct upstream_body	*ub;
 	struct json_object *o;
 	const char	*ph1, *ph2;
 	char		*r1, *r2, *want, *got;
@@ -207,50 +207,50 @@ test_sizes(struct event_base *base)
 		for (k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
 			if (chunks[k] == 1 && sizes[i] > 20000)
 				continue;
-			ub = ubody_new(base);
-			ph1 = ubody_placeholder(ub,
+			ub = upstream_body_new(base);
+			ph1 = upstream_body_placeholder(ub,
 			    tmpfile_of(data, sizes[i]), sizes[i]);
-			ph2 = ubody_placeholder(ub,
+			ph2 = upstream_body_placeholder(ub,
 			    tmpfile_of(data + 1, sizes[i] / 2), sizes[i] / 2);
 			r1 = ref_b64(data, sizes[i]);
 			r2 = ref_b64(data + 1, sizes[i] / 2);
 			want = expected(ph1, r1, ph2, r2, &o);
-			if (ubody_set_json(ub, o) == -1)
+			if (upstream_body_set_json(ub, o) == -1)
 				bad++;
-			badlen += ubody_length(ub) != (int64_t)strlen(want);
+			badlen += upstream_body_length(ub) != (int64_t)strlen(want);
 			got = drain(ub, chunks[k], &len, &st);
 			bad += st != 0 || strcmp(got, want) != 0 ||
-			    ubody_sent(ub) != (int64_t)len;
+			    upstream_body_sent(ub) != (int64_t)len;
 			runs++;
 			free(got);
 			free(want);
 			free(r1);
 			free(r2);
 			json_object_put(o);
-			ubody_free(ub);
+			upstream_body_free(ub);
 		}
 	free(data);
 	T_OK(bad == 0, "%d bodies of files of every size mod 3 read as the "
 	    "reference encoding (%zu differ)", runs, bad);
-	T_OK(badlen == 0, "ubody_length is the bytes read (%zu differ)",
+	T_OK(badlen == 0, "upstream_body_length is the bytes read (%zu differ)",
 	    badlen);
 }
 
 static void
 test_placeholders(struct event_base *base)
 {
-	struct ubody		*ub = ubody_new(base), *ub2 = ubody_new(base);
+	struct upstream_body		*ub = upstream_body_new(base), *ub2 = upstream_body_new(base);
 	struct json_object	*o;
 	const char		*ph, *ph2, *other, *p;
 	char			 fake[128], *got;
 	size_t			 len;
 	int			 st, ascii = 1;
 
-	ph = ubody_placeholder(ub, tmpfile_of((const unsigned char *)"abc",
+	ph = upstream_body_placeholder(ub, tmpfile_of((const unsigned char *)"abc",
 	    3), 3);
-	ph2 = ubody_placeholder(ub, tmpfile_of((const unsigned char *)"x",
+	ph2 = upstream_body_placeholder(ub, tmpfile_of((const unsigned char *)"x",
 	    1), 1);
-	other = ubody_placeholder(ub2, tmpfile_of((const unsigned char *)"y",
+	other = upstream_body_placeholder(ub2, tmpfile_of((const unsigned char *)"y",
 	    1), 1);
 	for (p = ph; *p != '\0'; p++)
 		ascii &= (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
@@ -266,8 +266,8 @@ test_placeholders(struct event_base *base)
 	json_object_array_add(o, json_object_new_string(fake));
 	json_object_array_add(o, json_object_new_string(other));
 	json_object_array_add(o, json_object_new_string(ph));
-	T_EQ_INT(ubody_set_json(ub, o), 0, "set_json");
-	T_EQ_INT(ubody_length(ub), strlen(fake) + strlen(other) + 4 +
+	T_EQ_INT(upstream_body_set_json(ub, o), 0, "set_json");
+	T_EQ_INT(upstream_body_length(ub), strlen(fake) + strlen(other) + 4 +
 	    strlen("[\"\",\"\",\"\"]"), "length: look-alikes are text, an "
 	    "unused placeholder counts nothing");
 	got = drain(ub, 7, &len, &st);
@@ -275,14 +275,14 @@ test_placeholders(struct event_base *base)
 	    strstr(got, other) != NULL, "only the real placeholder became "
 	    "base64: %s", got);
 	free(got);
-	T_EQ_INT(ubody_read(fake, 1, 10, ub), 0, "read after the end: 0");
+	T_EQ_INT(upstream_body_read(fake, 1, 10, ub), 0, "read after the end: 0");
 
 	/* A descriptor's bytes cannot go twice. */
 	json_object_array_add(o, json_object_new_string(ph));
-	T_EQ_INT(ubody_set_json(ub, o), -1, "a placeholder used twice");
+	T_EQ_INT(upstream_body_set_json(ub, o), -1, "a placeholder used twice");
 	json_object_put(o);
-	ubody_free(ub);
-	ubody_free(ub2);
+	upstream_body_free(ub);
+	upstream_body_free(ub2);
 }
 
 static int	 woken;
@@ -297,7 +297,7 @@ on_wake(void *arg)
 static void
 test_pipe(struct event_base *base)
 {
-	struct ubody		*ub = ubody_new(base);
+	struct upstream_body		*ub = upstream_body_new(base);
 	struct json_object	*o;
 	unsigned char		 data[10000];
 	char			 buf[65536], *ref, *want;
@@ -309,17 +309,17 @@ test_pipe(struct event_base *base)
 		data[i] = (unsigned char)(i ^ (i >> 5));
 	if (pipe(p) == -1)
 		abort();
-	ph = ubody_placeholder(ub, p[0], sizeof(data));
-	ubody_on_wake(ub, on_wake, NULL);
+	ph = upstream_body_placeholder(ub, p[0], sizeof(data));
+	upstream_body_on_wake(ub, on_wake, NULL);
 	o = json_object_new_string(ph);
-	ubody_set_json(ub, o);
+	upstream_body_set_json(ub, o);
 	ref = ref_b64(data, sizeof(data));
 	if (asprintf(&want, "\"%s\"", ref) == -1)
 		abort();
-	T_EQ_INT(ubody_length(ub), strlen(want), "length of a pipe's body");
+	T_EQ_INT(upstream_body_length(ub), strlen(want), "length of a pipe's body");
 	/* Pieces of 1, 2, 3 ... bytes, each after a pause. */
 	while (off < sizeof(data)) {
-		n = ubody_read(buf + total, 1, sizeof(buf) - total, ub);
+		n = upstream_body_read(buf + total, 1, sizeof(buf) - total, ub);
 		if (n == CURL_READFUNC_PAUSE) {
 			pauses++;
 			woken = 0;
@@ -337,7 +337,7 @@ test_pipe(struct event_base *base)
 		total += n;
 	}
 	close(p[1]);
-	while ((n = ubody_read(buf + total, 1, sizeof(buf) - total, ub)) > 0 &&
+	while ((n = upstream_body_read(buf + total, 1, sizeof(buf) - total, ub)) > 0 &&
 	    n != CURL_READFUNC_PAUSE && n != CURL_READFUNC_ABORT)
 		total += n;
 	buf[total] = '\0';
@@ -349,36 +349,36 @@ test_pipe(struct event_base *base)
 	free(ref);
 	free(want);
 	json_object_put(o);
-	ubody_free(ub);
+	upstream_body_free(ub);
 }
 
 static void
 test_short(struct event_base *base)
 {
-	struct ubody		*ub;
+	struct upstream_body		*ub;
 	struct json_object	*o;
 	unsigned char		 data[20] = "0123456789abcdefghij";
 	char			*got;
 	size_t			 len;
 	int			 st, p[2];
 
-	ub = ubody_new(base);
-	o = json_object_new_string(ubody_placeholder(ub,
+	ub = upstream_body_new(base);
+	o = json_object_new_string(upstream_body_placeholder(ub,
 	    tmpfile_of(data, 10), 20));
-	ubody_set_json(ub, o);
+	upstream_body_set_json(ub, o);
 	got = drain(ub, 4096, &len, &st);
 	T_EQ_INT(st, -1, "a file shorter than its size aborts the upload");
-	T_OK(ubody_read(got, 1, 1, ub) == CURL_READFUNC_ABORT,
+	T_OK(upstream_body_read(got, 1, 1, ub) == CURL_READFUNC_ABORT,
 	    "and keeps aborting");
 	free(got);
 	json_object_put(o);
-	ubody_free(ub);
+	upstream_body_free(ub);
 
-	ub = ubody_new(base);
+	ub = upstream_body_new(base);
 	if (pipe(p) == -1)
 		abort();
-	o = json_object_new_string(ubody_placeholder(ub, p[0], 20));
-	ubody_set_json(ub, o);
+	o = json_object_new_string(upstream_body_placeholder(ub, p[0], 20));
+	upstream_body_set_json(ub, o);
 	if (write(p[1], data, 5) != 5)
 		abort();
 	close(p[1]);
@@ -386,7 +386,7 @@ test_short(struct event_base *base)
 	T_EQ_INT(st, -1, "a pipe closed early aborts the upload");
 	free(got);
 	json_object_put(o);
-	ubody_free(ub);
+	upstream_body_free(ub);
 }
 
 static long
@@ -402,9 +402,9 @@ maxrss_kb(void)
 static void
 test_memory(struct event_base *base)
 {
-	struct ubody		*ub = ubody_new(base);
+	struct upstream_body		*ub = upstream_body_new(base);
 	struct json_object	*o;
-	char			 path[] = "/tmp/test_ubody.XXXXXX", buf[65536];
+	char			 path[] = "/tmp/test_upstream_body.XXXXXX", buf[65536];
 	int64_t			 size = 64LL << 20, total = 0;
 	long			 before;
 	size_t			 n;
@@ -413,17 +413,17 @@ test_memory(struct event_base *base)
 	if ((fd = mkstemp(path)) == -1 || ftruncate(fd, size) == -1)
 		abort();
 	unlink(path);
-	o = json_object_new_string(ubody_placeholder(ub, fd, size));
-	ubody_set_json(ub, o);
+	o = json_object_new_string(upstream_body_placeholder(ub, fd, size));
+	upstream_body_set_json(ub, o);
 	before = maxrss_kb();
-	while ((n = ubody_read(buf, 1, sizeof(buf), ub)) > 0 &&
+	while ((n = upstream_body_read(buf, 1, sizeof(buf), ub)) > 0 &&
 	    n != CURL_READFUNC_PAUSE && n != CURL_READFUNC_ABORT)
 		total += n;
 	T_EQ_INT(total, B64_ENCLEN(size) + 2, "64 MiB read as base64");
 	T_OK(maxrss_kb() - before < 8192, "peak RSS grew by %ld KiB (< 8 MiB)",
 	    maxrss_kb() - before);
 	json_object_put(o);
-	ubody_free(ub);
+	upstream_body_free(ub);
 }
 
 int

@@ -16,7 +16,7 @@
 
 
 /*
- * api_models.c: GET /v1/models and /v1/models/{id}: the configured
+ * fe_catalog.c: GET /v1/models and /v1/models/{id}: the configured
  * models, so that the SDKs' models.list() and models.retrieve() work.
  * The dialect is the headers' (as for the Files API): OpenAI's list
  * object, or Anthropic's page with has_more, first_id and last_id.
@@ -33,7 +33,7 @@
 #include "log.h"
 #include "util.h"
 #include "frontend.h"
-#include "fe_upstream.h"
+#include "fe_upcall.h"
 
 /* When this frontend learnt of its models: their "created" time. */
 static int64_t

@@ -16,14 +16,14 @@
 
 
 /*
- * api_model.c: POST /v1/chat/completions, /v1/responses and
+ * fe_model.c: POST /v1/chat/completions, /v1/responses and
  * /v1/messages.
  *
  * The order: the declared length against max-request-size, the
  * caller's key, the body (bounded as it comes), JSON under a depth
  * limit, the model, the file references (fe_refs.c, which may reply
  * 400 itself and then nothing is sent upstream), the translation to
- * the upstream's wire, and the call (fe_upstream.c), which answers.
+ * the upstream's wire, and the call (fe_upcall.c), which answers.
  * The route decides the dialect: chat and Responses are OpenAI's,
  * Messages Anthropic's, whatever the headers say.
  */
@@ -44,7 +44,7 @@
 #include "jsontext.h"
 #include "log.h"
 #include "frontend.h"
-#include "fe_upstream.h"
+#include "fe_upcall.h"
 #include "fe_coderun.h"
 
 /* One model request. */
@@ -59,7 +59,7 @@ struct model_req {
 	struct model_conf	 model;		/* a copy: reloads free */
 	char			 asked[128];	/* the caller's model name */
 	int			 stream;
-	struct ubody		*ub;
+	struct upstream_body		*ub;
 	struct refs		*refs;
 	struct upcall		*call;
 	int			 runs_code;	/* otari_code_execution */
@@ -164,7 +164,7 @@ model_free(struct api_req *ar)
 	if (mr->refs != NULL)
 		refs_free(mr->refs);
 	if (mr->ub != NULL)
-		ubody_free(mr->ub);
+		upstream_body_free(mr->ub);
 	json_object_put(mr->req);
 	if (mr->body != NULL)
 		evbuffer_free(mr->body);
@@ -298,9 +298,9 @@ model_refs_done(void *arg, int ok)
 		model_answered(mr);
 		return;
 	}
-	if (ubody_set_json(mr->ub, up) == -1) {
+	if (upstream_body_set_json(mr->ub, up) == -1) {
 		json_object_put(up);
-		/* Out of memory, or a file named twice (ubody.c). */
+		/* Out of memory, or a file named twice (fe_upstream_body.c). */
 		api_error(ar, 503, NULL, "the upstream request could not be "
 		    "made");
 		model_answered(mr);
@@ -350,7 +350,7 @@ model_wire_of(struct model_req *mr)
 			break;
 	if (up == NULL)
 		return -1;
-	if (up->api == API_ANTHROPIC)
+	if (up->api == DIALECT_ANTHROPIC)
 		mr->wire = WIRE_MESSAGES;
 	else if (mr->caller == WIRE_RESPONSES && up->native_responses)
 		mr->wire = WIRE_RESPONSES;
@@ -470,7 +470,7 @@ model_body_end(struct api_req *ar)
 		model_answered(mr);
 		return;
 	}
-	if ((mr->ub = ubody_new(fe.base)) == NULL) {
+	if ((mr->ub = upstream_body_new(fe.base)) == NULL) {
 		api_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 		return;

@@ -16,7 +16,7 @@
 
 
 /*
- * ubody.c: an upstream request body made of pieces of serialised JSON
+ * fe_upstream_body.c: an upstream request body made of pieces of serialised JSON
  * and of file descriptors whose bytes go out as base64.  The JSON
  * carries a placeholder where each descriptor's base64 belongs; the
  * body is cut there once serialised.  The length is known before the
@@ -45,7 +45,7 @@
 #include "base64.h"
 #include "log.h"
 #include "util.h"
-#include "model.h"
+#include "fe_model.h"
 
 #define UB_PREFIX	"DEPOTUB"
 #define UB_PH_LEN	80
@@ -66,7 +66,7 @@ struct useg {
 	struct ufd	*f;
 };
 
-struct ubody {
+struct upstream_body {
 	struct event_base	*base;
 	char			 prefix[48];	/* up to the number */
 	struct ufd		**fds;
@@ -94,10 +94,10 @@ struct ubody {
 	char			 out[B64_ENCLEN(UB_CHUNK + 2)];
 };
 
-struct ubody *
-ubody_new(struct event_base *base)
+struct upstream_body *
+upstream_body_new(struct event_base *base)
 {
-	struct ubody	*ub;
+	struct upstream_body	*ub;
 	unsigned char	 nonce[16];
 	char		 hex[sizeof(nonce) * 2 + 1];
 
@@ -115,14 +115,14 @@ ubody_new(struct event_base *base)
 }
 
 const char *
-ubody_placeholder(struct ubody *ub, int fd, int64_t size)
+upstream_body_placeholder(struct upstream_body *ub, int fd, int64_t size)
 {
-	return ubody_placeholder_tagged(ub, fd, size, NULL);
+	return upstream_body_placeholder_tagged(ub, fd, size, NULL);
 }
 
 /* Makes fd non-blocking: a pipe from the storage helper may lag. */
 static void
-ubody_nonblock(int fd)
+upstream_body_nonblock(int fd)
 {
 	int	 flags;
 
@@ -132,7 +132,7 @@ ubody_nonblock(int fd)
 }
 
 const char *
-ubody_placeholder_tagged(struct ubody *ub, int fd, int64_t size,
+upstream_body_placeholder_tagged(struct upstream_body *ub, int fd, int64_t size,
     const char *tag)
 {
 	struct ufd	*f, **nf;
@@ -145,7 +145,7 @@ ubody_placeholder_tagged(struct ubody *ub, int fd, int64_t size,
 		goto fail;
 	}
 	ub->fds = nf;
-	ubody_nonblock(fd);
+	upstream_body_nonblock(fd);
 	if (tag != NULL)
 		strlcpy(f->tag, tag, sizeof(f->tag));
 	f->fd = fd;
@@ -163,7 +163,7 @@ ubody_placeholder_tagged(struct ubody *ub, int fd, int64_t size,
  * for text that only starts like one.
  */
 static struct ufd *
-ubody_match(struct ubody *ub, const char *p, const char **end)
+upstream_body_match(struct upstream_body *ub, const char *p, const char **end)
 {
 	const char	*q = p + strlen(ub->prefix);
 	size_t		 n = 0;
@@ -182,7 +182,7 @@ ubody_match(struct ubody *ub, const char *p, const char **end)
 }
 
 static void
-ubody_add_seg(struct ubody *ub, const char *mem, size_t len, struct ufd *f)
+upstream_body_add_seg(struct upstream_body *ub, const char *mem, size_t len, struct ufd *f)
 {
 	struct useg	*s = &ub->segs[ub->nsegs++];
 
@@ -194,7 +194,7 @@ ubody_add_seg(struct ubody *ub, const char *mem, size_t len, struct ufd *f)
 
 /* Curl's position moves to the start of segment ub->seg. */
 static void
-ubody_enter_seg(struct ubody *ub)
+upstream_body_enter_seg(struct upstream_body *ub)
 {
 	ub->off = 0;
 	ub->out_len = ub->out_off = 0;
@@ -206,7 +206,7 @@ ubody_enter_seg(struct ubody *ub)
 }
 
 int
-ubody_set_json(struct ubody *ub, struct json_object *obj)
+upstream_body_set_json(struct upstream_body *ub, struct json_object *obj)
 {
 	const char	*s, *from, *p, *end;
 	struct ufd	*f;
@@ -226,7 +226,7 @@ ubody_set_json(struct ubody *ub, struct json_object *obj)
 	    (ub->segs = calloc(2 * ub->nfds + 1, sizeof(*ub->segs))) == NULL)
 		return -1;
 	for (from = p = ub->json; (p = strstr(p, ub->prefix)) != NULL; ) {
-		if ((f = ubody_match(ub, p, &end)) == NULL) {
+		if ((f = upstream_body_match(ub, p, &end)) == NULL) {
 			p++;
 			continue;
 		}
@@ -235,39 +235,39 @@ ubody_set_json(struct ubody *ub, struct json_object *obj)
 			return -1;
 		f->used = 1;
 		if (p > from)
-			ubody_add_seg(ub, from, p - from, NULL);
-		ubody_add_seg(ub, NULL, 0, f);
+			upstream_body_add_seg(ub, from, p - from, NULL);
+		upstream_body_add_seg(ub, NULL, 0, f);
 		from = p = end;
 	}
 	if (*from != '\0')
-		ubody_add_seg(ub, from, strlen(from), NULL);
-	ubody_enter_seg(ub);
+		upstream_body_add_seg(ub, from, strlen(from), NULL);
+	upstream_body_enter_seg(ub);
 	return 0;
 }
 
 int64_t
-ubody_length(const struct ubody *ub)
+upstream_body_length(const struct upstream_body *ub)
 {
 	return ub->length;
 }
 
 int64_t
-ubody_sent(const struct ubody *ub)
+upstream_body_sent(const struct upstream_body *ub)
 {
 	return ub->sent;
 }
 
 void
-ubody_on_wake(struct ubody *ub, void (*cb)(void *), void *arg)
+upstream_body_on_wake(struct upstream_body *ub, void (*cb)(void *), void *arg)
 {
 	ub->wake = cb;
 	ub->wake_arg = arg;
 }
 
 static void
-ubody_readable(int fd, short events, void *arg)
+upstream_body_readable(int fd, short events, void *arg)
 {
-	struct ubody	*ub = arg;
+	struct upstream_body	*ub = arg;
 
 	if (ub->wake != NULL)
 		ub->wake(ub->wake_arg);
@@ -275,14 +275,14 @@ ubody_readable(int fd, short events, void *arg)
 
 /* Waits, once, for the descriptor to have something to read. */
 static void
-ubody_arm(struct ubody *ub, int fd)
+upstream_body_arm(struct upstream_body *ub, int fd)
 {
 	if (ub->ev != NULL && event_get_fd(ub->ev) != fd) {
 		event_free(ub->ev);
 		ub->ev = NULL;
 	}
 	if (ub->ev == NULL &&
-	    (ub->ev = event_new(ub->base, fd, EV_READ, ubody_readable,
+	    (ub->ev = event_new(ub->base, fd, EV_READ, upstream_body_readable,
 	    ub)) == NULL)
 		fatal("event_new");
 	event_add(ub->ev, NULL);
@@ -294,7 +294,7 @@ ubody_arm(struct ubody *ub, int fd)
  * before its size.
  */
 static int
-ubody_fill(struct ubody *ub, struct ufd *f)
+upstream_body_fill(struct upstream_body *ub, struct ufd *f)
 {
 	ssize_t		 n;
 	size_t		 want;
@@ -325,7 +325,7 @@ ubody_fill(struct ubody *ub, struct ufd *f)
 }
 
 static size_t
-ubody_copy(char *dst, size_t room, const char *src, size_t avail)
+upstream_body_copy(char *dst, size_t room, const char *src, size_t avail)
 {
 	size_t	 n = avail < room ? avail : room;
 
@@ -334,9 +334,9 @@ ubody_copy(char *dst, size_t room, const char *src, size_t avail)
 }
 
 size_t
-ubody_read(char *buf, size_t size, size_t nitems, void *arg)
+upstream_body_read(char *buf, size_t size, size_t nitems, void *arg)
 {
-	struct ubody	*ub = arg;
+	struct upstream_body	*ub = arg;
 	struct useg	*s;
 	size_t		 room = size * nitems, n = 0, c;
 	int		 r;
@@ -346,17 +346,17 @@ ubody_read(char *buf, size_t size, size_t nitems, void *arg)
 	while (n < room && ub->seg < ub->nsegs) {
 		s = &ub->segs[ub->seg];
 		if (s->f == NULL) {
-			c = ubody_copy(buf + n, room - n, s->mem + ub->off,
+			c = upstream_body_copy(buf + n, room - n, s->mem + ub->off,
 			    s->len - ub->off);
 			n += c;
 			if ((ub->off += c) == s->len) {
 				ub->seg++;
-				ubody_enter_seg(ub);
+				upstream_body_enter_seg(ub);
 			}
 			continue;
 		}
 		if (ub->out_off < ub->out_len) {
-			c = ubody_copy(buf + n, room - n, ub->out + ub->out_off,
+			c = upstream_body_copy(buf + n, room - n, ub->out + ub->out_off,
 			    ub->out_len - ub->out_off);
 			n += c;
 			ub->out_off += c;
@@ -364,17 +364,17 @@ ubody_read(char *buf, size_t size, size_t nitems, void *arg)
 		}
 		if (ub->fd_done) {
 			ub->seg++;
-			ubody_enter_seg(ub);
+			upstream_body_enter_seg(ub);
 			continue;
 		}
-		if ((r = ubody_fill(ub, s->f)) == -1) {
+		if ((r = upstream_body_fill(ub, s->f)) == -1) {
 			ub->failed = 1;
 			return CURL_READFUNC_ABORT;
 		}
 		if (r == 0) {
 			if (n > 0)
 				break;
-			ubody_arm(ub, s->f->fd);
+			upstream_body_arm(ub, s->f->fd);
 			return CURL_READFUNC_PAUSE;
 		}
 	}
@@ -384,12 +384,12 @@ ubody_read(char *buf, size_t size, size_t nitems, void *arg)
 
 /*
  * A body for the same JSON once more: the same placeholders, each
- * waiting for a fresh descriptor of its file (ubody_bind).
+ * waiting for a fresh descriptor of its file (upstream_body_bind).
  */
-struct ubody *
-ubody_again(const struct ubody *old, struct event_base *base)
+struct upstream_body *
+upstream_body_again(const struct upstream_body *old, struct event_base *base)
 {
-	struct ubody	*ub;
+	struct upstream_body	*ub;
 	size_t		 i;
 
 	if ((ub = calloc(1, sizeof(*ub))) == NULL)
@@ -403,7 +403,7 @@ ubody_again(const struct ubody *old, struct event_base *base)
 	}
 	for (i = 0; i < old->nfds; i++) {
 		if ((ub->fds[i] = malloc(sizeof(*ub->fds[i]))) == NULL) {
-			ubody_free(ub);
+			upstream_body_free(ub);
 			return NULL;
 		}
 		*ub->fds[i] = *old->fds[i];
@@ -415,19 +415,19 @@ ubody_again(const struct ubody *old, struct event_base *base)
 }
 
 size_t
-ubody_nfiles(const struct ubody *ub)
+upstream_body_nfiles(const struct upstream_body *ub)
 {
 	return ub->nfds;
 }
 
 const char *
-ubody_file_tag(const struct ubody *ub, size_t i)
+upstream_body_file_tag(const struct upstream_body *ub, size_t i)
 {
 	return i < ub->nfds ? ub->fds[i]->tag : "";
 }
 
 void
-ubody_bind(struct ubody *ub, size_t i, int fd)
+upstream_body_bind(struct upstream_body *ub, size_t i, int fd)
 {
 	if (i >= ub->nfds) {
 		close(fd);
@@ -435,12 +435,12 @@ ubody_bind(struct ubody *ub, size_t i, int fd)
 	}
 	if (ub->fds[i]->fd != -1)
 		close(ub->fds[i]->fd);
-	ubody_nonblock(fd);
+	upstream_body_nonblock(fd);
 	ub->fds[i]->fd = fd;
 }
 
 void
-ubody_free(struct ubody *ub)
+upstream_body_free(struct upstream_body *ub)
 {
 	size_t	 i;
 

@@ -16,7 +16,7 @@
 
 
 /*
- * refs.h: the parts of fe_refs.c that need no event loop, so that
+ * fe_refs.h: the parts of fe_refs.c that need no event loop, so that
  * tests and fuzzers reach them: finding references in a request
  * (fe_refs_find.c) and rewriting the blocks (fe_refs_rewrite.c).
  */
@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "model.h"
+#include "fe_model.h"
 
 enum ref_kind {
 	REF_IMAGE,		/* image, image_url, input_image */

@@ -16,10 +16,10 @@
 
 
 /*
- * fe_upstream.c: one call to a model upstream, on libcurl's multi
+ * fe_upcall.c: one call to a model upstream, on libcurl's multi
  * interface inside the frontend's event loop.
  *
- * The request body comes from a ubody (memory and file descriptors
+ * The request body comes from an upstream body (memory and file descriptors
  * read as base64), so its length is known and curl sends it with a
  * Content-Length.  A plain answer is collected, bounded, translated
  * and sent whole; a streamed one is parsed event by event and each
@@ -47,8 +47,8 @@
 #include "sse.h"
 #include "curlev.h"
 #include "frontend.h"
-#include "fe_upstream.h"
-#include "fe_upstream_request.h"
+#include "fe_upcall.h"
+#include "fe_upcall_request.h"
 
 #define SSE_EVENT_MAX		(4 * 1024 * 1024)	/* one event */
 #define ERROR_BODY_MAX		(64 * 1024)	/* what an error may say */
@@ -120,7 +120,7 @@ fe_mono_usec(void)
 }
 
 void
-fe_upstream_init(void)
+upcall_init(void)
 {
 	if (fe_curl == NULL && (fe_curl = curlev_new(fe.base)) == NULL)
 		fatalx("curlev_new");
@@ -199,7 +199,7 @@ upcall_report(struct upcall *u, int status)
 		return;
 	u->reported = 1;
 	u->res.status = status;
-	u->res.sent = ubody_sent(u->p.body);
+	u->res.sent = upstream_body_sent(u->p.body);
 	if (u->xs != NULL)
 		xstream_usage(u->xs, &u->res.tokens_in, &u->res.tokens_out);
 	if (u->done != NULL)
@@ -591,7 +591,7 @@ upcall_read(char *buf, size_t size, size_t n, void *arg)
 	struct upcall	*u = arg;
 	size_t		 got;
 
-	got = ubody_read(buf, size, n, u->p.body);
+	got = upstream_body_read(buf, size, n, u->p.body);
 	if (got == 0 && u->res.ttfb_us == -1)
 		evtimer_del(u->idle);
 	else if (got != CURL_READFUNC_PAUSE && got != CURL_READFUNC_ABORT)
@@ -608,7 +608,7 @@ upcall_seek(void *arg, curl_off_t offset, int origin)
 {
 	struct upcall	*u = arg;
 
-	if (origin == SEEK_SET && offset == 0 && ubody_sent(u->p.body) == 0)
+	if (origin == SEEK_SET && offset == 0 && upstream_body_sent(u->p.body) == 0)
 		return CURL_SEEKFUNC_OK;
 	return CURL_SEEKFUNC_CANTSEEK;
 }
@@ -641,12 +641,12 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	CURL	*e = u->easy;
 	char	 url[sizeof(up->url) + 32];
 
-	upstream_url(up, u->p.wire, url, sizeof(url));
+	upcall_url(up, u->p.wire, url, sizeof(url));
 	if (up->resolve[0] != '\0' &&
 	    (u->resolve = curl_slist_append(NULL, up->resolve)) == NULL)
 		return -1;
-	if ((u->headers = upstream_headers(up, u->p.stream)) == NULL ||
-	    upstream_tls(e, up) == -1)
+	if ((u->headers = upcall_headers(up, u->p.stream)) == NULL ||
+	    upcall_tls(e, up) == -1)
 		return -1;
 	u->idle_timeout = up->idle_timeout > 0 ? up->idle_timeout :
 	    IDLE_TIMEOUT;
@@ -657,7 +657,7 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, (long)CONN_MAXAGE);
 	curl_easy_setopt(e, CURLOPT_POST, 1L);
 	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-	    (curl_off_t)ubody_length(u->p.body));
+	    (curl_off_t)upstream_body_length(u->p.body));
 	curl_easy_setopt(e, CURLOPT_READFUNCTION, upcall_read);
 	curl_easy_setopt(e, CURLOPT_READDATA, u);
 	curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, upcall_seek);
@@ -697,7 +697,7 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 		    "configured");
 		return NULL;
 	}
-	fe_upstream_init();
+	upcall_init();
 	if ((u = calloc(1, sizeof(*u))) == NULL) {
 		upcall_refuse(ar, p, 503, "out of memory");
 		return NULL;
@@ -721,7 +721,7 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 		return NULL;
 	}
 	u->running = 1;
-	ubody_on_wake(p->body, upcall_body_wake, u);
+	upstream_body_on_wake(p->body, upcall_body_wake, u);
 	upcall_idle_arm(u);
 	return u;
 }
@@ -758,7 +758,7 @@ upcall_free(struct upcall *u)
 	if (u == NULL)
 		return;
 	u->done = NULL;
-	ubody_on_wake(u->p.body, NULL, NULL);
+	upstream_body_on_wake(u->p.body, NULL, NULL);
 	if (u->busy)
 		u->dead = 1;
 	else
@@ -769,7 +769,7 @@ void
 upcall_result(const struct upcall *u, struct upcall_result *res)
 {
 	*res = u->res;
-	res->sent = ubody_sent(u->p.body);
+	res->sent = upstream_body_sent(u->p.body);
 	if (u->xs != NULL)
 		xstream_usage(u->xs, &res->tokens_in, &res->tokens_out);
 }

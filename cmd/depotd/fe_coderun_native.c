@@ -15,7 +15,7 @@
  */
 
 /*
- * coderun_native.c: a caller that declared a provider's own
+ * fe_coderun_native.c: a caller that declared a provider's own
  * code-execution tool gets the provider's own blocks for the runs the
  * gateway made: Anthropic's server_tool_use and
  * code_execution_tool_result, the Responses API's code_interpreter_call,
@@ -32,7 +32,7 @@
 
 #include <json-c/json.h>
 
-#include "model.h"
+#include "fe_model.h"
 #include "fe_coderun.h"
 
 static struct json_object *

@@ -15,9 +15,9 @@
  */
 
 /*
- * api_files.c: the Files API's routes and its file object in OpenAI's
+ * fe_files.c: the Files API's routes and its file object in OpenAI's
  * and Anthropic's shapes; retrieve, delete and download (with Range)
- * here, uploads in fe_upload.c, listings in api_list.c.
+ * here, uploads in fe_upload.c, listings in fe_list.c.
  */
 #include <sys/types.h>
 

@@ -15,7 +15,7 @@
  */
 
 /*
- * api_health.c: GET /healthz and GET /metrics.
+ * fe_health.c: GET /healthz and GET /metrics.
  *
  * Counters are this frontend's own (each process counts what it
  * served); every sample carries a frontend label so that scrapes of

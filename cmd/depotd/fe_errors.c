@@ -15,7 +15,7 @@
  */
 
 /*
- * api_errors.c: the two dialects, and errors in each provider's own
+ * fe_errors.c: the two dialects, and errors in each provider's own
  * envelope so that each SDK raises its proper exception.
  */
 #include <sys/types.h>
@@ -28,7 +28,7 @@
 
 #include "log.h"
 #include "frontend.h"
-#include "model.h"
+#include "fe_model.h"
 
 /*
  * Anthropic when the request carries anthropic-version, or an

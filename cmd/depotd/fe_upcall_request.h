@@ -15,8 +15,8 @@
  */
 
 /*
- * fe_upstream_request.h: the URL, headers and TLS bundle of a request
- * to an upstream (fe_upstream_request.c).
+ * fe_upcall_request.h: the URL, headers and TLS bundle of a request
+ * to an upstream (fe_upcall_request.c).
  */
 #ifndef DEPOTD_FE_UPSTREAM_REQUEST_H
 #define DEPOTD_FE_UPSTREAM_REQUEST_H
@@ -25,16 +25,16 @@
 
 #include <curl/curl.h>
 
-#include "model.h"
+#include "fe_model.h"
 
 struct upstream_conf;
 
 /* The upstream's base URL, less trailing slashes, and the wire's path. */
-void			 upstream_url(const struct upstream_conf *, enum wire,
+void			 upcall_url(const struct upstream_conf *, enum wire,
 			    char *, size_t);
 /* The request's headers, the gateway's key among them; NULL: no memory. */
-struct curl_slist	*upstream_headers(const struct upstream_conf *,
+struct curl_slist	*upcall_headers(const struct upstream_conf *,
 			    int stream);
-int			 upstream_tls(CURL *, const struct upstream_conf *);
+int			 upcall_tls(CURL *, const struct upstream_conf *);
 
 #endif /* DEPOTD_FE_UPSTREAM_REQUEST_H */

@@ -15,7 +15,7 @@
  */
 
 /*
- * retry_after.c: Retry-After as a caller of depotd gets it.  RFC 9110
+ * fe_retry_after.c: Retry-After as a caller of depotd gets it.  RFC 9110
  * lets an upstream send either seconds or an HTTP-date; the caller
  * gets seconds, a date becoming the seconds left until then, so that
  * its clock and the upstream's need not agree.
@@ -28,7 +28,7 @@
 
 #include <curl/curl.h>
 
-#include "fe_upstream.h"
+#include "fe_upcall.h"
 
 void
 retry_after_seconds(const char *v, size_t len, char *out, size_t outlen)

@@ -15,16 +15,16 @@
  */
 
 /*
- * model.h: the model routes' parts, all in the frontend.
+ * fe_model.h: the model routes' parts, all in the frontend.
  *
- *   api_model.c	POST /v1/chat/completions, /v1/responses, /v1/messages:
+ *   fe_model.c	POST /v1/chat/completions, /v1/responses, /v1/messages:
  *			body, parse, model lookup, and the order of the rest
- *   api_models.c	GET /v1/models and /v1/models/{id}, both dialects
- *   fe_upstream.c	one call to an upstream on libcurl's multi interface,
+ *   fe_catalog.c	GET /v1/models and /v1/models/{id}, both dialects
+ *   fe_upcall.c	one call to an upstream on libcurl's multi interface,
  *			with errors mapped into the caller's dialect
  *   fe_refs.c		file references: found, resolved under the caller's
  *			visibility, and rewritten inline or as text
- *   ubody.c		an upstream request body of memory pieces and file
+ *   fe_upstream_body.c		an upstream request body of memory pieces and file
  *			descriptors sent as base64, with a known length
  *   fe_extract.c	PDF to text, asked of the extract child
  *   xlate_*.c		requests and answers between the three wire formats
@@ -146,39 +146,39 @@ void		 xstream_error(enum wire to, int status, const char *message,
  */
 int		 xstream_replay(struct xstream *, struct json_object *);
 
-/* ubody.c: an upstream request body. */
-struct ubody;
-struct ubody	*ubody_new(struct event_base *);
+/* fe_upstream_body.c: an upstream request body. */
+struct upstream_body;
+struct upstream_body	*upstream_body_new(struct event_base *);
 /*
  * A placeholder string, to be put in the JSON where the base64 of fd's
  * size bytes belongs (inside a string value).  The body owns fd.
  */
-const char	*ubody_placeholder(struct ubody *, int fd, int64_t size);
+const char	*upstream_body_placeholder(struct upstream_body *, int fd, int64_t size);
 /* The same, naming the file (its id) the descriptor reads. */
-const char	*ubody_placeholder_tagged(struct ubody *, int fd,
+const char	*upstream_body_placeholder_tagged(struct upstream_body *, int fd,
 		    int64_t size, const char *tag);
 /*
  * For a JSON sent again (a code-execution round): the same
  * placeholders, each to be bound to a fresh descriptor of the file its
  * tag names.
  */
-struct ubody	*ubody_again(const struct ubody *, struct event_base *);
-size_t		 ubody_nfiles(const struct ubody *);
-const char	*ubody_file_tag(const struct ubody *, size_t);
-void		 ubody_bind(struct ubody *, size_t, int fd);
+struct upstream_body	*upstream_body_again(const struct upstream_body *, struct event_base *);
+size_t		 upstream_body_nfiles(const struct upstream_body *);
+const char	*upstream_body_file_tag(const struct upstream_body *, size_t);
+void		 upstream_body_bind(struct upstream_body *, size_t, int fd);
 /* Serialises obj, cutting it at the placeholders.  0 or -1. */
-int		 ubody_set_json(struct ubody *, struct json_object *);
-int64_t		 ubody_length(const struct ubody *);
+int		 upstream_body_set_json(struct upstream_body *, struct json_object *);
+int64_t		 upstream_body_length(const struct upstream_body *);
 /*
  * CURLOPT_READFUNCTION (arg: the ubody).  Returns CURL_READFUNC_PAUSE
  * when a descriptor has nothing yet; the wake-up callback then runs
  * once it has, and the owner unpauses the transfer.
  */
-size_t		 ubody_read(char *, size_t, size_t, void *);
-void		 ubody_on_wake(struct ubody *, void (*)(void *), void *);
+size_t		 upstream_body_read(char *, size_t, size_t, void *);
+void		 upstream_body_on_wake(struct upstream_body *, void (*)(void *), void *);
 /* Bytes of the body already read by curl (for the log). */
-int64_t		 ubody_sent(const struct ubody *);
-void		 ubody_free(struct ubody *);
+int64_t		 upstream_body_sent(const struct upstream_body *);
+void		 upstream_body_free(struct upstream_body *);
 
 /* fe_refs.c: the request's file references. */
 
@@ -207,7 +207,7 @@ typedef void	(*refs_done_cb)(void *arg, int ok);
  */
 struct refs	*refs_resolve(struct api_req *, enum wire,
 		    struct json_object *body, const struct model_conf *,
-		    struct ubody *, int sandbox, refs_done_cb, void *);
+		    struct upstream_body *, int sandbox, refs_done_cb, void *);
 struct fref_list *refs_files(struct refs *);
 /* Cancels whatever is in flight; no callback after this. */
 void		 refs_free(struct refs *);
@@ -292,7 +292,7 @@ int		 tools_append_round(enum wire, struct json_object *req,
 /* A broker result as the model reads it; error when the run failed. */
 char		*tools_render(struct json_object *result, const char *error);
 
-/* api_model.c, api_models.c */
+/* fe_model.c, fe_catalog.c */
 void		 api_model_route(struct api_req *, enum wire);
 void		 api_models_route(struct api_req *);
 
