@@ -161,7 +161,7 @@ fe_auth_admin_unnamed(struct api_req *ar, void (*next)(struct api_req *))
 		next(ar);
 		return;
 	}
-	api_error(ar, 400, "user", "the admin key must name a user");
+	fe_reply_error(ar, 400, "user", "the admin key must name a user");
 }
 
 static int
@@ -172,19 +172,19 @@ fe_auth_refused(struct api_req *ar, const struct auth_result *res)
 		return 0;
 	case AUTH_UNKNOWN:
 		if (res->admin)
-			api_error(ar, 400, "user", "no such user or "
+			fe_reply_error(ar, 400, "user", "no such user or "
 			    "workspace");
 		else
-			api_error(ar, 401, NULL, "invalid API key");
+			fe_reply_error(ar, 401, NULL, "invalid API key");
 		break;
 	case AUTH_EXPIRED:
-		api_error(ar, 401, NULL, "API key expired");
+		fe_reply_error(ar, 401, NULL, "API key expired");
 		break;
 	case AUTH_REVOKED:
-		api_error(ar, 401, NULL, "API key revoked");
+		fe_reply_error(ar, 401, NULL, "API key revoked");
 		break;
 	default:
-		api_error(ar, 503, NULL, "authentication is unavailable: "
+		fe_reply_error(ar, 503, NULL, "authentication is unavailable: "
 		    "the database is down");
 		return 1;
 	}
@@ -216,7 +216,7 @@ fe_auth_apply(struct api_req *ar, const struct auth_result *res,
 	    sizeof(ar->req->log_user));
 	if (!res->admin && http_query_param(ar->req->query, "user", named,
 	    sizeof(named), NULL) >= 0 && strcmp(named, res->user_name) != 0) {
-		api_error(ar, 403, "user", "this key cannot act for another "
+		fe_reply_error(ar, 403, "user", "this key cannot act for another "
 		    "user");
 		return;
 	}
@@ -252,7 +252,7 @@ fe_auth_ask(struct api_req *ar, const char *user, const char *workspace,
 	struct fe_auth_wait	*w;
 
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	w->next = next;
@@ -284,14 +284,14 @@ fe_authenticate(struct api_req *ar, void (*next)(struct api_req *))
 	char		 user[128], ws[128];
 
 	if (token == NULL) {
-		api_error(ar, 401, NULL, fe_auth_has_header(ar->req) ?
+		fe_reply_error(ar, 401, NULL, fe_auth_has_header(ar->req) ?
 		    "malformed credential: use Authorization: Bearer <key>" :
 		    "missing API key: send Authorization: Bearer <key> or "
 		    "x-api-key");
 		return;
 	}
 	if (fe_auth_throttled(ar->req)) {
-		api_error(ar, 429, NULL, "too many failed authentication "
+		fe_reply_error(ar, 429, NULL, "too many failed authentication "
 		    "attempts from this address; retry in a minute");
 		return;
 	}

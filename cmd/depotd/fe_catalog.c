@@ -74,13 +74,13 @@ model_object(const struct model_conf *m, enum dialect d)
 }
 
 void
-api_model_not_found(struct api_req *ar, const char *name)
+fe_catalog_not_found(struct api_req *ar, const char *name)
 {
 	struct json_object	*root, *err;
 	char			 msg[256];
 
 	if (ar->dialect == DIALECT_ANTHROPIC) {
-		api_error(ar, 404, "model", "model: %s", name);
+		fe_reply_error(ar, 404, "model", "model: %s", name);
 		return;
 	}
 	snprintf(msg, sizeof(msg), "The model '%s' does not exist", name);
@@ -93,7 +93,7 @@ api_model_not_found(struct api_req *ar, const char *name)
 	    json_object_new_string("model_not_found"));
 	root = json_object_new_object();
 	json_object_object_add(root, "error", err);
-	api_reply_json(ar, 404, root);
+	fe_reply_json(ar, 404, root);
 }
 
 static void
@@ -123,7 +123,7 @@ models_list(struct api_req *ar)
 		json_object_object_add(root, "last_id", last ?
 		    json_object_new_string(last->name) : NULL);
 	}
-	api_reply_json(ar, 200, root);
+	fe_reply_json(ar, 200, root);
 }
 
 /* The name after /v1/models/, percent-decoded (names may hold '/'). */
@@ -161,26 +161,26 @@ models_authenticated(struct api_req *ar)
 		return;
 	}
 	if (models_name(p + 1, name, sizeof(name)) == -1) {
-		api_error(ar, 404, "model", "no such model");
+		fe_reply_error(ar, 404, "model", "no such model");
 		return;
 	}
 	TAILQ_FOREACH(m, &fe.conf->models, entry)
 		if (strcmp(m->name, name) == 0) {
-			api_reply_json(ar, 200, model_object(m, ar->dialect));
+			fe_reply_json(ar, 200, model_object(m, ar->dialect));
 			return;
 		}
-	api_model_not_found(ar, name);
+	fe_catalog_not_found(ar, name);
 }
 
 void
-api_models_route(struct api_req *ar)
+fe_catalog_route(struct api_req *ar)
 {
 	const char	*p = ar->req->path + strlen("/v1/models");
 
 	ar->req->route = *p == '\0' || strcmp(p, "/") == 0 ? "models.list" :
 	    "models.retrieve";
 	if (ar->req->method != HTTP_M_GET) {
-		api_error(ar, 405, NULL, "use GET");
+		fe_reply_error(ar, 405, NULL, "use GET");
 		return;
 	}
 	fe_authenticate(ar, models_authenticated);

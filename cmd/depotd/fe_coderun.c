@@ -124,7 +124,7 @@ coderun_fail(struct coderun *cr, int status, const char *msg)
 		return;
 	}
 	coderun_report(cr, status);
-	api_error(cr->p.ar, status, NULL, "%s", msg);
+	fe_reply_error(cr->p.ar, status, NULL, "%s", msg);
 }
 
 static void
@@ -190,7 +190,7 @@ coderun_final(struct coderun *cr, struct json_object *answer)
 		if (cr->p.native)
 			native_prepend(cr->p.caller, out, cr->runs);
 		coderun_report(cr, 200);
-		api_reply_json(cr->p.ar, 200, out);
+		fe_reply_json(cr->p.ar, 200, out);
 		return;
 	}
 	chat = cr->p.wire == WIRE_CHAT ? json_object_get(answer) :
@@ -531,7 +531,7 @@ coderun_start(const struct coderun_params *p)
 	    (cr->keepalive = evtimer_new(fe.base, coderun_keepalive,
 	    cr)) == NULL) {
 		free(cr);
-		api_error(p->ar, 503, NULL, "out of memory");
+		fe_reply_error(p->ar, 503, NULL, "out of memory");
 		return NULL;
 	}
 	cr->p = *p;
@@ -542,7 +542,7 @@ coderun_start(const struct coderun_params *p)
 	cr->res.tokens_in = cr->res.tokens_out = cr->res.ttfb_us = -1;
 	if ((cr->lease = fe_sbx_open(p->ar, coderun_opened, cr)) == NULL) {
 		coderun_free(cr);
-		api_error(p->ar, 502, NULL, "no sandbox broker");
+		fe_reply_error(p->ar, 502, NULL, "no sandbox broker");
 		return NULL;
 	}
 	return cr;

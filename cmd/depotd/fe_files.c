@@ -69,7 +69,7 @@ fe_time_or_null(int64_t usec, int anthropic)
 }
 
 struct json_object *
-api_file_object(const struct file_rec *rec, enum dialect d)
+fe_file_object(const struct file_rec *rec, enum dialect d)
 {
 	struct json_object	*o = json_object_new_object();
 	int			 a = d == DIALECT_ANTHROPIC;
@@ -117,10 +117,10 @@ fe_retrieve_answered(void *arg, struct imsg *imsg)
 	struct file_rec	 rec;
 
 	ar->call = 0;
-	if (!api_storage_ok(ar, imsg, IMSG_FILE_INFO, sizeof(rec)))
+	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_INFO, sizeof(rec)))
 		return;
 	memcpy(&rec, imsg->data, sizeof(rec));
-	api_reply_json(ar, 200, api_file_object(&rec, ar->dialect));
+	fe_reply_json(ar, 200, fe_file_object(&rec, ar->dialect));
 }
 
 static void
@@ -131,7 +131,7 @@ fe_delete_answered(void *arg, struct imsg *imsg)
 	struct json_object	*o;
 
 	ar->call = 0;
-	if (!api_storage_ok(ar, imsg, IMSG_FILE_DELETED, sizeof(fk)))
+	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_DELETED, sizeof(fk)))
 		return;
 	memcpy(&fk, imsg->data, sizeof(fk));
 	o = json_object_new_object();
@@ -145,7 +145,7 @@ fe_delete_answered(void *arg, struct imsg *imsg)
 		json_object_object_add(o, "deleted",
 		    json_object_new_boolean(1));
 	}
-	api_reply_json(ar, 200, o);
+	fe_reply_json(ar, 200, o);
 }
 
 static void
@@ -219,14 +219,14 @@ fe_content_opened(void *arg, struct imsg *imsg)
 	int			 fd;
 
 	ar->call = 0;
-	if (!api_storage_ok(ar, imsg, IMSG_FILE_OPENED, sizeof(fo)))
+	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_OPENED, sizeof(fo)))
 		return;
 	memcpy(&fo, imsg->data, sizeof(fo));
 	fo.rec.filename[sizeof(fo.rec.filename) - 1] = '\0';
 	fo.rec.mime_type[sizeof(fo.rec.mime_type) - 1] = '\0';
 	if (fo.status == 416) {
 		fe_content_range(ar, &fo);
-		api_error(ar, 416, NULL, "the range is not satisfiable for "
+		fe_reply_error(ar, 416, NULL, "the range is not satisfiable for "
 		    "a file of %" PRId64 " bytes", fo.size);
 		return;
 	}
@@ -362,18 +362,18 @@ fe_target_authenticated(struct api_req *ar)
 
 /* /v1/files and /v1/files/...: each operation owns its state. */
 void
-api_files_route(struct api_req *ar)
+fe_files_route(struct api_req *ar)
 {
 	struct fe_file_target	*ft;
 	int			 status;
 
 	if ((ft = calloc(1, sizeof(*ft))) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	if ((status = fe_parse_files_path(ar, ft)) != 0) {
 		free(ft);
-		api_error(ar, status, NULL, status == 405 ?
+		fe_reply_error(ar, status, NULL, status == 405 ?
 		    "method %s not allowed here" : "no route for %s",
 		    status == 405 ? ar->req->method_str : ar->req->path);
 		return;
@@ -382,7 +382,7 @@ api_files_route(struct api_req *ar)
 		if (ft->op == FE_OP_UPLOAD)
 			fe_upload_route(ar);
 		else
-			api_list_route(ar);
+			fe_list_route(ar);
 		free(ft);
 		return;
 	}

@@ -57,7 +57,7 @@ static int			 ncounts;
 static uint64_t			 bytes_in, bytes_out;
 
 void
-metrics_count(const struct http_request *req)
+fe_metrics_count(const struct http_request *req)
 {
 	const char	*route = req->route ? req->route : "unrouted";
 	int		 i;
@@ -79,7 +79,7 @@ metrics_count(const struct http_request *req)
 }
 
 void
-metrics_model(const char *model, int error, int64_t in, int64_t out)
+fe_metrics_model(const char *model, int error, int64_t in, int64_t out)
 {
 	struct model_count	*mc = NULL;
 	int			 i;
@@ -103,7 +103,7 @@ metrics_model(const char *model, int error, int64_t in, int64_t out)
 
 /* A label value: backslash, quote and newline escaped. */
 static void
-metrics_label(char *out, size_t len, const char *s)
+fe_metrics_label(char *out, size_t len, const char *s)
 {
 	size_t	 n = 0;
 
@@ -116,7 +116,7 @@ metrics_label(char *out, size_t len, const char *s)
 }
 
 static void
-metrics_models(struct evbuffer *b, int n)
+fe_metrics_models(struct evbuffer *b, int n)
 {
 	static const char	*names[] = { "requests", "errors",
 				    "tokens_in", "tokens_out" };
@@ -131,7 +131,7 @@ metrics_models(struct evbuffer *b, int n)
 			v = k == 0 ? models[i].requests : k == 1 ?
 			    models[i].errors : k == 2 ? models[i].tokens_in :
 			    models[i].tokens_out;
-			metrics_label(label, sizeof(label), models[i].model);
+			fe_metrics_label(label, sizeof(label), models[i].model);
 			evbuffer_add_printf(b, "depotd_model_%s_total{"
 			    "frontend=\"%d\",model=\"%s\"} %" PRIu64 "\n",
 			    names[k], n, label, v);
@@ -140,7 +140,7 @@ metrics_models(struct evbuffer *b, int n)
 }
 
 static int
-health_reply(struct api_req *ar, struct imsg *imsg, struct health_msg *hm)
+fe_health_reply(struct api_req *ar, struct imsg *imsg, struct health_msg *hm)
 {
 	ar->call = 0;
 	if (imsg->hdr.type != IMSG_HEALTH || imsg->datalen != sizeof(*hm))
@@ -155,7 +155,7 @@ healthz_done(void *arg, struct imsg *imsg)
 	struct api_req		*ar = arg;
 	struct health_msg	 hm;
 	struct json_object	*o, *procs;
-	int			 ok = health_reply(ar, imsg, &hm);
+	int			 ok = fe_health_reply(ar, imsg, &hm);
 
 	o = json_object_new_object();
 	json_object_object_add(o, "status",
@@ -169,15 +169,15 @@ healthz_done(void *arg, struct imsg *imsg)
 	    json_object_new_string(hm.db_up ? "up" : "down"));
 	json_object_object_add(o, "store",
 	    json_object_new_string(hm.store_up ? "up" : "down"));
-	api_reply_json(ar, ok ? 200 : 503, o);
+	fe_reply_json(ar, ok ? 200 : 503, o);
 }
 
 void
-health_route(struct api_req *ar)
+fe_health_route(struct api_req *ar)
 {
 	ar->req->route = "healthz";
 	if (ar->req->method != HTTP_M_GET && ar->req->method != HTTP_M_HEAD) {
-		api_error(ar, 405, NULL, "use GET");
+		fe_reply_error(ar, 405, NULL, "use GET");
 		return;
 	}
 	ar->call = fe_storage_call(IMSG_HEALTH_REQ, -1, NULL, 0,
@@ -185,7 +185,7 @@ health_route(struct api_req *ar)
 }
 
 static void
-metrics_done(void *arg, struct imsg *imsg)
+fe_metrics_done(void *arg, struct imsg *imsg)
 {
 	struct api_req		*ar = arg;
 	struct health_msg	 hm;
@@ -194,9 +194,9 @@ metrics_done(void *arg, struct imsg *imsg)
 	size_t			 len;
 	char			*text;
 
-	health_reply(ar, imsg, &hm);
+	fe_health_reply(ar, imsg, &hm);
 	if ((b = evbuffer_new()) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	evbuffer_add_printf(b, "# HELP depotd_requests_total HTTP requests "
@@ -217,7 +217,7 @@ metrics_done(void *arg, struct imsg *imsg)
 	    "# TYPE depotd_store_up gauge\n"
 	    "depotd_store_up %d\n",
 	    n, bytes_in, n, bytes_out, n, hm.db_up, hm.store_up);
-	metrics_models(b, n);
+	fe_metrics_models(b, n);
 	len = evbuffer_get_length(b);
 	text = (char *)evbuffer_pullup(b, -1);
 	http_reply(ar->req, 200, "text/plain; version=0.0.4", text, len);
@@ -225,13 +225,13 @@ metrics_done(void *arg, struct imsg *imsg)
 }
 
 void
-metrics_route(struct api_req *ar)
+fe_metrics_route(struct api_req *ar)
 {
 	ar->req->route = "metrics";
 	if (ar->req->method != HTTP_M_GET) {
-		api_error(ar, 405, NULL, "use GET");
+		fe_reply_error(ar, 405, NULL, "use GET");
 		return;
 	}
 	ar->call = fe_storage_call(IMSG_HEALTH_REQ, -1, NULL, 0,
-	    metrics_done, ar);
+	    fe_metrics_done, ar);
 }

@@ -44,7 +44,7 @@ list_param(struct api_req *ar, const char *name, char *buf, size_t len)
 	ssize_t	 n = http_query_param(ar->req->query, name, buf, len, NULL);
 
 	if (n == -2) {
-		api_error(ar, 400, name, "%s is malformed", name);
+		fe_reply_error(ar, 400, name, "%s is malformed", name);
 		return -1;
 	}
 	return n >= 0;
@@ -112,7 +112,7 @@ list_ids(struct api_req *ar, struct file_list_req *l)
 				if (*tok == '\0')
 					continue;
 				if (l->nids == 100) {
-					api_error(ar, 400, "ids",
+					fe_reply_error(ar, 400, "ids",
 					    "at most 100 ids");
 					return -1;
 				}
@@ -120,7 +120,7 @@ list_ids(struct api_req *ar, struct file_list_req *l)
 			}
 		}
 		if (n == -2) {
-			api_error(ar, 400, "ids", "ids is malformed");
+			fe_reply_error(ar, 400, "ids", "ids is malformed");
 			return -1;
 		}
 		if (from != NULL)
@@ -145,7 +145,7 @@ list_parse(struct api_req *ar, struct file_list_req *l)
 	if (r) {
 		l->limit = strtonum(buf, 1, a ? 1000 : 10000, &errstr);
 		if (errstr != NULL) {
-			api_error(ar, 400, "limit", "limit must be from 1 to "
+			fe_reply_error(ar, 400, "limit", "limit must be from 1 to "
 			    "%d", a ? 1000 : 10000);
 			return -1;
 		}
@@ -155,7 +155,7 @@ list_parse(struct api_req *ar, struct file_list_req *l)
 	if ((r = list_param(ar, "order", buf, sizeof(buf))) == -1)
 		return -1;
 	if (r && strcmp(buf, "asc") != 0 && strcmp(buf, "desc") != 0) {
-		api_error(ar, 400, "order", "order must be asc or desc");
+		fe_reply_error(ar, 400, "order", "order must be asc or desc");
 		return -1;
 	}
 	l->order = r && strcmp(buf, "asc") == 0 ? ORDER_ASC : ORDER_DESC;
@@ -172,7 +172,7 @@ list_parse(struct api_req *ar, struct file_list_req *l)
 		/* page wins over after_id and before_id. */
 		l->after_id[0] = l->before_id[0] = '\0';
 		if (list_page_decode(buf, &dir, cursor, sizeof(cursor)) == -1) {
-			api_error(ar, 400, "page", "the page token does not "
+			fe_reply_error(ar, 400, "page", "the page token does not "
 			    "decode");
 			return -1;
 		}
@@ -180,13 +180,13 @@ list_parse(struct api_req *ar, struct file_list_req *l)
 		    IDLEN);
 	}
 	if (l->after_id[0] && l->before_id[0]) {
-		api_error(ar, 400, "before_id", "use either after_id or "
+		fe_reply_error(ar, 400, "before_id", "use either after_id or "
 		    "before_id, not both");
 		return -1;
 	}
 	if ((l->after_id[0] && !id_valid(l->after_id, "file-")) ||
 	    (l->before_id[0] && !id_valid(l->before_id, "file-"))) {
-		api_error(ar, 404, l->after_id[0] ? "after_id" : "before_id",
+		fe_reply_error(ar, 404, l->after_id[0] ? "after_id" : "before_id",
 		    "the cursor names no file you can see");
 		return -1;
 	}
@@ -231,7 +231,7 @@ list_reply(struct api_req *ar, int has_more)
 		json_object_object_add(o, "next_page", tok[0] ?
 		    json_object_new_string(tok) : NULL);
 	}
-	api_reply_json(ar, 200, o);
+	fe_reply_json(ar, 200, o);
 }
 
 static void
@@ -246,12 +246,12 @@ list_answered(void *arg, struct imsg *imsg)
 		if (imsg->datalen != sizeof(rec))
 			fatalx("bad list item");
 		memcpy(&rec, imsg->data, sizeof(rec));
-		json_object_array_add(al->items, api_file_object(&rec,
+		json_object_array_add(al->items, fe_file_object(&rec,
 		    ar->dialect));
 		return;
 	}
 	ar->call = 0;
-	if (!api_storage_ok(ar, imsg, IMSG_FILE_LIST_END, sizeof(end)))
+	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_LIST_END, sizeof(end)))
 		return;
 	memcpy(&end, imsg->data, sizeof(end));
 	list_reply(ar, end.has_more);
@@ -276,7 +276,7 @@ list_start(struct api_req *ar)
 	struct api_list	*al;
 
 	if ((al = calloc(1, sizeof(*al))) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	ar->route = al;
@@ -294,7 +294,7 @@ list_start(struct api_req *ar)
 
 /* GET /v1/files */
 void
-api_list_route(struct api_req *ar)
+fe_list_route(struct api_req *ar)
 {
 	fe_authenticate(ar, list_start);
 }

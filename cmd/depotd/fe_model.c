@@ -113,7 +113,7 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
 	    res->tokens_in, res->tokens_out, res->sent, ttfb,
 	    (fe_mono_usec() - mr->t0) / 1000.0);
-	metrics_model(mr->model.name, status < 200 || status > 299,
+	fe_metrics_model(mr->model.name, status < 200 || status > 299,
 	    res->tokens_in, res->tokens_out);
 }
 
@@ -274,15 +274,15 @@ model_refs_done(void *arg, int ok)
 	if (up == NULL) {
 		/* A refusal always says why; no word is no memory. */
 		if (err[0] != '\0')
-			api_error(ar, 400, NULL, "%s", err);
+			fe_reply_error(ar, 400, NULL, "%s", err);
 		else
-			api_error(ar, 503, NULL, "out of memory");
+			fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 		return;
 	}
 	if (model_set_name(mr, up) == -1) {
 		json_object_put(up);
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 		return;
 	}
@@ -294,14 +294,14 @@ model_refs_done(void *arg, int ok)
 	if (mr->wire == WIRE_CHAT && mr->stream &&
 	    model_include_usage(up) == -1) {
 		json_object_put(up);
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 		return;
 	}
 	if (upstream_body_set_json(mr->ub, up) == -1) {
 		json_object_put(up);
 		/* Out of memory, or a file named twice (fe_upstream_body.c). */
-		api_error(ar, 503, NULL, "the upstream request could not be "
+		fe_reply_error(ar, 503, NULL, "the upstream request could not be "
 		    "made");
 		model_answered(mr);
 		return;
@@ -369,17 +369,17 @@ model_select(struct model_req *mr)
 	if (!json_object_object_get_ex(mr->req, "model", &v) ||
 	    !json_object_is_type(v, json_type_string) ||
 	    json_object_get_string_len(v) == 0) {
-		api_error(mr->ar, 400, "model", "model is required");
+		fe_reply_error(mr->ar, 400, "model", "model is required");
 		return -1;
 	}
 	strlcpy(mr->asked, json_object_get_string(v), sizeof(mr->asked));
 	if ((m = model_find(json_object_get_string(v))) == NULL) {
-		api_model_not_found(mr->ar, json_object_get_string(v));
+		fe_catalog_not_found(mr->ar, json_object_get_string(v));
 		return -1;
 	}
 	mr->model = *m;
 	if (model_wire_of(mr) == -1) {
-		api_error(mr->ar, 502, NULL, "the model's upstream is not "
+		fe_reply_error(mr->ar, 502, NULL, "the model's upstream is not "
 		    "configured");
 		return -1;
 	}
@@ -395,7 +395,7 @@ model_code_execution(struct model_req *mr)
 	mr->runs_code = tools_take_declaration(mr->caller, mr->req,
 	    &mr->native);
 	if (mr->runs_code && fe.conf->sandbox == SANDBOX_NONE) {
-		api_error(mr->ar, 400, "tools", "code execution needs a "
+		fe_reply_error(mr->ar, 400, "tools", "code execution needs a "
 		    "sandbox, and this gateway has none");
 		return -1;
 	}
@@ -417,7 +417,7 @@ model_parse(struct model_req *mr)
 	if ((mr->bodylen = evbuffer_get_length(mr->body)) > 0) {
 		if ((text = (const char *)evbuffer_pullup(mr->body,
 		    -1)) == NULL) {
-			api_error(mr->ar, 503, NULL, "out of memory");
+			fe_reply_error(mr->ar, 503, NULL, "out of memory");
 			return -1;
 		}
 		mr->req = json_text_parse_budget(text, mr->bodylen, &b, &st);
@@ -428,28 +428,28 @@ model_parse(struct model_req *mr)
 	case JSON_TEXT_OK:
 		break;
 	case JSON_TEXT_DEEP:
-		api_error(mr->ar, 400, NULL, "the body nests deeper than %d "
+		fe_reply_error(mr->ar, 400, NULL, "the body nests deeper than %d "
 		    "levels", JSON_DEPTH_MAX);
 		return -1;
 	case JSON_TEXT_VALUES:
-		api_error(mr->ar, 413, NULL, "the body holds more than "
+		fe_reply_error(mr->ar, 413, NULL, "the body holds more than "
 		    "%" PRId64 " JSON values (max-json-values)",
 		    b.max_values);
 		return -1;
 	case JSON_TEXT_BYTES:
-		api_error(mr->ar, 413, NULL, "the body's JSON would take more "
+		fe_reply_error(mr->ar, 413, NULL, "the body's JSON would take more "
 		    "than %" PRId64 " bytes to hold (max-json-memory)",
 		    b.max_bytes);
 		return -1;
 	case JSON_TEXT_NOMEM:
-		api_error(mr->ar, 503, NULL, "out of memory");
+		fe_reply_error(mr->ar, 503, NULL, "out of memory");
 		return -1;
 	default:
-		api_error(mr->ar, 400, NULL, "the body is not JSON");
+		fe_reply_error(mr->ar, 400, NULL, "the body is not JSON");
 		return -1;
 	}
 	if (!json_object_is_type(mr->req, json_type_object)) {
-		api_error(mr->ar, 400, NULL, "the body must be a JSON object");
+		fe_reply_error(mr->ar, 400, NULL, "the body must be a JSON object");
 		return -1;
 	}
 	return 0;
@@ -471,14 +471,14 @@ model_body_end(struct api_req *ar)
 		return;
 	}
 	if ((mr->ub = upstream_body_new(fe.base)) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 		return;
 	}
 	mr->refs = refs_resolve(ar, mr->caller, mr->req, &mr->model, mr->ub,
 	    mr->runs_code, model_refs_done, mr);
 	if (mr->refs == NULL && !ar->req->replied) {
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 	}
 }
@@ -497,14 +497,14 @@ model_body(struct api_req *ar, const void *data, size_t len)
 		/* What came so far is of no use: let it go now. */
 		mr->bodylen = evbuffer_get_length(mr->body);
 		evbuffer_drain(mr->body, mr->bodylen);
-		api_error(ar, 413, NULL, "the request body is larger than "
+		fe_reply_error(ar, 413, NULL, "the request body is larger than "
 		    "%" PRId64 " bytes", max);
 		model_answered(mr);
 		return;
 	}
 	if (evbuffer_add(mr->body, data, len) == -1) {
 		mr->too_large = 1;
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 	}
 }
@@ -555,7 +555,7 @@ model_deadline(evutil_socket_t fd, short what, void *arg)
 		xstream_error(mr->caller, 504, msg, model_emit, ar->req);
 		http_reply_end(ar->req);
 	} else
-		api_error(ar, 504, NULL, "%s", msg);
+		fe_reply_error(ar, 504, NULL, "%s", msg);
 }
 
 static void
@@ -568,7 +568,7 @@ model_authenticated(struct api_req *ar)
 		tv.tv_sec = fe.conf->request_timeout;
 	if ((mr->deadline = evtimer_new(fe.base, model_deadline,
 	    mr)) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	evtimer_add(mr->deadline, &tv);
@@ -578,7 +578,7 @@ model_authenticated(struct api_req *ar)
 }
 
 void
-api_model_route(struct api_req *ar, enum wire caller)
+fe_model_route(struct api_req *ar, enum wire caller)
 {
 	struct model_req	*mr;
 	int64_t			 cl = ar->req->content_length;
@@ -588,18 +588,18 @@ api_model_route(struct api_req *ar, enum wire caller)
 	    DIALECT_OPENAI;
 	ar->req->route = route_names[caller];
 	if (ar->req->method != HTTP_M_POST) {
-		api_error(ar, 405, NULL, "use POST");
+		fe_reply_error(ar, 405, NULL, "use POST");
 		return;
 	}
 	if (cl > max) {
-		api_error(ar, 413, NULL, "the request body of %" PRId64
+		fe_reply_error(ar, 413, NULL, "the request body of %" PRId64
 		    " bytes is larger than %" PRId64, cl, max);
 		return;
 	}
 	if ((mr = calloc(1, sizeof(*mr))) == NULL ||
 	    (mr->body = evbuffer_new()) == NULL) {
 		free(mr);
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	mr->ar = ar;

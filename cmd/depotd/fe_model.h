@@ -293,7 +293,7 @@ int		 tools_append_round(enum wire, struct json_object *req,
 char		*tools_render(struct json_object *result, const char *error);
 
 /* fe_model.c, fe_catalog.c */
-void		 api_model_route(struct api_req *, enum wire);
-void		 api_models_route(struct api_req *);
+void		 fe_model_route(struct api_req *, enum wire);
+void		 fe_catalog_route(struct api_req *);
 
 #endif

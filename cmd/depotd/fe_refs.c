@@ -174,7 +174,7 @@ refs_fail(struct refs *r, int status, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
-		api_error(r->ar, status, NULL, "%s", msg);
+		fe_reply_error(r->ar, status, NULL, "%s", msg);
 	}
 	refs_finish(r, 0);
 }
@@ -217,7 +217,7 @@ job_storage_ok(struct rjob *j, struct imsg *imsg, uint32_t want,
 			return 0;
 		}
 	}
-	if (!api_storage_ok(j->r->ar, imsg, want, size)) {
+	if (!fe_reply_storage_ok(j->r->ar, imsg, want, size)) {
 		refs_fail(j->r, 0, NULL);
 		return 0;
 	}

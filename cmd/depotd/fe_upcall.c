@@ -219,7 +219,7 @@ upcall_error(struct upcall *u, int status, const char *msg)
 	upcall_report(u, status);
 	if (status == 429 && u->retry_after[0] != '\0')
 		http_reply_header(u->ar->req, "retry-after", u->retry_after);
-	api_error(u->ar, status, NULL, "%s", msg);
+	fe_reply_error(u->ar, status, NULL, "%s", msg);
 }
 
 /*
@@ -332,7 +332,7 @@ upcall_answer_ok(struct upcall *u)
 		return;
 	}
 	upcall_report(u, 200);
-	api_reply_json(u->ar, 200, out);
+	fe_reply_json(u->ar, 200, out);
 }
 
 /* The upstream's status, in the caller's terms (SPEC 6, issue 13). */
@@ -682,7 +682,7 @@ upcall_refuse(struct api_req *ar, const struct upcall_params *p, int status,
     const char *msg)
 {
 	if (!p->collect)
-		api_error(ar, status, NULL, "%s", msg);
+		fe_reply_error(ar, status, NULL, "%s", msg);
 }
 
 struct upcall *

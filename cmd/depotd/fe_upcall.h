@@ -86,7 +86,7 @@ void		 retry_after_seconds(const char *v, size_t len, char *out,
 struct json_object *api_json_parse(const char *, size_t);
 
 /* fe_catalog.c: 404 for a model not configured, in the dialect. */
-void		 api_model_not_found(struct api_req *, const char *name);
+void		 fe_catalog_not_found(struct api_req *, const char *name);
 
 /* The frontend's curl multi handle, made at the first call. */
 void		 upcall_init(void);

@@ -124,7 +124,7 @@ upload_fail(struct fe_upload *up, int status, const char *param,
 	}
 	upload_abort_intent(up);
 	if (up->ar != NULL)
-		api_error(up->ar, status, param, "%s", msg);
+		fe_reply_error(up->ar, status, param, "%s", msg);
 }
 
 static void
@@ -186,7 +186,7 @@ upload_created(void *arg, struct imsg *imsg)
 			upload_release(up);
 		return;
 	}
-	if (!api_storage_ok(up->ar, imsg, IMSG_FILE_CREATED, sizeof(up->rec))) {
+	if (!fe_reply_storage_ok(up->ar, imsg, IMSG_FILE_CREATED, sizeof(up->rec))) {
 		up->failed = 1;
 		return;
 	}
@@ -382,10 +382,10 @@ upload_committed(void *arg, struct imsg *imsg)
 
 	ar->call = 0;
 	up->rec.id[0] = '\0';	/* storage owns the outcome now */
-	if (!api_storage_ok(ar, imsg, IMSG_FILE_INFO, sizeof(rec)))
+	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_INFO, sizeof(rec)))
 		return;
 	memcpy(&rec, imsg->data, sizeof(rec));
-	api_reply_json(ar, 200, api_file_object(&rec, ar->dialect));
+	fe_reply_json(ar, 200, fe_file_object(&rec, ar->dialect));
 }
 
 /* The body is in and every byte is in the store's descriptor. */
@@ -510,7 +510,7 @@ upload_start(struct api_req *ar)
 	const char		*why = "not multipart/form-data";
 
 	if ((up = calloc(1, sizeof(*up))) == NULL) {
-		api_error(ar, 503, NULL, "out of memory");
+		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	up->ar = ar;
@@ -536,7 +536,7 @@ fe_upload_route(struct api_req *ar)
 	int64_t	 cl = ar->req->content_length;
 
 	if (cl >= 0 && cl > fe.conf->max_size + MULTIPART_ALLOWANCE) {
-		api_error(ar, 413, "file", "the request body of %" PRId64
+		fe_reply_error(ar, 413, "file", "the request body of %" PRId64
 		    " bytes is larger than the configured maximum file size",
 		    cl);
 		return;

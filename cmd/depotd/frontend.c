@@ -48,7 +48,7 @@ static void
 route_not_found(struct api_req *ar)
 {
 	ar->req->route = "notfound";
-	api_error(ar, 404, NULL, "no route for %s %s", ar->req->method_str,
+	fe_reply_error(ar, 404, NULL, "no route for %s %s", ar->req->method_str,
 	    ar->req->path);
 }
 
@@ -63,26 +63,26 @@ on_request(struct http_request *req, void *arg)
 		return;
 	}
 	ar->req = req;
-	ar->dialect = dialect_of(req);
+	ar->dialect = fe_reply_dialect(req);
 	req->arg = ar;
 	TAILQ_INSERT_TAIL(&running, ar, running);
 	nrunning++;
 	if (strcmp(req->path, "/healthz") == 0)
-		health_route(ar);
+		fe_health_route(ar);
 	else if (strcmp(req->path, "/metrics") == 0)
-		metrics_route(ar);
+		fe_metrics_route(ar);
 	else if (strcmp(req->path, "/v1/files") == 0 ||
 	    strncmp(req->path, "/v1/files/", 10) == 0)
-		api_files_route(ar);
+		fe_files_route(ar);
 	else if (strcmp(req->path, "/v1/chat/completions") == 0)
-		api_model_route(ar, WIRE_CHAT);
+		fe_model_route(ar, WIRE_CHAT);
 	else if (strcmp(req->path, "/v1/responses") == 0)
-		api_model_route(ar, WIRE_RESPONSES);
+		fe_model_route(ar, WIRE_RESPONSES);
 	else if (strcmp(req->path, "/v1/messages") == 0)
-		api_model_route(ar, WIRE_MESSAGES);
+		fe_model_route(ar, WIRE_MESSAGES);
 	else if (strcmp(req->path, "/v1/models") == 0 ||
 	    strncmp(req->path, "/v1/models/", 11) == 0)
-		api_models_route(ar);
+		fe_catalog_route(ar);
 	else
 		route_not_found(ar);
 }
@@ -111,7 +111,7 @@ on_free(struct http_request *req, void *arg)
 {
 	struct api_req	*ar = req->arg;
 
-	metrics_count(req);
+	fe_metrics_count(req);
 	if (ar == NULL)
 		return;
 	TAILQ_REMOVE(&running, ar, running);

@@ -17,7 +17,7 @@
 /*
  * frontend.h: the HTTP frontend's parts: the process and its routing
  * (frontend.c), calls to the storage helper (fe_storage.c),
- * authentication (fe_auth.c), dialects and errors (fe_errors.c), the
+ * authentication (fe_auth.c), dialects and errors (fe_reply.c), the
  * Files API (fe_files.c, with uploads in fe_upload.c and listings in
  * fe_list.c), health and metrics (fe_health.c).
  */
@@ -29,7 +29,7 @@
  * request's failure, never the process's.  Whatever a request makes
  * the frontend allocate (its body, its tree, its translation, the
  * upstream body) is checked, and a failure answers that request 503 in
- * its dialect (api_error, which falls back to constant text when it
+ * its dialect (fe_reply_error, which falls back to constant text when it
  * cannot build its own answer); fatal() is kept for what comes before
  * any request (start-up, channels to the other children) and for
  * broken invariants.  Request paths use no allocator that calls
@@ -104,30 +104,30 @@ void	 fe_auth_admin_user(struct api_req *, const char *user,
 	    const char *workspace, void (*)(struct api_req *));
 void	 fe_auth_release(struct api_req *);
 
-/* fe_errors.c */
-enum dialect dialect_of(const struct http_request *);
-void	 api_error(struct api_req *, int status, const char *param,
+/* fe_reply.c */
+enum dialect fe_reply_dialect(const struct http_request *);
+void	 fe_reply_error(struct api_req *, int status, const char *param,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void	 api_reply_json(struct api_req *, int status, struct json_object *);
-int	 api_storage_ok(struct api_req *, struct imsg *, uint32_t want,
+void	 fe_reply_json(struct api_req *, int status, struct json_object *);
+int	 fe_reply_storage_ok(struct api_req *, struct imsg *, uint32_t want,
 	    size_t size);
 
 /* fe_files.c */
-void	 api_files_route(struct api_req *);
-struct json_object *api_file_object(const struct file_rec *, enum dialect);
+void	 fe_files_route(struct api_req *);
+struct json_object *fe_file_object(const struct file_rec *, enum dialect);
 
 /* fe_upload.c */
 void	 fe_upload_route(struct api_req *);
 
 /* fe_list.c */
-void	 api_list_route(struct api_req *);
+void	 fe_list_route(struct api_req *);
 
 /* fe_health.c */
-void	 health_route(struct api_req *);
-void	 metrics_route(struct api_req *);
-void	 metrics_count(const struct http_request *);
+void	 fe_health_route(struct api_req *);
+void	 fe_metrics_route(struct api_req *);
+void	 fe_metrics_count(const struct http_request *);
 /* A model request: error 1 when the caller got no answer of 2xx. */
-void	 metrics_model(const char *model, int error, int64_t tokens_in,
+void	 fe_metrics_model(const char *model, int error, int64_t tokens_in,
 	    int64_t tokens_out);
 
 #endif

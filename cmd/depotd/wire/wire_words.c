@@ -20,7 +20,7 @@
  * counts they report, which are the upstream's word too.  One table each,
  * for the whole-answer translation (xlate_manswer.c), the stream
  * translation (xstream_messages.c) and the error envelopes
- * (fe_errors.c).
+ * (fe_reply.c).
  */
 #include <stdint.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  */
 
 /*
- * fe_errors.c: the two dialects, and errors in each provider's own
+ * fe_reply.c: the two dialects, and errors in each provider's own
  * envelope so that each SDK raises its proper exception.
  */
 #include <sys/types.h>
@@ -35,7 +35,7 @@
  * anthropic-beta with a value starting files-api.
  */
 enum dialect
-dialect_of(const struct http_request *req)
+fe_reply_dialect(const struct http_request *req)
 {
 	const char	*beta, *p;
 
@@ -77,7 +77,7 @@ openai_type(int status)
  * a 503 in its dialect (frontend.h).
  */
 static void
-api_reply_nomem(struct api_req *ar)
+fe_reply_nomem(struct api_req *ar)
 {
 	static const char	 openai[] = "{\"error\":{\"message\":"
 	    "\"out of memory\",\"type\":\"server_error\",\"param\":null,"
@@ -94,7 +94,7 @@ api_reply_nomem(struct api_req *ar)
 }
 
 void
-api_reply_json(struct api_req *ar, int status, struct json_object *obj)
+fe_reply_json(struct api_req *ar, int status, struct json_object *obj)
 {
 	const char	*text = NULL;
 	size_t		 len;
@@ -104,7 +104,7 @@ api_reply_json(struct api_req *ar, int status, struct json_object *obj)
 		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
 		    &len);
 	if (text == NULL)
-		api_reply_nomem(ar);
+		fe_reply_nomem(ar);
 	else
 		http_reply(ar->req, status, "application/json", text, len);
 	json_object_put(obj);
@@ -124,7 +124,7 @@ add(struct json_object *o, const char *key, struct json_object *v,
 }
 
 void
-api_error(struct api_req *ar, int status, const char *param,
+fe_reply_error(struct api_req *ar, int status, const char *param,
     const char *fmt, ...)
 {
 	struct json_object	*root, *err;
@@ -156,28 +156,28 @@ api_error(struct api_req *ar, int status, const char *param,
 		err = NULL;	/* put by add */
 		goto nomem;
 	}
-	api_reply_json(ar, status, root);
+	fe_reply_json(ar, status, root);
 	return;
 nomem:
 	json_object_put(err);
 	json_object_put(root);
-	api_reply_nomem(ar);
+	fe_reply_nomem(ar);
 }
 
 static void
-api_error_from_storage(struct api_req *ar, struct imsg *imsg)
+fe_reply_storage_error(struct api_req *ar, struct imsg *imsg)
 {
 	struct error_msg	 em;
 
 	if (imsg->hdr.type != IMSG_ERROR || imsg->datalen != sizeof(em)) {
-		api_error(ar, 500, NULL, "unexpected reply from storage");
+		fe_reply_error(ar, 500, NULL, "unexpected reply from storage");
 		return;
 	}
 	memcpy(&em, imsg->data, sizeof(em));
 	em.message[sizeof(em.message) - 1] = '\0';
 	if (em.status == 429 || em.status == 503)
 		http_reply_header(ar->req, "retry-after", "1");
-	api_error(ar, em.status, NULL, "%s", em.message);
+	fe_reply_error(ar, em.status, NULL, "%s", em.message);
 }
 
 /*
@@ -185,11 +185,11 @@ api_error_from_storage(struct api_req *ar, struct imsg *imsg)
  * an error is answered here.  Anything else is a broken helper.
  */
 int
-api_storage_ok(struct api_req *ar, struct imsg *imsg, uint32_t want,
+fe_reply_storage_ok(struct api_req *ar, struct imsg *imsg, uint32_t want,
     size_t size)
 {
 	if (imsg->hdr.type == IMSG_ERROR) {
-		api_error_from_storage(ar, imsg);
+		fe_reply_storage_error(ar, imsg);
 		return 0;
 	}
 	if (imsg->hdr.type != want || imsg->datalen != size)
