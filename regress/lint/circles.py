@@ -20,7 +20,8 @@
 # file depends on it).  Shared variables are not calls and do not count.
 # Every strongly connected set of more than one file within a program
 # is a circle, and is printed with the functions that close it.  Exit
-# 1 when there is one.  Objects whose source is gone are skipped.
+# 1 when there is one; the output is in the suites' ok / not ok form.
+# Objects whose source is gone are skipped.
 #
 # usage: circles.py BUILDDIR (run from the top of the tree)
 
@@ -110,19 +111,26 @@ def main():
 	bad = 0
 	for prog in PROGRAMS:
 		edges = graph(build, prog)
-		for s in strong_sets(edges):
+		sets = strong_sets(edges)
+		if not edges:
+			print("not ok - %s: no objects under %s" % (prog, build))
 			bad += 1
-			print("circle in %s:" % prog)
+			continue
+		if not sets:
+			print("ok - no circles among the %d files of %s" %
+			    (len(edges), prog))
+			continue
+		bad += 1
+		print("not ok - %d circle(s) among the files of %s" %
+		    (len(sets), prog))
+		for s in sets:
+			print("# circle:")
 			for f in s:
 				for g in sorted(edges[f]):
 					if g in s:
-						print("  %s -> %s (%s)" % (f, g,
+						print("#   %s -> %s (%s)" % (f, g,
 						    ", ".join(sorted(edges[f][g])[:4])))
-	if bad:
-		print("%d circle(s)" % bad)
-		return 1
-	print("no circles among the files of %s" % ", ".join(PROGRAMS))
-	return 0
+	return 1 if bad else 0
 
 
 if __name__ == "__main__":
