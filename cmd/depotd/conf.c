@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "store/store.h"
 #include "conf_int.h"
 
 struct depotd_conf *

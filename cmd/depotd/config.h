@@ -28,7 +28,8 @@
 
 #include "http.h"
 #include "proto.h"
-#include "store/store.h"
+
+struct store_conf;
 
 #define DEPOTD_CONF		"/etc/depotd.conf"
 #define DEPOTD_USER		"_depotd"

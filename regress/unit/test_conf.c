@@ -31,6 +31,7 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "store/store.h"
 #include "conf_int.h"
 #include "roster.h"
 #include "t.h"
