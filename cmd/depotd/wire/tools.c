@@ -31,7 +31,7 @@
 #include <json-c/json.h>
 
 #include "jsontext.h"
-#include "fe_model.h"
+#include "wire.h"
 
 #define TOOL_DESCRIPTION						\
 	"Runs Python code in a sandbox and returns its stdout, stderr "	\

@@ -28,7 +28,7 @@
 
 #include <json-c/json.h>
 
-#include "fe_model.h"
+#include "wire.h"
 
 static int
 replay_chunk(struct xstream *xs, struct json_object *tmpl,

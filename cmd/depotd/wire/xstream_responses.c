@@ -35,7 +35,7 @@
 #include "util.h"
 #include "xstream.h"
 
-#define RS_ITEMS_MAX	(2 * XS_TOOLS_MAX + 1)	/* text between calls */
+#define RS_ITEMS_MAX	(2 * XSTREAM_TOOLS_MAX + 1)	/* text between calls */
 
 struct rs_item {
 	char		 id[ID_BUFSIZE];
@@ -51,7 +51,7 @@ struct rs_wr {
 	struct rs_item	 items[RS_ITEMS_MAX];
 	int		 nitems;
 	int		 open;		/* the open item, or -1 */
-	int		 tool[XS_TOOLS_MAX];	/* hub tool -> item + 1 */
+	int		 tool[XSTREAM_TOOLS_MAX]; /* hub tool -> item + 1 */
 	const char	*reason;
 	struct json_object *output;	/* the items closed */
 };
@@ -63,12 +63,12 @@ rs_emit(struct xstream *xs, const char *type, struct json_object *obj)
 	struct rs_wr		*wr = xs->wr;
 	struct json_object	*ev;
 
-	ev = xs_obj("type", XS_STR(type),
-	    "sequence_number", XS_INT(wr->seq++), NULL);
+	ev = xstream_object("type", XSTREAM_STR(type),
+	    "sequence_number", XSTREAM_INT(wr->seq++), NULL);
 	json_object_object_foreach(obj, key, val)
 		json_object_object_add(ev, key, json_object_get(val));
 	json_object_put(obj);
-	xs_emit_json(xs, type, ev);
+	xstream_emit_json(xs, type, ev);
 }
 
 static struct json_object *
@@ -80,13 +80,15 @@ rs_usage(struct xstream *xs)
 		return NULL;
 	in = xs->in >= 0 ? xs->in : 0;
 	out = xs->out >= 0 ? xs->out : 0;
-	return xs_obj(
-	    "input_tokens", XS_INT(in),
-	    "input_tokens_details", xs_obj("cached_tokens", XS_INT(0), NULL),
-	    "output_tokens", XS_INT(out),
-	    "output_tokens_details", xs_obj("reasoning_tokens", XS_INT(0),
+	return xstream_object(
+	    "input_tokens", XSTREAM_INT(in),
+	    "input_tokens_details",
+	    xstream_object("cached_tokens", XSTREAM_INT(0), NULL),
+	    "output_tokens", XSTREAM_INT(out),
+	    "output_tokens_details",
+	    xstream_object("reasoning_tokens", XSTREAM_INT(0),
 		NULL),
-	    "total_tokens", XS_INT(in + out), NULL);
+	    "total_tokens", XSTREAM_INT(in + out), NULL);
 }
 
 /* The response object; output NULL: an empty list. */
@@ -97,17 +99,17 @@ rs_response(struct xstream *xs, const char *status,
 	struct rs_wr	*wr = xs->wr;
 	int		 done = strcmp(status, "in_progress") != 0;
 
-	return xs_obj(
-	    "id", XS_STR(wr->id),
-	    "object", XS_STR("response"),
-	    "created_at", XS_INT(xs->created),
-	    "status", XS_STR(status),
+	return xstream_object(
+	    "id", XSTREAM_STR(wr->id),
+	    "object", XSTREAM_STR("response"),
+	    "created_at", XSTREAM_INT(xs->created),
+	    "status", XSTREAM_STR(status),
 	    "error", NULL,
 	    "incomplete_details", incomplete,
-	    "model", XS_STR(xs->model),
+	    "model", XSTREAM_STR(xs->model),
 	    "output", output ? output : json_object_new_array(),
 	    "parallel_tool_calls", json_object_new_boolean(1),
-	    "tool_choice", XS_STR("auto"),
+	    "tool_choice", XSTREAM_STR("auto"),
 	    "tools", json_object_new_array(),
 	    "usage", done ? rs_usage(xs) : NULL, NULL);
 }
@@ -125,9 +127,9 @@ rs_start(struct xstream *xs)
 	wr->open = -1;
 	wr->output = json_object_new_array();
 	id_new(wr->id, sizeof(wr->id), "resp_");
-	rs_emit(xs, "response.created", xs_obj("response",
+	rs_emit(xs, "response.created", xstream_object("response",
 	    rs_response(xs, "in_progress", NULL, NULL), NULL));
-	rs_emit(xs, "response.in_progress", xs_obj("response",
+	rs_emit(xs, "response.in_progress", xstream_object("response",
 	    rs_response(xs, "in_progress", NULL, NULL), NULL));
 }
 
@@ -143,22 +145,22 @@ rs_closed_item(struct rs_item *it)
 {
 	struct json_object	*item, *part;
 
-	item = xs_obj("id", XS_STR(it->id), NULL);
+	item = xstream_object("id", XSTREAM_STR(it->id), NULL);
 	json_object_object_foreach(it->item, key, val)
 		if (strcmp(key, "id") != 0)
 			json_object_object_add(item, key,
 			    json_object_get(val));
-	json_object_object_add(item, "status", XS_STR("completed"));
+	json_object_object_add(item, "status", XSTREAM_STR("completed"));
 	if (it->tool >= 0) {
 		json_object_object_add(item, "arguments", rs_acc_string(it));
 		return item;
 	}
-	part = xs_obj("type", XS_STR("output_text"),
+	part = xstream_object("type", XSTREAM_STR("output_text"),
 	    "annotations", json_object_new_array(),
 	    "logprobs", json_object_new_array(),
 	    "text", rs_acc_string(it), NULL);
 	json_object_object_add(item, "content", json_object_new_array());
-	json_object_array_add(xs_get(item, "content"), part);
+	json_object_array_add(xstream_get(item, "content"), part);
 	return item;
 }
 
@@ -176,28 +178,31 @@ rs_close(struct xstream *xs)
 	it = &wr->items[i];
 	item = rs_closed_item(it);
 	if (it->tool >= 0)
-		rs_emit(xs, "response.function_call_arguments.done", xs_obj(
-		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->base + i),
-		    "name", json_object_get(xs_get(item, "name")),
-		    "arguments", json_object_get(xs_get(item, "arguments")),
+		rs_emit(xs, "response.function_call_arguments.done",
+		    xstream_object(
+		    "item_id", XSTREAM_STR(it->id),
+		    "output_index", XSTREAM_INT(wr->base + i),
+		    "name", json_object_get(xstream_get(item, "name")),
+		    "arguments",
+		    json_object_get(xstream_get(item, "arguments")),
 		    NULL));
 	else {
-		part = json_object_array_get_idx(xs_get(item, "content"), 0);
-		rs_emit(xs, "response.output_text.done", xs_obj(
-		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->base + i),
-		    "content_index", XS_INT(0),
-		    "text", json_object_get(xs_get(part, "text")),
+		part = json_object_array_get_idx(xstream_get(item, "content"),
+		    0);
+		rs_emit(xs, "response.output_text.done", xstream_object(
+		    "item_id", XSTREAM_STR(it->id),
+		    "output_index", XSTREAM_INT(wr->base + i),
+		    "content_index", XSTREAM_INT(0),
+		    "text", json_object_get(xstream_get(part, "text")),
 		    "logprobs", json_object_new_array(), NULL));
-		rs_emit(xs, "response.content_part.done", xs_obj(
-		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->base + i),
-		    "content_index", XS_INT(0),
+		rs_emit(xs, "response.content_part.done", xstream_object(
+		    "item_id", XSTREAM_STR(it->id),
+		    "output_index", XSTREAM_INT(wr->base + i),
+		    "content_index", XSTREAM_INT(0),
 		    "part", json_object_get(part), NULL));
 	}
-	rs_emit(xs, "response.output_item.done", xs_obj(
-	    "output_index", XS_INT(wr->base + i),
+	rs_emit(xs, "response.output_item.done", xstream_object(
+	    "output_index", XSTREAM_INT(wr->base + i),
 	    "item", json_object_get(item), NULL));
 	json_object_array_add(wr->output, item);
 }
@@ -223,9 +228,9 @@ rs_open(struct xstream *xs, int tool, const char *prefix,
 	it->item = item;
 	if ((it->acc = printbuf_new()) == NULL)
 		abort();
-	json_object_object_add(item, "id", XS_STR(it->id));
-	rs_emit(xs, "response.output_item.added", xs_obj(
-	    "output_index", XS_INT(wr->base + wr->open),
+	json_object_object_add(item, "id", XSTREAM_STR(it->id));
+	rs_emit(xs, "response.output_item.added", xstream_object(
+	    "output_index", XSTREAM_INT(wr->base + wr->open),
 	    "item", json_object_get(item), NULL));
 	return it;
 }
@@ -247,26 +252,26 @@ rs_text(struct xstream *xs, const char *s, size_t len)
 	if (wr->open >= 0 && wr->items[wr->open].tool < 0)
 		it = &wr->items[wr->open];
 	else {
-		if ((it = rs_open(xs, -1, "msg_", xs_obj(
-		    "type", XS_STR("message"),
-		    "status", XS_STR("in_progress"),
-		    "role", XS_STR("assistant"),
+		if ((it = rs_open(xs, -1, "msg_", xstream_object(
+		    "type", XSTREAM_STR("message"),
+		    "status", XSTREAM_STR("in_progress"),
+		    "role", XSTREAM_STR("assistant"),
 		    "content", json_object_new_array(), NULL))) == NULL)
 			return;
-		rs_emit(xs, "response.content_part.added", xs_obj(
-		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->base + wr->open),
-		    "content_index", XS_INT(0),
-		    "part", xs_obj("type", XS_STR("output_text"),
+		rs_emit(xs, "response.content_part.added", xstream_object(
+		    "item_id", XSTREAM_STR(it->id),
+		    "output_index", XSTREAM_INT(wr->base + wr->open),
+		    "content_index", XSTREAM_INT(0),
+		    "part", xstream_object("type", XSTREAM_STR("output_text"),
 			"annotations", json_object_new_array(),
 			"logprobs", json_object_new_array(),
-			"text", XS_STR(""), NULL), NULL));
+			"text", XSTREAM_STR(""), NULL), NULL));
 	}
 	rs_acc(it, s, len);
-	rs_emit(xs, "response.output_text.delta", xs_obj(
-	    "item_id", XS_STR(it->id),
-	    "output_index", XS_INT(wr->base + wr->open),
-	    "content_index", XS_INT(0),
+	rs_emit(xs, "response.output_text.delta", xstream_object(
+	    "item_id", XSTREAM_STR(it->id),
+	    "output_index", XSTREAM_INT(wr->base + wr->open),
+	    "content_index", XSTREAM_INT(0),
 	    "delta", json_object_new_string_len(s, len),
 	    "logprobs", json_object_new_array(), NULL));
 }
@@ -277,12 +282,12 @@ rs_tool_start(struct xstream *xs, int index, const char *id,
 {
 	struct rs_wr	*wr = xs->wr;
 
-	if (rs_open(xs, index, "fc_", xs_obj(
-	    "type", XS_STR("function_call"),
-	    "status", XS_STR("in_progress"),
-	    "arguments", XS_STR(""),
-	    "call_id", XS_STR(id),
-	    "name", XS_STR(name), NULL)) != NULL)
+	if (rs_open(xs, index, "fc_", xstream_object(
+	    "type", XSTREAM_STR("function_call"),
+	    "status", XSTREAM_STR("in_progress"),
+	    "arguments", XSTREAM_STR(""),
+	    "call_id", XSTREAM_STR(id),
+	    "name", XSTREAM_STR(name), NULL)) != NULL)
 		wr->tool[index] = wr->open + 1;
 }
 
@@ -305,9 +310,9 @@ rs_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 	}
 	it = &wr->items[i];
 	rs_acc(it, s, len);
-	rs_emit(xs, "response.function_call_arguments.delta", xs_obj(
-	    "item_id", XS_STR(it->id),
-	    "output_index", XS_INT(wr->base + i),
+	rs_emit(xs, "response.function_call_arguments.delta", xstream_object(
+	    "item_id", XSTREAM_STR(it->id),
+	    "output_index", XSTREAM_INT(wr->base + i),
 	    "delta", json_object_new_string_len(s, len), NULL));
 }
 
@@ -322,12 +327,13 @@ rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
 		"response.code_interpreter_call.interpreting",
 		"response.code_interpreter_call.completed",
 	};
-	struct json_object	*ev, *code = xs_get(item, "code");
+	struct json_object	*ev, *code = xstream_get(item, "code");
 	size_t			 i;
 
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		ev = xs_obj("item_id", json_object_get(xs_get(item, "id")),
-		    "output_index", XS_INT(index), NULL);
+		ev = xstream_object("item_id",
+		    json_object_get(xstream_get(item, "id")),
+		    "output_index", XSTREAM_INT(index), NULL);
 		if (i == 1)
 			json_object_object_add(ev, "delta",
 			    json_object_get(code));
@@ -348,10 +354,10 @@ rs_whole(struct xstream *xs, struct json_object *item)
 {
 	struct rs_wr		*wr = xs->wr;
 	struct json_object	*added, *v;
-	const char		*type = xs_str(item, "type");
+	const char		*type = xstream_str(item, "type");
 	int			 code;
 
-	if (wr->nitems > 0 || xs_str(item, "id") == NULL || type == NULL) {
+	if (wr->nitems > 0 || xstream_str(item, "id") == NULL || type == NULL) {
 		xs->failed = 1;
 		return;
 	}
@@ -359,21 +365,21 @@ rs_whole(struct xstream *xs, struct json_object *item)
 	added = json_object_new_object();
 	json_object_object_foreach(item, key, val) {
 		if (strcmp(key, "status") == 0)
-			v = XS_STR("in_progress");
+			v = XSTREAM_STR("in_progress");
 		else if (code && strcmp(key, "code") == 0)
-			v = XS_STR("");
+			v = XSTREAM_STR("");
 		else if (code && strcmp(key, "outputs") == 0)
 			v = NULL;
 		else
 			v = json_object_get(val);
 		json_object_object_add(added, key, v);
 	}
-	rs_emit(xs, "response.output_item.added", xs_obj(
-	    "output_index", XS_INT(wr->base), "item", added, NULL));
+	rs_emit(xs, "response.output_item.added", xstream_object(
+	    "output_index", XSTREAM_INT(wr->base), "item", added, NULL));
 	if (code)
 		rs_code_events(xs, item, wr->base);
-	rs_emit(xs, "response.output_item.done", xs_obj(
-	    "output_index", XS_INT(wr->base),
+	rs_emit(xs, "response.output_item.done", xstream_object(
+	    "output_index", XSTREAM_INT(wr->base),
 	    "item", json_object_get(item), NULL));
 	json_object_array_add(wr->output, json_object_get(item));
 	wr->base++;
@@ -399,11 +405,11 @@ rs_end(struct xstream *xs)
 
 	rs_close(xs);
 	if (wr->reason != NULL)
-		rs_emit(xs, "response.incomplete", xs_obj("response",
-		    rs_response(xs, "incomplete", xs_obj("reason",
-		    XS_STR(wr->reason), NULL), output), NULL));
+		rs_emit(xs, "response.incomplete", xstream_object("response",
+		    rs_response(xs, "incomplete", xstream_object("reason",
+		    XSTREAM_STR(wr->reason), NULL), output), NULL));
 	else
-		rs_emit(xs, "response.completed", xs_obj("response",
+		rs_emit(xs, "response.completed", xstream_object("response",
 		    rs_response(xs, "completed", NULL, output), NULL));
 }
 
@@ -423,7 +429,7 @@ rs_free(struct xstream *xs)
 	free(wr);
 }
 
-const struct xs_writer xs_responses_writer = {
+const struct xstream_writer xstream_responses_writer = {
 	.start = rs_start,
 	.text = rs_text,
 	.tool_start = rs_tool_start,
@@ -443,39 +449,25 @@ rs_terminal(const char *type)
 }
 
 int
-xs_responses_pass(struct xstream *xs, const char *event,
+xstream_responses_pass(struct xstream *xs, const char *event,
     struct json_object *data)
 {
 	struct json_object	*resp;
 	const char		*type, *name;
 
-	if ((type = xs_str(data, "type")) == NULL)
+	if ((type = xstream_str(data, "type")) == NULL)
 		type = event;
 	if (strcmp(type, "error") == 0 ||
-	    (name = xs_event_name(event, type)) == NULL)
+	    (name = xstream_event_name(event, type)) == NULL)
 		return -1;
-	if ((resp = xs_get(data, "response")) != NULL) {
-		xs_set_model(xs, resp);
-		xs_hub_usage(xs, wire_tokens(xs_get(resp,
-		    "usage.input_tokens")), wire_tokens(xs_get(resp,
+	if ((resp = xstream_get(data, "response")) != NULL) {
+		xstream_set_model(xs, resp);
+		xstream_hub_usage(xs, wire_tokens(xstream_get(resp,
+		    "usage.input_tokens")), wire_tokens(xstream_get(resp,
 		    "usage.output_tokens")));
 	}
-	xs_emit_json(xs, name, json_object_get(data));
+	xstream_emit_json(xs, name, json_object_get(data));
 	return rs_terminal(type);
-}
-
-static const char *
-rs_error_code(int status)
-{
-	switch (status) {
-	case 429:
-		return "rate_limit_exceeded";
-	case 504:
-		return "timeout";
-	default:
-		return status >= 500 ? "server_error" :
-		    "invalid_request_error";
-	}
 }
 
 /*
@@ -485,21 +477,22 @@ rs_error_code(int status)
  * object.  The sequence number is not known here; no SDK checks it.
  */
 void
-xs_responses_error(int status, const char *message, xstream_emit_cb emit,
+xstream_responses_error(int status, const char *message, xstream_emit_cb emit,
     void *arg)
 {
-	const char	*code = rs_error_code(status);
+	const char	*code;
 
-	xs_send(emit, arg, "error", xs_obj(
-	    "type", XS_STR("error"),
-	    "code", XS_STR(code),
-	    "message", XS_STR(message),
+	code = wire_error_code_responses(status);
+
+	xstream_send(emit, arg, "error", xstream_object(
+	    "type", XSTREAM_STR("error"),
+	    "code", XSTREAM_STR(code),
+	    "message", XSTREAM_STR(message),
 	    "param", NULL,
-	    "sequence_number", XS_INT(0),
-	    "error", xs_obj(
-		"type", XS_STR(status >= 500 ? "server_error" :
-		    "invalid_request_error"),
-		"code", XS_STR(code),
-		"message", XS_STR(message),
+	    "sequence_number", XSTREAM_INT(0),
+	    "error", xstream_object(
+		"type", XSTREAM_STR(wire_error_type_openai(status)),
+		"code", XSTREAM_STR(code),
+		"message", XSTREAM_STR(message),
 		"param", NULL, NULL), NULL));
 }
