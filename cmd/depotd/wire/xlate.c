@@ -139,9 +139,10 @@ void
 xlate_usage(enum wire w, struct json_object *resp, int64_t *in,
     int64_t *out)
 {
-	struct json_object	*usage = xlate_get(resp, "usage");
+	struct json_object	*usage;
 	int64_t			 n;
 
+	usage = xlate_get(resp, "usage");
 	*in = *out = -1;
 	if (!xlate_is(usage, json_type_object))
 		return;

@@ -60,11 +60,10 @@ int
 xlate_chat_answer_read(struct xlate *x, struct json_object *resp,
     struct xlate_chat_answer *a)
 {
-	struct json_object	*choices = xlate_get(resp, "choices"), *c0,
-	    *msg;
-	struct json_object	*content;
+	struct json_object	*choices, *c0, *msg, *content;
 	int			 other;
 
+	choices = xlate_get(resp, "choices");
 	memset(a, 0, sizeof(*a));
 	a->resp = resp;
 	if (!xlate_is(choices, json_type_array) ||
@@ -99,8 +98,9 @@ xlate_chat_answer_read(struct xlate *x, struct json_object *resp,
 struct json_object *
 xlate_chat_message(const char *role, struct json_object *content)
 {
-	struct json_object	*m = json_object_new_object();
+	struct json_object	*m;
 
+	m = json_object_new_object();
 	xlate_set_str(m, "role", role);
 	json_object_object_add(m, "content", content);
 	return m;
@@ -179,8 +179,9 @@ xlate_chat_function(struct xlate *x, struct json_object *t, const char *schema)
 void
 xlate_chat_stream(struct json_object *chat, struct json_object *req)
 {
-	struct json_object	*so, *stream = xlate_get(req, "stream");
+	struct json_object	*so, *stream;
 
+	stream = xlate_get(req, "stream");
 	if (stream == NULL)
 		return;
 	json_object_object_add(chat, "stream", xlate_dup(stream));

@@ -85,8 +85,9 @@ xlate_get(struct json_object *o, const char *key)
 const char *
 xlate_str(struct json_object *o, const char *key)
 {
-	struct json_object	*v = xlate_get(o, key);
+	struct json_object	*v;
 
+	v = xlate_get(o, key);
 	return xlate_is(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
@@ -144,8 +145,9 @@ struct json_object *
 xlate_args_parse(const char *s)
 {
 	struct json_object	*o;
-	size_t			 len = strlen(s);
+	size_t			 len;
 
+	len = strlen(s);
 	/* A call without parameters often comes with no text at all. */
 	if (strspn(s, " \t\r\n") == len)
 		return json_object_new_object();
@@ -197,9 +199,11 @@ struct json_object *
 xlate_data_url_new(const char *mt, const char *data)
 {
 	struct json_object	*s;
-	size_t			 mlen = strlen(mt), dlen = strlen(data);
+	size_t			 mlen, dlen;
 	char			*buf;
 
+	mlen = strlen(mt);
+	dlen = strlen(data);
 	if ((buf = malloc(5 + mlen + 8 + dlen + 1)) == NULL)
 		return NULL;
 	memcpy(buf, "data:", 5);
@@ -255,8 +259,9 @@ xlate_join_text(struct json_object *arr, const char *const *types,
 struct json_object *
 xlate_part(const char *type, const char *key, struct json_object *val)
 {
-	struct json_object	*p = json_object_new_object();
+	struct json_object	*p;
 
+	p = json_object_new_object();
 	xlate_set_str(p, "type", type);
 	json_object_object_add(p, key, val);
 	return p;
@@ -266,9 +271,10 @@ int
 xlate_tools(struct xlate *x, struct json_object *req, struct json_object *out,
     struct json_object *(*conv)(struct xlate *, struct json_object *))
 {
-	struct json_object	*tools = xlate_get(req, "tools"), *arr, *t;
+	struct json_object	*tools, *arr, *t;
 	size_t			 i;
 
+	tools = xlate_get(req, "tools");
 	if (tools == NULL)
 		return 0;
 	if (!xlate_is(tools, json_type_array))

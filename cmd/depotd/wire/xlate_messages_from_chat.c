@@ -40,12 +40,13 @@ static const char *const text_types[] = { "text", NULL };
 
 /* Appends a turn, merging it into the last one when the role repeats. */
 static void
-c_append(struct json_object *msgs, const char *role,
+chat_append(struct json_object *msgs, const char *role,
     struct json_object *content)
 {
 	struct json_object	*last, *lc, *blocks;
-	size_t			 n = json_object_array_length(msgs), i;
+	size_t			 n, i;
 
+	n = json_object_array_length(msgs);
 	last = n > 0 ? json_object_array_get_idx(msgs, n - 1) : NULL;
 	if (last == NULL || strcmp(xlate_str(last, "role"), role) != 0) {
 		json_object_array_add(msgs, xlate_chat_message(role, content));
@@ -70,12 +71,13 @@ c_append(struct json_object *msgs, const char *role,
 }
 
 static struct json_object *
-c_source(const char *url)
+chat_source(const char *url)
 {
-	struct json_object	*src = json_object_new_object();
+	struct json_object	*src;
 	const char		*data;
 	char			 mt[128];
 
+	src = json_object_new_object();
 	if (xlate_data_url(url, mt, sizeof(mt), &data) == 0) {
 		xlate_set_str(src, "type", "base64");
 		xlate_set_str(src, "media_type", mt);
@@ -88,12 +90,13 @@ c_source(const char *url)
 }
 
 static int
-c_image(struct xlate *x, struct json_object *p, struct json_object *blocks)
+chat_image(struct xlate *x, struct json_object *p, struct json_object *blocks)
 {
-	struct json_object	*iu = xlate_get(p, "image_url");
+	struct json_object	*iu;
 	const char		*url, *data;
 	char			 mt[128];
 
+	iu = xlate_get(p, "image_url");
 	url = xlate_is(iu, json_type_string) ? json_object_get_string(iu) :
 	    xlate_str(iu, "url");
 	if (url == NULL)
@@ -104,21 +107,23 @@ c_image(struct xlate *x, struct json_object *p, struct json_object *blocks)
 		return xlate_fail(x, "an image url must be a base64 data: URL "
 		    "or an http(s) URL");
 	json_object_array_add(blocks, xlate_part("image", "source",
-	    c_source(url)));
+	    chat_source(url)));
 	return 0;
 }
 
 static int
-c_file(struct xlate *x, struct json_object *p, struct json_object *blocks)
+chat_file(struct xlate *x, struct json_object *p, struct json_object *blocks)
 {
-	struct json_object	*f = xlate_get(p, "file"), *src, *doc;
-	const char		*fd = xlate_str(f, "file_data");
+	struct json_object	*f, *src, *doc;
+	const char		*fd;
 
+	f = xlate_get(p, "file");
+	fd = xlate_str(f, "file_data");
 	if (fd != NULL) {
 		if (strncasecmp(fd, "data:", 5) != 0)
 			return xlate_fail(x, "file_data must be a base64 data: "
 			    "URL");
-		src = c_source(fd);
+		src = chat_source(fd);
 		if (strcmp(xlate_str(src, "type"), "base64") != 0) {
 			json_object_put(src);
 			return xlate_fail(x, "file_data must be a base64 data: "
@@ -139,7 +144,7 @@ c_file(struct xlate *x, struct json_object *p, struct json_object *blocks)
 
 /* User content as Messages blocks (a string stays a string). */
 static struct json_object *
-c_user(struct xlate *x, struct json_object *c)
+chat_user(struct xlate *x, struct json_object *c)
 {
 	struct json_object	*blocks, *p;
 	const char		*type;
@@ -165,9 +170,9 @@ c_user(struct xlate *x, struct json_object *c)
 				    "text", xlate_dup(xlate_get(p, "text"))));
 			rc = 0;
 		} else if (strcmp(type, "image_url") == 0)
-			rc = c_image(x, p, blocks);
+			rc = chat_image(x, p, blocks);
 		else if (strcmp(type, "file") == 0)
-			rc = c_file(x, p, blocks);
+			rc = chat_file(x, p, blocks);
 		else
 			rc = xlate_fail(x, "a %s part cannot be sent to a "
 			    "Messages model", type);
@@ -213,12 +218,13 @@ calls_to_tool_uses(struct xlate *x, struct json_object *calls,
 }
 
 static int
-c_assistant(struct xlate *x, struct json_object *m, struct json_object *msgs)
+chat_assistant(struct xlate *x, struct json_object *m, struct json_object *msgs)
 {
-	struct json_object	*c = xlate_get(m, "content"), *blocks, *text;
-	struct json_object	*calls = xlate_get(m, "tool_calls");
+	struct json_object	*c, *blocks, *text, *calls;
 	int			 other = 0;
 
+	c = xlate_get(m, "content");
+	calls = xlate_get(m, "tool_calls");
 	blocks = json_object_new_array();
 	if (xlate_is(c, json_type_string))
 		text = xlate_dup(c);
@@ -243,22 +249,24 @@ c_assistant(struct xlate *x, struct json_object *m, struct json_object *msgs)
 	if (json_object_array_length(blocks) == 0)
 		json_object_put(blocks);
 	else
-		c_append(msgs, "assistant", blocks);
+		chat_append(msgs, "assistant", blocks);
 	return 0;
 }
 
 static int
-c_tool(struct xlate *x, struct json_object *m, struct json_object *msgs)
+chat_tool_message(struct xlate *x, struct json_object *m,
+    struct json_object *msgs)
 {
-	struct json_object	*c = xlate_get(m, "content"), *b, *blocks, *tc;
+	struct json_object	*c, *b, *blocks, *tc;
 
+	c = xlate_get(m, "content");
 	if (xlate_str(m, "tool_call_id") == NULL)
 		return xlate_fail(x, "a tool message has no tool_call_id");
 	b = json_object_new_object();
 	xlate_set_str(b, "type", "tool_result");
 	xlate_copy(b, "tool_use_id", m, "tool_call_id");
 	if (c != NULL) {
-		if ((tc = c_user(x, c)) == NULL) {
+		if ((tc = chat_user(x, c)) == NULL) {
 			json_object_put(b);
 			return -1;
 		}
@@ -266,16 +274,17 @@ c_tool(struct xlate *x, struct json_object *m, struct json_object *msgs)
 	}
 	blocks = json_object_new_array();
 	json_object_array_add(blocks, b);
-	c_append(msgs, "user", blocks);
+	chat_append(msgs, "user", blocks);
 	return 0;
 }
 
 static int
-c_system(struct xlate *x, struct json_object *m, struct printbuf *sys)
+chat_system(struct xlate *x, struct json_object *m, struct printbuf *sys)
 {
-	struct json_object	*c = xlate_get(m, "content"), *text;
+	struct json_object	*c, *text;
 	int			 other = 0;
 
+	c = xlate_get(m, "content");
 	if (xlate_is(c, json_type_string))
 		text = xlate_dup(c);
 	else if ((text = xlate_join_text(c, text_types, "\n",
@@ -293,39 +302,41 @@ c_system(struct xlate *x, struct json_object *m, struct printbuf *sys)
 }
 
 static int
-c_one(struct xlate *x, struct json_object *m, struct json_object *msgs,
+chat_message(struct xlate *x, struct json_object *m, struct json_object *msgs,
     struct printbuf *sys)
 {
 	struct json_object	*c;
-	const char		*role = xlate_str(m, "role");
+	const char		*role;
 
+	role = xlate_str(m, "role");
 	if (role == NULL)
 		return xlate_fail(x, "a message has no role");
 	/* Messages has one system prompt, wherever chat put them. */
 	if (strcmp(role, "system") == 0 || strcmp(role, "developer") == 0)
-		return c_system(x, m, sys);
+		return chat_system(x, m, sys);
 	if (strcmp(role, "assistant") == 0)
-		return c_assistant(x, m, msgs);
+		return chat_assistant(x, m, msgs);
 	if (strcmp(role, "tool") == 0)
-		return c_tool(x, m, msgs);
+		return chat_tool_message(x, m, msgs);
 	if (strcmp(role, "user") != 0)
 		return xlate_fail(x,
 		    "a %s message cannot be sent to a Messages "
 		    "model", role);
-	if ((c = c_user(x, xlate_get(m, "content"))) == NULL)
+	if ((c = chat_user(x, xlate_get(m, "content"))) == NULL)
 		return -1;
-	c_append(msgs, "user", c);
+	chat_append(msgs, "user", c);
 	return 0;
 }
 
 static int
-c_messages(struct xlate *x, struct json_object *req, struct json_object *out)
+chat_messages(struct xlate *x, struct json_object *req, struct json_object *out)
 {
-	struct json_object	*in = xlate_get(req, "messages"), *msgs;
+	struct json_object	*in, *msgs;
 	struct printbuf		*sys;
 	size_t			 i;
 	int			 rc = 0;
 
+	in = xlate_get(req, "messages");
 	if (!xlate_is(in, json_type_array))
 		return xlate_fail(x, "messages must be an array");
 	if ((sys = printbuf_new()) == NULL)
@@ -333,7 +344,8 @@ c_messages(struct xlate *x, struct json_object *req, struct json_object *out)
 	msgs = json_object_new_array();
 	json_object_object_add(out, "messages", msgs);
 	for (i = 0; i < json_object_array_length(in) && rc == 0; i++)
-		if ((rc = c_one(x, json_object_array_get_idx(in, i), msgs,
+		if ((rc = chat_message(x, json_object_array_get_idx(in, i),
+		    msgs,
 		    sys)) == -1)
 			xlate_where(x, "messages[%zu]", i);
 	if (rc == 0 && sys->bpos > 0)
@@ -344,11 +356,13 @@ c_messages(struct xlate *x, struct json_object *req, struct json_object *out)
 }
 
 static struct json_object *
-c_tooldef(struct xlate *x, struct json_object *t)
+chat_tool_definition(struct xlate *x, struct json_object *t)
 {
-	struct json_object	*fn = xlate_get(t, "function"), *mt, *schema;
-	const char		*type = xlate_str(t, "type");
+	struct json_object	*fn, *mt, *schema;
+	const char		*type;
 
+	fn = xlate_get(t, "function");
+	type = xlate_str(t, "type");
 	if (type == NULL || strcmp(type, "function") != 0) {
 		xlate_fail(x, "a %s tool cannot be sent to a Messages model",
 		    type != NULL ? type : "(untyped)");
@@ -379,12 +393,14 @@ c_tooldef(struct xlate *x, struct json_object *t)
 }
 
 static int
-c_tool_choice(struct xlate *x, struct json_object *req, struct json_object *out)
+chat_tool_choice(struct xlate *x, struct json_object *req,
+    struct json_object *out)
 {
-	struct json_object	*tc = xlate_get(req, "tool_choice"), *mtc;
-	struct json_object	*ptc = xlate_get(req, "parallel_tool_calls");
+	struct json_object	*tc, *mtc, *ptc;
 	const char		*s, *name;
 
+	tc = xlate_get(req, "tool_choice");
+	ptc = xlate_get(req, "parallel_tool_calls");
 	if (xlate_get(out, "tools") == NULL)
 		return 0;
 	mtc = json_object_new_object();
@@ -420,7 +436,8 @@ c_tool_choice(struct xlate *x, struct json_object *req, struct json_object *out)
 }
 
 static int
-c_params(struct xlate *x, struct json_object *req, struct json_object *out,
+chat_parameters(struct xlate *x, struct json_object *req,
+    struct json_object *out,
     int max_tokens)
 {
 	struct json_object	*v, *arr, *md;
@@ -472,10 +489,10 @@ xlate_messages_request_from_chat(struct xlate *x, struct json_object *req,
 
 	out = json_object_new_object();
 	xlate_copy(out, "model", req, "model");
-	if (c_params(x, req, out, max_tokens) == -1 ||
-	    c_messages(x, req, out) == -1 ||
-	    xlate_tools(x, req, out, c_tooldef) == -1 ||
-	    c_tool_choice(x, req, out) == -1) {
+	if (chat_parameters(x, req, out, max_tokens) == -1 ||
+	    chat_messages(x, req, out) == -1 ||
+	    xlate_tools(x, req, out, chat_tool_definition) == -1 ||
+	    chat_tool_choice(x, req, out) == -1) {
 		json_object_put(out);
 		return NULL;
 	}
@@ -485,7 +502,7 @@ xlate_messages_request_from_chat(struct xlate *x, struct json_object *req,
 /* --- chat answers as Messages answers --- */
 
 static const char *
-msg_stop(struct xlate_chat_answer *a, struct json_object *out)
+messages_stop(struct xlate_chat_answer *a, struct json_object *out)
 {
 	struct json_object	*c0;
 	const char		*seq;
@@ -504,11 +521,12 @@ msg_stop(struct xlate_chat_answer *a, struct json_object *out)
 }
 
 static struct json_object *
-msg_usage(struct json_object *u)
+messages_usage(struct json_object *u)
 {
-	struct json_object	*mu = json_object_new_object();
+	struct json_object	*mu;
 	int64_t			 in, cached;
 
+	mu = json_object_new_object();
 	in = xlate_tokens(u, "prompt_tokens");
 	cached = xlate_tokens(xlate_get(u, "prompt_tokens_details"),
 	    "cached_tokens");
@@ -557,8 +575,8 @@ xlate_messages_answer_from_chat(struct xlate *x, struct json_object *resp,
 	xlate_set_str(out, "model", model);
 	json_object_object_add(out, "content", content);
 	json_object_object_add(out, "stop_sequence", NULL);
-	xlate_set_str(out, "stop_reason", msg_stop(&a, out));
-	json_object_object_add(out, "usage", msg_usage(a.usage));
+	xlate_set_str(out, "stop_reason", messages_stop(&a, out));
+	json_object_object_add(out, "usage", messages_usage(a.usage));
 	return out;
 }
 

@@ -41,12 +41,13 @@ static const char *const text_types[] = { "text", NULL };
 /* --- Messages requests as chat requests --- */
 
 static int
-m_source_data(struct xlate *x, struct json_object *src, const char *what,
+messages_source_data(struct xlate *x, struct json_object *src, const char *what,
     struct json_object **url)
 {
-	const char	*mt = xlate_str(src, "media_type");
-	const char	*data = xlate_str(src, "data");
+	const char	*mt, *data;
 
+	mt = xlate_str(src, "media_type");
+	data = xlate_str(src, "data");
 	if (mt == NULL || data == NULL)
 		return xlate_fail(x, "a base64 %s source needs media_type and "
 		    "data strings", what);
@@ -56,13 +57,16 @@ m_source_data(struct xlate *x, struct json_object *src, const char *what,
 }
 
 static int
-m_image(struct xlate *x, struct json_object *b, struct json_object *parts)
+messages_image(struct xlate *x, struct json_object *b,
+    struct json_object *parts)
 {
-	struct json_object	*src = xlate_get(b, "source"), *url, *iu;
-	const char		*type = xlate_str(src, "type");
+	struct json_object	*src, *url, *iu;
+	const char		*type;
 
+	src = xlate_get(b, "source");
+	type = xlate_str(src, "type");
 	if (type != NULL && strcmp(type, "base64") == 0) {
-		if (m_source_data(x, src, "image", &url) == -1)
+		if (messages_source_data(x, src, "image", &url) == -1)
 			return -1;
 	} else if (type != NULL && strcmp(type, "url") == 0 &&
 	    xlate_str(src, "url") != NULL)
@@ -76,17 +80,20 @@ m_image(struct xlate *x, struct json_object *b, struct json_object *parts)
 	return 0;
 }
 
-static int	m_part(struct xlate *, struct json_object *,
+static int	messages_part(struct xlate *, struct json_object *,
     struct json_object *);
 
 static int
-m_document(struct xlate *x, struct json_object *b, struct json_object *parts)
+messages_document(struct xlate *x, struct json_object *b,
+    struct json_object *parts)
 {
-	struct json_object	*src = xlate_get(b, "source"), *f, *url, *c;
-	const char		*type = xlate_str(src, "type");
-	const char		*title = xlate_str(b, "title");
+	struct json_object	*src, *f, *url, *c;
+	const char		*type, *title;
 	size_t			 i;
 
+	src = xlate_get(b, "source");
+	type = xlate_str(src, "type");
+	title = xlate_str(b, "title");
 	if (type != NULL && strcmp(type, "text") == 0 &&
 	    xlate_str(src, "data") != NULL) {
 		json_object_array_add(parts, xlate_part("text", "text",
@@ -104,14 +111,14 @@ m_document(struct xlate *x, struct json_object *b, struct json_object *parts)
 			return xlate_fail(x,
 			    "a content document needs content");
 		for (i = 0; i < json_object_array_length(c); i++)
-			if (m_part(x, json_object_array_get_idx(c, i),
+			if (messages_part(x, json_object_array_get_idx(c, i),
 			    parts) == -1)
 				return -1;
 		return 0;
 	}
 	f = json_object_new_object();
 	if (type != NULL && strcmp(type, "base64") == 0) {
-		if (m_source_data(x, src, "document", &url) == -1) {
+		if (messages_source_data(x, src, "document", &url) == -1) {
 			json_object_put(f);
 			return -1;
 		}
@@ -137,10 +144,11 @@ m_document(struct xlate *x, struct json_object *b, struct json_object *parts)
 
 /* One user-side block (not a tool result) as chat parts. */
 static int
-m_part(struct xlate *x, struct json_object *b, struct json_object *parts)
+messages_part(struct xlate *x, struct json_object *b, struct json_object *parts)
 {
-	const char	*type = xlate_str(b, "type");
+	const char	*type;
 
+	type = xlate_str(b, "type");
 	if (type == NULL)
 		return xlate_fail(x, "a content block has no type");
 	if (strcmp(type, "text") == 0) {
@@ -151,22 +159,25 @@ m_part(struct xlate *x, struct json_object *b, struct json_object *parts)
 		return 0;
 	}
 	if (strcmp(type, "image") == 0)
-		return m_image(x, b, parts);
+		return messages_image(x, b, parts);
 	if (strcmp(type, "document") == 0)
-		return m_document(x, b, parts);
+		return messages_document(x, b, parts);
 	return xlate_fail(x, "a %s block cannot be sent to a chat completions "
 	    "model", type);
 }
 
 static int
-m_tool_result(struct xlate *x, struct json_object *b, struct json_object *msgs,
+messages_tool_result(struct xlate *x, struct json_object *b,
+    struct json_object *msgs,
     struct json_object *parts)
 {
-	struct json_object	*c = xlate_get(b, "content"), *cp;
-	const char		*id = xlate_str(b, "tool_use_id");
+	struct json_object	*c, *cp;
+	const char		*id;
 	size_t			 i;
 	int			 rc, is_error;
 
+	c = xlate_get(b, "content");
+	id = xlate_str(b, "tool_use_id");
 	if (id == NULL)
 		return xlate_fail(x, "a tool_result block has no tool_use_id");
 	is_error = xlate_is(xlate_get(b, "is_error"), json_type_boolean) &&
@@ -177,7 +188,7 @@ m_tool_result(struct xlate *x, struct json_object *b, struct json_object *msgs,
 			    "malformed");
 		cp = json_object_new_array();
 		for (i = 0; i < json_object_array_length(c); i++)
-			if (m_part(x, json_object_array_get_idx(c, i),
+			if (messages_part(x, json_object_array_get_idx(c, i),
 			    cp) == -1) {
 				json_object_put(cp);
 				return -1;
@@ -195,7 +206,8 @@ m_tool_result(struct xlate *x, struct json_object *b, struct json_object *msgs,
  * message after them.
  */
 static int
-m_user(struct xlate *x, struct json_object *content, struct json_object *msgs)
+messages_user(struct xlate *x, struct json_object *content,
+    struct json_object *msgs)
 {
 	struct json_object	*parts, *b;
 	const char		*type;
@@ -206,9 +218,9 @@ m_user(struct xlate *x, struct json_object *content, struct json_object *msgs)
 		b = json_object_array_get_idx(content, i);
 		type = xlate_str(b, "type");
 		if (type != NULL && strcmp(type, "tool_result") == 0) {
-			if (m_tool_result(x, b, msgs, parts) == -1)
+			if (messages_tool_result(x, b, msgs, parts) == -1)
 				goto fail;
-		} else if (m_part(x, b, parts) == -1)
+		} else if (messages_part(x, b, parts) == -1)
 			goto fail;
 	}
 	if (json_object_array_length(parts) > 0)
@@ -226,8 +238,9 @@ static int
 tool_use_to_call(struct xlate *x, struct json_object *b,
     struct json_object *calls)
 {
-	struct json_object	*call, *fn, *input = xlate_get(b, "input");
+	struct json_object	*call, *fn, *input;
 
+	input = xlate_get(b, "input");
 	if (xlate_str(b, "id") == NULL || xlate_str(b, "name") == NULL)
 		return xlate_fail(x, "a tool_use block needs an id and a name");
 	if (input != NULL && !xlate_is(input, json_type_object))
@@ -245,7 +258,7 @@ tool_use_to_call(struct xlate *x, struct json_object *b,
 }
 
 static int
-m_assistant(struct xlate *x, struct json_object *content,
+messages_assistant(struct xlate *x, struct json_object *content,
     struct json_object *msgs)
 {
 	struct json_object	*calls, *b, *text, *m;
@@ -295,13 +308,15 @@ fail:
 }
 
 static int
-m_messages(struct xlate *x, struct json_object *req, struct json_object *msgs)
+messages_turns(struct xlate *x, struct json_object *req,
+    struct json_object *msgs)
 {
-	struct json_object	*in = xlate_get(req, "messages"), *m, *c;
+	struct json_object	*in, *m, *c;
 	const char		*role;
 	size_t			 i;
 	int			 rc;
 
+	in = xlate_get(req, "messages");
 	if (!xlate_is(in, json_type_array))
 		return xlate_fail(x, "messages must be an array");
 	for (i = 0; i < json_object_array_length(in); i++) {
@@ -320,8 +335,8 @@ m_messages(struct xlate *x, struct json_object *req, struct json_object *msgs)
 		if (!xlate_is(c, json_type_array))
 			return xlate_fail(x, "messages[%zu]: content must be a "
 			    "string or an array", i);
-		rc = strcmp(role, "user") == 0 ? m_user(x, c, msgs) :
-		    m_assistant(x, c, msgs);
+		rc = strcmp(role, "user") == 0 ? messages_user(x, c, msgs) :
+		    messages_assistant(x, c, msgs);
 		if (rc == -1)
 			return xlate_where(x, "messages[%zu]", i);
 	}
@@ -329,11 +344,13 @@ m_messages(struct xlate *x, struct json_object *req, struct json_object *msgs)
 }
 
 static int
-m_system(struct xlate *x, struct json_object *req, struct json_object *msgs)
+messages_system(struct xlate *x, struct json_object *req,
+    struct json_object *msgs)
 {
-	struct json_object	*sys = xlate_get(req, "system"), *text;
+	struct json_object	*sys, *text;
 	int			 other;
 
+	sys = xlate_get(req, "system");
 	if (sys == NULL)
 		return 0;
 	if (xlate_is(sys, json_type_string))
@@ -349,10 +366,11 @@ m_system(struct xlate *x, struct json_object *req, struct json_object *msgs)
 }
 
 static struct json_object *
-m_tooldef(struct xlate *x, struct json_object *t)
+messages_tool_definition(struct xlate *x, struct json_object *t)
 {
-	const char	*type = xlate_str(t, "type");
+	const char	*type;
 
+	type = xlate_str(t, "type");
 	if (type != NULL && strcmp(type, "custom") != 0) {
 		xlate_fail(x, "a %s tool cannot be sent to a chat completions "
 		    "model", type);
@@ -362,12 +380,14 @@ m_tooldef(struct xlate *x, struct json_object *t)
 }
 
 static int
-m_tool_choice(struct xlate *x, struct json_object *req,
+messages_tool_choice(struct xlate *x, struct json_object *req,
     struct json_object *chat)
 {
-	struct json_object	*tc = xlate_get(req, "tool_choice"), *fn;
-	const char		*type = xlate_str(tc, "type");
+	struct json_object	*tc, *fn;
+	const char		*type;
 
+	tc = xlate_get(req, "tool_choice");
+	type = xlate_str(tc, "type");
 	if (tc == NULL || xlate_get(chat, "tools") == NULL)
 		return 0;
 	if (type == NULL)
@@ -401,9 +421,10 @@ xlate_messages_request_to_chat(struct xlate *x, struct json_object *req)
 	xlate_copy(chat, "model", req, "model");
 	msgs = json_object_new_array();
 	json_object_object_add(chat, "messages", msgs);
-	if (m_system(x, req, msgs) == -1 || m_messages(x, req, msgs) == -1 ||
-	    xlate_tools(x, req, chat, m_tooldef) == -1 ||
-	    m_tool_choice(x, req, chat) == -1)
+	if (messages_system(x, req, msgs) == -1 ||
+	    messages_turns(x, req, msgs) == -1 ||
+	    xlate_tools(x, req, chat, messages_tool_definition) == -1 ||
+	    messages_tool_choice(x, req, chat) == -1)
 		goto fail;
 	xlate_copy(chat, "max_tokens", req, "max_tokens");
 	xlate_copy(chat, "temperature", req, "temperature");
@@ -430,9 +451,10 @@ fail:
 static struct json_object *
 chat_usage(struct json_object *u)
 {
-	struct json_object	*cu = json_object_new_object(), *det;
+	struct json_object	*cu, *det;
 	int64_t			 in, out, cached;
 
+	cu = json_object_new_object();
 	cached = xlate_tokens(u, "cache_read_input_tokens");
 	in = xlate_tokens(u, "input_tokens") + cached +
 	    xlate_tokens(u, "cache_creation_input_tokens");
@@ -494,9 +516,10 @@ xlate_messages_answer_to_chat(struct xlate *x, struct json_object *resp,
     const char *model)
 {
 	struct json_object	*out, *content, *choices, *c0, *msg;
-	const char		*type = xlate_str(resp, "type"), *stop;
+	const char		*type, *stop;
 	char			 id[XLATE_ID_LEN];
 
+	type = xlate_str(resp, "type");
 	content = xlate_get(resp, "content");
 	if ((type != NULL && strcmp(type, "message") != 0) ||
 	    !xlate_is(content, json_type_array)) {

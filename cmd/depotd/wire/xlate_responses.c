@@ -39,7 +39,7 @@ static const char *const in_text[] = { "input_text", "output_text", "text",
 	NULL };
 
 /* A run of items being read: what a run of call outputs left over. */
-struct ritems {
+struct responses_items {
 	struct xlate		*x;
 	struct json_object	*msgs;
 	struct json_object	*pending;	/* user parts after tools */
@@ -48,7 +48,8 @@ struct ritems {
 /* --- content parts --- */
 
 static int
-r_image(struct xlate *x, struct json_object *p, struct json_object *parts)
+responses_image(struct xlate *x, struct json_object *p,
+    struct json_object *parts)
 {
 	struct json_object	*iu;
 
@@ -66,7 +67,8 @@ r_image(struct xlate *x, struct json_object *p, struct json_object *parts)
 }
 
 static int
-r_file(struct xlate *x, struct json_object *p, struct json_object *parts)
+responses_file(struct xlate *x, struct json_object *p,
+    struct json_object *parts)
 {
 	struct json_object	*f;
 
@@ -88,10 +90,12 @@ r_file(struct xlate *x, struct json_object *p, struct json_object *parts)
 
 /* One input content part as a chat part. */
 static int
-r_part(struct xlate *x, struct json_object *p, struct json_object *parts)
+responses_part(struct xlate *x, struct json_object *p,
+    struct json_object *parts)
 {
-	const char	*type = xlate_str(p, "type");
+	const char	*type;
 
+	type = xlate_str(p, "type");
 	if (type == NULL)
 		return xlate_fail(x, "a content part has no type");
 	if (strcmp(type, "input_text") == 0 ||
@@ -103,15 +107,15 @@ r_part(struct xlate *x, struct json_object *p, struct json_object *parts)
 		return 0;
 	}
 	if (strcmp(type, "input_image") == 0)
-		return r_image(x, p, parts);
+		return responses_image(x, p, parts);
 	if (strcmp(type, "input_file") == 0)
-		return r_file(x, p, parts);
+		return responses_file(x, p, parts);
 	return xlate_fail(x, "a %s part cannot be sent to a chat completions "
 	    "model", type);
 }
 
 static struct json_object *
-r_parts(struct xlate *x, struct json_object *c)
+responses_parts(struct xlate *x, struct json_object *c)
 {
 	struct json_object	*parts;
 	size_t			 i;
@@ -124,7 +128,8 @@ r_parts(struct xlate *x, struct json_object *c)
 	}
 	parts = json_object_new_array();
 	for (i = 0; i < json_object_array_length(c); i++)
-		if (r_part(x, json_object_array_get_idx(c, i), parts) == -1) {
+		if (responses_part(x, json_object_array_get_idx(c, i),
+		    parts) == -1) {
 			json_object_put(parts);
 			return NULL;
 		}
@@ -134,11 +139,12 @@ r_parts(struct xlate *x, struct json_object *c)
 /* --- items --- */
 
 static struct json_object *
-last_msg(struct ritems *r, const char *role)
+last_message(struct responses_items *r, const char *role)
 {
-	size_t			 n = json_object_array_length(r->msgs);
+	size_t			 n;
 	struct json_object	*m;
 
+	n = json_object_array_length(r->msgs);
 	if (n == 0)
 		return NULL;
 	m = json_object_array_get_idx(r->msgs, n - 1);
@@ -147,7 +153,7 @@ last_msg(struct ritems *r, const char *role)
 
 /* The image and file parts of call outputs, after the tool messages. */
 static void
-flush_pending(struct ritems *r)
+flush_pending(struct responses_items *r)
 {
 	if (json_object_array_length(r->pending) == 0)
 		return;
@@ -156,16 +162,18 @@ flush_pending(struct ritems *r)
 }
 
 static int
-r_message(struct ritems *r, struct json_object *it)
+responses_message_item(struct responses_items *r, struct json_object *it)
 {
-	struct json_object	*c = xlate_get(it, "content"), *content;
-	const char		*role = xlate_str(it, "role");
+	struct json_object	*c, *content;
+	const char		*role;
 	int			 other;
 
+	c = xlate_get(it, "content");
+	role = xlate_str(it, "role");
 	if (role == NULL)
 		return xlate_fail(r->x, "a message item has no role");
 	if (strcmp(role, "user") == 0) {
-		if ((content = r_parts(r->x, c)) == NULL)
+		if ((content = responses_parts(r->x, c)) == NULL)
 			return -1;
 	} else if (strcmp(role, "assistant") == 0 ||
 	    strcmp(role, "system") == 0 || strcmp(role, "developer") == 0) {
@@ -188,7 +196,7 @@ r_message(struct ritems *r, struct json_object *it)
 }
 
 static int
-r_call(struct ritems *r, struct json_object *it)
+responses_call_item(struct responses_items *r, struct json_object *it)
 {
 	struct json_object	*m, *calls, *call, *fn;
 
@@ -207,7 +215,7 @@ r_call(struct ritems *r, struct json_object *it)
 	json_object_object_add(call, "function", fn);
 
 	/* Calls after the assistant's text belong to the same turn. */
-	if ((m = last_msg(r, "assistant")) == NULL) {
+	if ((m = last_message(r, "assistant")) == NULL) {
 		m = xlate_chat_message("assistant", NULL);
 		json_object_array_add(r->msgs, m);
 	}
@@ -220,15 +228,16 @@ r_call(struct ritems *r, struct json_object *it)
 }
 
 static int
-r_output(struct ritems *r, struct json_object *it)
+responses_output_item(struct responses_items *r, struct json_object *it)
 {
-	struct json_object	*out = xlate_get(it, "output"), *parts;
+	struct json_object	*out, *parts;
 	int			 rc;
 
+	out = xlate_get(it, "output");
 	if (xlate_str(it, "call_id") == NULL)
 		return xlate_fail(r->x,
 		    "a function_call_output has no call_id");
-	if ((parts = r_parts(r->x, out)) == NULL)
+	if ((parts = responses_parts(r->x, out)) == NULL)
 		return -1;
 	rc = xlate_chat_tool_result(r->x, r->msgs, xlate_str(it, "call_id"),
 	    parts, 0,
@@ -239,53 +248,56 @@ r_output(struct ritems *r, struct json_object *it)
 
 /* A content part at the top of input: part of a user message. */
 static int
-r_bare(struct ritems *r, struct json_object *it)
+responses_bare_part(struct responses_items *r, struct json_object *it)
 {
 	struct json_object	*m, *c;
 
-	if ((m = last_msg(r, "user")) == NULL ||
+	if ((m = last_message(r, "user")) == NULL ||
 	    !xlate_is(c = xlate_get(m, "content"), json_type_array)) {
 		c = json_object_new_array();
 		json_object_array_add(r->msgs, xlate_chat_message("user", c));
 	}
-	return r_part(r->x, it, c);
+	return responses_part(r->x, it, c);
 }
 
 static int
-r_item(struct ritems *r, struct json_object *it)
+responses_item(struct responses_items *r, struct json_object *it)
 {
-	const char	*type = xlate_str(it, "type");
+	const char	*type;
 
+	type = xlate_str(it, "type");
 	if (type == NULL && xlate_str(it, "role") != NULL)
 		type = "message";
 	if (type == NULL)
 		return xlate_fail(r->x, "an input item has no type");
 	if (strcmp(type, "function_call_output") == 0)
-		return r_output(r, it);
+		return responses_output_item(r, it);
 	flush_pending(r);
 	if (strcmp(type, "message") == 0)
-		return r_message(r, it);
+		return responses_message_item(r, it);
 	if (strcmp(type, "function_call") == 0)
-		return r_call(r, it);
+		return responses_call_item(r, it);
 	/* Reasoning is the model's own and chat cannot carry it back. */
 	if (strcmp(type, "reasoning") == 0)
 		return 0;
 	if (strcmp(type, "input_text") == 0 ||
 	    strcmp(type, "input_image") == 0 ||
 	    strcmp(type, "input_file") == 0)
-		return r_bare(r, it);
+		return responses_bare_part(r, it);
 	return xlate_fail(r->x, "an input item of type %s cannot be sent to a "
 	    "chat completions model", type);
 }
 
 static int
-r_input(struct xlate *x, struct json_object *req, struct json_object *msgs)
+responses_input(struct xlate *x, struct json_object *req,
+    struct json_object *msgs)
 {
-	struct json_object	*in = xlate_get(req, "input");
-	struct ritems		 r = { x, msgs, NULL };
+	struct json_object	*in;
+	struct responses_items		 r = { x, msgs, NULL };
 	size_t			 i;
 	int			 rc = 0;
 
+	in = xlate_get(req, "input");
 	if (xlate_is(xlate_get(req, "instructions"), json_type_string))
 		json_object_array_add(msgs, xlate_chat_message("system",
 		    xlate_dup(xlate_get(req, "instructions"))));
@@ -300,7 +312,8 @@ r_input(struct xlate *x, struct json_object *req, struct json_object *msgs)
 		return xlate_fail(x, "input must be a string or an array");
 	r.pending = json_object_new_array();
 	for (i = 0; i < json_object_array_length(in) && rc == 0; i++)
-		if ((rc = r_item(&r, json_object_array_get_idx(in, i))) == -1)
+		if ((rc = responses_item(&r,
+		    json_object_array_get_idx(in, i))) == -1)
 			xlate_where(x, "input[%zu]", i);
 	if (rc == 0)
 		flush_pending(&r);
@@ -311,11 +324,12 @@ r_input(struct xlate *x, struct json_object *req, struct json_object *msgs)
 /* --- the rest of the request --- */
 
 static struct json_object *
-r_tooldef(struct xlate *x, struct json_object *t)
+responses_tool_definition(struct xlate *x, struct json_object *t)
 {
 	struct json_object	*ct;
-	const char		*type = xlate_str(t, "type");
+	const char		*type;
 
+	type = xlate_str(t, "type");
 	if (type == NULL || strcmp(type, "function") != 0) {
 		xlate_fail(x, "a %s tool cannot be sent to a chat completions "
 		    "model", type != NULL ? type : "(untyped)");
@@ -327,12 +341,14 @@ r_tooldef(struct xlate *x, struct json_object *t)
 }
 
 static int
-r_tool_choice(struct xlate *x, struct json_object *req,
+responses_tool_choice(struct xlate *x, struct json_object *req,
     struct json_object *chat)
 {
-	struct json_object	*tc = xlate_get(req, "tool_choice"), *fn;
-	const char		*type = xlate_str(tc, "type");
+	struct json_object	*tc, *fn;
+	const char		*type;
 
+	tc = xlate_get(req, "tool_choice");
+	type = xlate_str(tc, "type");
 	if (xlate_get(chat, "tools") == NULL)
 		return 0;
 	xlate_copy(chat, "parallel_tool_calls", req, "parallel_tool_calls");
@@ -355,13 +371,14 @@ r_tool_choice(struct xlate *x, struct json_object *req,
 
 /* text.format as chat's response_format. */
 static int
-r_format(struct xlate *x, struct json_object *req, struct json_object *chat)
+responses_format(struct xlate *x, struct json_object *req,
+    struct json_object *chat)
 {
-	struct json_object	*f = xlate_get(xlate_get(req, "text"),
-	    "format");
-	struct json_object	*rf, *js;
-	const char		*type = xlate_str(f, "type");
+	struct json_object	*f, *rf, *js;
+	const char		*type;
 
+	f = xlate_get(xlate_get(req, "text"), "format");
+	type = xlate_str(f, "type");
 	if (f == NULL || (type != NULL && strcmp(type, "text") == 0))
 		return 0;
 	if (type != NULL && strcmp(type, "json_object") == 0) {
@@ -400,9 +417,10 @@ xlate_responses_request_to_chat(struct xlate *x, struct json_object *req)
 	xlate_copy(chat, "model", req, "model");
 	msgs = json_object_new_array();
 	json_object_object_add(chat, "messages", msgs);
-	if (r_input(x, req, msgs) == -1 ||
-	    xlate_tools(x, req, chat, r_tooldef) == -1 ||
-	    r_tool_choice(x, req, chat) == -1 || r_format(x, req, chat) == -1) {
+	if (responses_input(x, req, msgs) == -1 ||
+	    xlate_tools(x, req, chat, responses_tool_definition) == -1 ||
+	    responses_tool_choice(x, req, chat) == -1 ||
+	    responses_format(x, req, chat) == -1) {
 		json_object_put(chat);
 		return NULL;
 	}
@@ -417,7 +435,7 @@ xlate_responses_request_to_chat(struct xlate *x, struct json_object *req)
 /* --- chat answers as Responses objects --- */
 
 static struct json_object *
-resp_message(struct xlate_chat_answer *a, const char *status)
+answer_message(struct xlate_chat_answer *a, const char *status)
 {
 	struct json_object	*m, *content, *p;
 	char			 id[XLATE_ID_LEN];
@@ -445,11 +463,12 @@ resp_message(struct xlate_chat_answer *a, const char *status)
 }
 
 static struct json_object *
-resp_call(struct json_object *call)
+answer_call(struct json_object *call)
 {
-	struct json_object	*fc, *fn = xlate_get(call, "function");
+	struct json_object	*fc, *fn;
 	char			 id[XLATE_ID_LEN];
 
+	fn = xlate_get(call, "function");
 	fc = json_object_new_object();
 	xlate_id(id, sizeof(id), "fc_");
 	xlate_set_str(fc, "id", id);
@@ -465,7 +484,7 @@ resp_call(struct json_object *call)
 }
 
 static struct json_object *
-resp_usage(struct json_object *u)
+answer_usage(struct json_object *u)
 {
 	struct json_object	*ru, *det;
 	int64_t			 in, out, cached, reasoning;
@@ -496,7 +515,7 @@ resp_usage(struct json_object *u)
 
 /* The fields every Responses object has, at their plain values. */
 static void
-resp_defaults(struct json_object *out)
+answer_defaults(struct json_object *out)
 {
 	struct json_object	*text, *fmt, *reasoning;
 
@@ -550,11 +569,11 @@ xlate_responses_answer_from_chat(struct xlate *x, struct json_object *resp,
 	/* A message item unless the answer is only tool calls. */
 	if (json_object_get_string_len(a.text) > 0 || a.refusal != NULL ||
 	    a.calls == NULL || json_object_array_length(a.calls) == 0)
-		json_object_array_add(output, resp_message(&a, status));
+		json_object_array_add(output, answer_message(&a, status));
 	json_object_put(a.text);
 	for (i = 0; a.calls != NULL &&
 	    i < json_object_array_length(a.calls); i++)
-		json_object_array_add(output, resp_call(
+		json_object_array_add(output, answer_call(
 		    json_object_array_get_idx(a.calls, i)));
 
 	out = json_object_new_object();
@@ -569,7 +588,7 @@ xlate_responses_answer_from_chat(struct xlate *x, struct json_object *resp,
 	json_object_object_add(out, "incomplete_details", inc);
 	xlate_set_str(out, "model", model);
 	json_object_object_add(out, "output", output);
-	resp_defaults(out);
-	json_object_object_add(out, "usage", resp_usage(a.usage));
+	answer_defaults(out);
+	json_object_object_add(out, "usage", answer_usage(a.usage));
 	return out;
 }

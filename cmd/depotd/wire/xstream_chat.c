@@ -30,7 +30,7 @@
 #include "util.h"
 #include "xstream.h"
 
-struct chat_wr {
+struct chat_writer {
 	char	 id[ID_BUFSIZE];
 };
 
@@ -149,7 +149,7 @@ chat_usage(struct xstream *xs)
 static void
 chat_emit(struct xstream *xs, struct json_object *delta, const char *reason)
 {
-	struct chat_wr		*wr = xs->wr;
+	struct chat_writer		*wr = xs->wr;
 	struct json_object	*chunk, *choices, *choice;
 
 	chunk = json_object_new_object();
@@ -180,7 +180,7 @@ chat_emit(struct xstream *xs, struct json_object *delta, const char *reason)
 static void
 chat_start(struct xstream *xs)
 {
-	struct chat_wr		*wr;
+	struct chat_writer		*wr;
 	struct json_object	*delta;
 
 	if ((wr = calloc(1, sizeof(*wr))) == NULL) {

@@ -28,7 +28,7 @@
 #include "util.h"
 #include "xstream.h"
 
-struct msg_wr {
+struct messages_writer {
 	char		 id[ID_BUFSIZE];
 	int		 nblocks;	/* content blocks started */
 	int		 nwhole;	/* of them whole, before the rest */
@@ -40,7 +40,7 @@ struct msg_wr {
 
 /* Anthropic counts cached input apart; the log wants it all. */
 static void
-msg_read_usage(struct xstream *xs, struct json_object *u)
+messages_read_usage(struct xstream *xs, struct json_object *u)
 {
 	int64_t	 in, part;
 
@@ -60,7 +60,7 @@ msg_read_usage(struct xstream *xs, struct json_object *u)
  * unknown.
  */
 static int
-msg_block(struct xstream *xs, struct json_object *data)
+messages_block(struct xstream *xs, struct json_object *data)
 {
 	int64_t	 index;
 
@@ -71,7 +71,7 @@ msg_block(struct xstream *xs, struct json_object *data)
 }
 
 static int
-msg_read_start(struct xstream *xs, struct json_object *data)
+messages_read_start(struct xstream *xs, struct json_object *data)
 {
 	const char	*type, *text;
 	int64_t		 index;
@@ -107,12 +107,12 @@ msg_read_start(struct xstream *xs, struct json_object *data)
 }
 
 static int
-msg_read_delta(struct xstream *xs, struct json_object *data)
+messages_read_delta(struct xstream *xs, struct json_object *data)
 {
 	const char	*type, *s;
 	int		 kind;
 
-	if ((kind = msg_block(xs, data)) == -3)
+	if ((kind = messages_block(xs, data)) == -3)
 		return -1;
 	type = xstream_str(data, "delta.type");
 	if (type == NULL)
@@ -128,7 +128,7 @@ msg_read_delta(struct xstream *xs, struct json_object *data)
 
 /* The type in the data, which Anthropic always sends, else the event. */
 static const char *
-msg_type(const char *event, struct json_object *data)
+messages_type(const char *event, struct json_object *data)
 {
 	const char	*type;
 
@@ -140,16 +140,17 @@ int
 xstream_messages_read(struct xstream *xs, const char *event,
     struct json_object *data)
 {
-	const char	*type = msg_type(event, data), *stop;
+	const char	*type, *stop;
 
+	type = messages_type(event, data);
 	if (strcmp(type, "message_start") == 0)
-		msg_read_usage(xs, xstream_get(data, "message.usage"));
+		messages_read_usage(xs, xstream_get(data, "message.usage"));
 	else if (strcmp(type, "content_block_start") == 0)
-		return msg_read_start(xs, data);
+		return messages_read_start(xs, data);
 	else if (strcmp(type, "content_block_delta") == 0)
-		return msg_read_delta(xs, data);
+		return messages_read_delta(xs, data);
 	else if (strcmp(type, "message_delta") == 0) {
-		msg_read_usage(xs, xstream_get(data, "usage"));
+		messages_read_usage(xs, xstream_get(data, "usage"));
 		if ((stop = wire_stop_to_chat(xstream_str(data,
 		    "delta.stop_reason"))) != NULL)
 			xstream_hub_finish(xs, stop);
@@ -164,23 +165,24 @@ int
 xstream_messages_pass(struct xstream *xs, const char *event,
     struct json_object *data)
 {
-	const char	*type = msg_type(event, data), *name;
+	const char	*type, *name;
 
+	type = messages_type(event, data);
 	if (strcmp(type, "error") == 0 ||
 	    (name = xstream_event_name(event, type)) == NULL)
 		return -1;
 	if (strcmp(type, "message_start") == 0) {
-		msg_read_usage(xs, xstream_get(data, "message.usage"));
+		messages_read_usage(xs, xstream_get(data, "message.usage"));
 		xstream_set_model(xs, xstream_get(data, "message"));
 	} else if (strcmp(type, "message_delta") == 0)
-		msg_read_usage(xs, xstream_get(data, "usage"));
+		messages_read_usage(xs, xstream_get(data, "usage"));
 	xstream_emit_json(xs, name, json_object_get(data));
 	return strcmp(type, "message_stop") == 0;
 }
 
 /* Sends obj with "type" as its first member, as Anthropic does. */
 static void
-msg_emit(struct xstream *xs, const char *type, struct json_object *obj)
+messages_emit(struct xstream *xs, const char *type, struct json_object *obj)
 {
 	struct json_object	*ev;
 
@@ -192,9 +194,9 @@ msg_emit(struct xstream *xs, const char *type, struct json_object *obj)
 }
 
 static void
-msg_start(struct xstream *xs)
+messages_start(struct xstream *xs)
 {
-	struct msg_wr	*wr;
+	struct messages_writer	*wr;
 
 	if ((wr = calloc(1, sizeof(*wr))) == NULL) {
 		xs->failed = 1;
@@ -203,7 +205,8 @@ msg_start(struct xstream *xs)
 	xs->wr = wr;
 	wr->open = -1;
 	id_new(wr->id, sizeof(wr->id), "msg_");
-	msg_emit(xs, "message_start", xstream_object("message", xstream_object(
+	messages_emit(xs, "message_start",
+	    xstream_object("message", xstream_object(
 	    "id", XSTREAM_STR(wr->id),
 	    "type", XSTREAM_STR("message"),
 	    "role", XSTREAM_STR("assistant"),
@@ -217,60 +220,60 @@ msg_start(struct xstream *xs)
 }
 
 static void
-msg_close(struct xstream *xs)
+messages_close(struct xstream *xs)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
 	if (wr->open < 0)
 		return;
-	msg_emit(xs, "content_block_stop", xstream_object("index",
+	messages_emit(xs, "content_block_stop", xstream_object("index",
 	    XSTREAM_INT(wr->open), NULL));
 	wr->open = -1;
 }
 
 static int
-msg_open(struct xstream *xs, struct json_object *block)
+messages_open(struct xstream *xs, struct json_object *block)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
-	msg_close(xs);
+	messages_close(xs);
 	wr->open = wr->nblocks++;
-	msg_emit(xs, "content_block_start", xstream_object(
+	messages_emit(xs, "content_block_start", xstream_object(
 	    "index", XSTREAM_INT(wr->open),
 	    "content_block", block, NULL));
 	return wr->open;
 }
 
 static void
-msg_delta(struct xstream *xs, int index, struct json_object *delta)
+messages_delta(struct xstream *xs, int index, struct json_object *delta)
 {
-	msg_emit(xs, "content_block_delta", xstream_object(
+	messages_emit(xs, "content_block_delta", xstream_object(
 	    "index", XSTREAM_INT(index),
 	    "delta", delta, NULL));
 }
 
 static void
-msg_text(struct xstream *xs, const char *s, size_t len)
+messages_text(struct xstream *xs, const char *s, size_t len)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
 	if (wr->open < 0 || !wr->open_text) {
-		msg_open(xs, xstream_object("type", XSTREAM_STR("text"),
+		messages_open(xs, xstream_object("type", XSTREAM_STR("text"),
 		    "text", XSTREAM_STR(""), NULL));
 		wr->open_text = 1;
 	}
-	msg_delta(xs, wr->open,
+	messages_delta(xs, wr->open,
 	    xstream_object("type", XSTREAM_STR("text_delta"),
 	    "text", json_object_new_string_len(s, len), NULL));
 }
 
 static void
-msg_tool_start(struct xstream *xs, int index, const char *id,
+messages_tool_start(struct xstream *xs, int index, const char *id,
     const char *name)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
-	wr->tool[index] = 1 + msg_open(xs, xstream_object(
+	wr->tool[index] = 1 + messages_open(xs, xstream_object(
 	    "type", XSTREAM_STR("tool_use"),
 	    "id", XSTREAM_STR(id),
 	    "name", XSTREAM_STR(name),
@@ -280,13 +283,13 @@ msg_tool_start(struct xstream *xs, int index, const char *id,
 
 /* Fragments of a call never started are dropped. */
 static void
-msg_tool_args(struct xstream *xs, int index, const char *s, size_t len)
+messages_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
 	if (wr->tool[index] == 0)
 		return;
-	msg_delta(xs, wr->tool[index] - 1, xstream_object(
+	messages_delta(xs, wr->tool[index] - 1, xstream_object(
 	    "type", XSTREAM_STR("input_json_delta"),
 	    "partial_json", json_object_new_string_len(s, len), NULL));
 }
@@ -298,13 +301,14 @@ msg_tool_args(struct xstream *xs, int index, const char *s, size_t len)
  * other block starts whole.
  */
 static void
-msg_whole(struct xstream *xs, struct json_object *block)
+messages_whole(struct xstream *xs, struct json_object *block)
 {
-	struct msg_wr		*wr = xs->wr;
+	struct messages_writer		*wr = xs->wr;
 	struct json_object	*start, *input;
-	const char		*type = xstream_str(block, "type");
+	const char		*type;
 	int			 index;
 
+	type = xstream_str(block, "type");
 	if (wr->nblocks != wr->nwhole) {
 		xs->failed = 1;
 		return;
@@ -317,63 +321,63 @@ msg_whole(struct xstream *xs, struct json_object *block)
 			json_object_object_add(start, key,
 			    strcmp(key, "input") == 0 ?
 			    json_object_new_object() : json_object_get(val));
-		index = msg_open(xs, start);
-		msg_delta(xs, index, xstream_object(
+		index = messages_open(xs, start);
+		messages_delta(xs, index, xstream_object(
 		    "type", XSTREAM_STR("input_json_delta"),
 		    "partial_json", XSTREAM_STR(json_object_to_json_string_ext(
 			input, JSON_C_TO_STRING_PLAIN)), NULL));
 	} else
-		msg_open(xs, json_object_get(block));
+		messages_open(xs, json_object_get(block));
 	wr->open_text = 0;
 	wr->nwhole++;
-	msg_close(xs);
+	messages_close(xs);
 }
 
 static void
-msg_finish(struct xstream *xs, const char *reason)
+messages_finish(struct xstream *xs, const char *reason)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
-	msg_close(xs);
+	messages_close(xs);
 	wr->stop = wire_stop_to_messages(reason);
 }
 
 static void
-msg_end(struct xstream *xs)
+messages_end(struct xstream *xs)
 {
-	struct msg_wr		*wr = xs->wr;
+	struct messages_writer		*wr = xs->wr;
 	struct json_object	*usage;
 
-	msg_close(xs);
+	messages_close(xs);
 	usage = xstream_object("output_tokens",
 	    XSTREAM_INT(xs->out >= 0 ? xs->out : 0),
 	    NULL);
 	if (xs->in >= 0)
 		json_object_object_add(usage, "input_tokens",
 		    XSTREAM_INT(xs->in));
-	msg_emit(xs, "message_delta", xstream_object(
+	messages_emit(xs, "message_delta", xstream_object(
 	    "delta", xstream_object(
 		"stop_reason", XSTREAM_STR(wr->stop ? wr->stop : "end_turn"),
 		"stop_sequence", NULL, NULL),
 	    "usage", usage, NULL));
-	msg_emit(xs, "message_stop", json_object_new_object());
+	messages_emit(xs, "message_stop", json_object_new_object());
 }
 
 static void
-msg_free(struct xstream *xs)
+messages_free(struct xstream *xs)
 {
 	free(xs->wr);
 }
 
 const struct xstream_writer xstream_messages_writer = {
-	.start = msg_start,
-	.text = msg_text,
-	.tool_start = msg_tool_start,
-	.tool_args = msg_tool_args,
-	.whole = msg_whole,
-	.finish = msg_finish,
-	.end = msg_end,
-	.free = msg_free,
+	.start = messages_start,
+	.text = messages_text,
+	.tool_start = messages_tool_start,
+	.tool_args = messages_tool_args,
+	.whole = messages_whole,
+	.finish = messages_finish,
+	.end = messages_end,
+	.free = messages_free,
 };
 
 void

@@ -37,18 +37,18 @@
 
 #define RS_ITEMS_MAX	(2 * XSTREAM_TOOLS_MAX + 1)	/* text between calls */
 
-struct rs_item {
+struct responses_item {
 	char		 id[ID_BUFSIZE];
 	int		 tool;		/* hub tool number; -1: a message */
 	struct json_object *item;	/* as announced */
 	struct printbuf	*acc;		/* text or arguments so far */
 };
 
-struct rs_wr {
+struct responses_writer {
 	char		 id[ID_BUFSIZE];
 	int64_t		 seq;
 	int		 base;		/* whole items, output first */
-	struct rs_item	 items[RS_ITEMS_MAX];
+	struct responses_item	 items[RS_ITEMS_MAX];
 	int		 nitems;
 	int		 open;		/* the open item, or -1 */
 	int		 tool[XSTREAM_TOOLS_MAX]; /* hub tool -> item + 1 */
@@ -58,9 +58,9 @@ struct rs_wr {
 
 /* Sends obj with its type and sequence number first. */
 static void
-rs_emit(struct xstream *xs, const char *type, struct json_object *obj)
+responses_emit(struct xstream *xs, const char *type, struct json_object *obj)
 {
-	struct rs_wr		*wr = xs->wr;
+	struct responses_writer		*wr = xs->wr;
 	struct json_object	*ev;
 
 	ev = xstream_object("type", XSTREAM_STR(type),
@@ -72,7 +72,7 @@ rs_emit(struct xstream *xs, const char *type, struct json_object *obj)
 }
 
 static struct json_object *
-rs_usage(struct xstream *xs)
+responses_usage(struct xstream *xs)
 {
 	int64_t	 in, out;
 
@@ -93,12 +93,13 @@ rs_usage(struct xstream *xs)
 
 /* The response object; output NULL: an empty list. */
 static struct json_object *
-rs_response(struct xstream *xs, const char *status,
+responses_response(struct xstream *xs, const char *status,
     struct json_object *incomplete, struct json_object *output)
 {
-	struct rs_wr	*wr = xs->wr;
-	int		 done = strcmp(status, "in_progress") != 0;
+	struct responses_writer	*wr = xs->wr;
+	int		 done;
 
+	done = strcmp(status, "in_progress") != 0;
 	return xstream_object(
 	    "id", XSTREAM_STR(wr->id),
 	    "object", XSTREAM_STR("response"),
@@ -111,13 +112,13 @@ rs_response(struct xstream *xs, const char *status,
 	    "parallel_tool_calls", json_object_new_boolean(1),
 	    "tool_choice", XSTREAM_STR("auto"),
 	    "tools", json_object_new_array(),
-	    "usage", done ? rs_usage(xs) : NULL, NULL);
+	    "usage", done ? responses_usage(xs) : NULL, NULL);
 }
 
 static void
-rs_start(struct xstream *xs)
+responses_start(struct xstream *xs)
 {
-	struct rs_wr	*wr;
+	struct responses_writer	*wr;
 
 	if ((wr = calloc(1, sizeof(*wr))) == NULL) {
 		xs->failed = 1;
@@ -127,21 +128,21 @@ rs_start(struct xstream *xs)
 	wr->open = -1;
 	wr->output = json_object_new_array();
 	id_new(wr->id, sizeof(wr->id), "resp_");
-	rs_emit(xs, "response.created", xstream_object("response",
-	    rs_response(xs, "in_progress", NULL, NULL), NULL));
-	rs_emit(xs, "response.in_progress", xstream_object("response",
-	    rs_response(xs, "in_progress", NULL, NULL), NULL));
+	responses_emit(xs, "response.created", xstream_object("response",
+	    responses_response(xs, "in_progress", NULL, NULL), NULL));
+	responses_emit(xs, "response.in_progress", xstream_object("response",
+	    responses_response(xs, "in_progress", NULL, NULL), NULL));
 }
 
 static struct json_object *
-rs_acc_string(struct rs_item *it)
+responses_accumulate_string(struct responses_item *it)
 {
 	return json_object_new_string_len(it->acc->buf, it->acc->bpos);
 }
 
 /* The closed form of item it: its whole text or arguments. */
 static struct json_object *
-rs_closed_item(struct rs_item *it)
+responses_closed_item(struct responses_item *it)
 {
 	struct json_object	*item, *part;
 
@@ -152,23 +153,24 @@ rs_closed_item(struct rs_item *it)
 			    json_object_get(val));
 	json_object_object_add(item, "status", XSTREAM_STR("completed"));
 	if (it->tool >= 0) {
-		json_object_object_add(item, "arguments", rs_acc_string(it));
+		json_object_object_add(item, "arguments",
+		    responses_accumulate_string(it));
 		return item;
 	}
 	part = xstream_object("type", XSTREAM_STR("output_text"),
 	    "annotations", json_object_new_array(),
 	    "logprobs", json_object_new_array(),
-	    "text", rs_acc_string(it), NULL);
+	    "text", responses_accumulate_string(it), NULL);
 	json_object_object_add(item, "content", json_object_new_array());
 	json_object_array_add(xstream_get(item, "content"), part);
 	return item;
 }
 
 static void
-rs_close(struct xstream *xs)
+responses_close(struct xstream *xs)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct rs_item	*it;
+	struct responses_writer	*wr = xs->wr;
+	struct responses_item	*it;
 	struct json_object *item, *part;
 	int		 i = wr->open;
 
@@ -176,9 +178,9 @@ rs_close(struct xstream *xs)
 		return;
 	wr->open = -1;
 	it = &wr->items[i];
-	item = rs_closed_item(it);
+	item = responses_closed_item(it);
 	if (it->tool >= 0)
-		rs_emit(xs, "response.function_call_arguments.done",
+		responses_emit(xs, "response.function_call_arguments.done",
 		    xstream_object(
 		    "item_id", XSTREAM_STR(it->id),
 		    "output_index", XSTREAM_INT(wr->base + i),
@@ -189,33 +191,33 @@ rs_close(struct xstream *xs)
 	else {
 		part = json_object_array_get_idx(xstream_get(item, "content"),
 		    0);
-		rs_emit(xs, "response.output_text.done", xstream_object(
+		responses_emit(xs, "response.output_text.done", xstream_object(
 		    "item_id", XSTREAM_STR(it->id),
 		    "output_index", XSTREAM_INT(wr->base + i),
 		    "content_index", XSTREAM_INT(0),
 		    "text", json_object_get(xstream_get(part, "text")),
 		    "logprobs", json_object_new_array(), NULL));
-		rs_emit(xs, "response.content_part.done", xstream_object(
+		responses_emit(xs, "response.content_part.done", xstream_object(
 		    "item_id", XSTREAM_STR(it->id),
 		    "output_index", XSTREAM_INT(wr->base + i),
 		    "content_index", XSTREAM_INT(0),
 		    "part", json_object_get(part), NULL));
 	}
-	rs_emit(xs, "response.output_item.done", xstream_object(
+	responses_emit(xs, "response.output_item.done", xstream_object(
 	    "output_index", XSTREAM_INT(wr->base + i),
 	    "item", json_object_get(item), NULL));
 	json_object_array_add(wr->output, item);
 }
 
 /* A new item, announced; NULL past the bound (the answer fails). */
-static struct rs_item *
-rs_open(struct xstream *xs, int tool, const char *prefix,
+static struct responses_item *
+responses_open(struct xstream *xs, int tool, const char *prefix,
     struct json_object *item)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct rs_item	*it;
+	struct responses_writer	*wr = xs->wr;
+	struct responses_item	*it;
 
-	rs_close(xs);
+	responses_close(xs);
 	if (wr->nitems >= RS_ITEMS_MAX) {
 		json_object_put(item);
 		xs->failed = 1;
@@ -229,7 +231,7 @@ rs_open(struct xstream *xs, int tool, const char *prefix,
 	if ((it->acc = printbuf_new()) == NULL)
 		abort();
 	json_object_object_add(item, "id", XSTREAM_STR(it->id));
-	rs_emit(xs, "response.output_item.added", xstream_object(
+	responses_emit(xs, "response.output_item.added", xstream_object(
 	    "output_index", XSTREAM_INT(wr->base + wr->open),
 	    "item", json_object_get(item), NULL));
 	return it;
@@ -237,28 +239,29 @@ rs_open(struct xstream *xs, int tool, const char *prefix,
 
 /* Appends to the item's text or arguments. */
 static void
-rs_acc(struct rs_item *it, const char *s, size_t len)
+responses_accumulate(struct responses_item *it, const char *s, size_t len)
 {
 	if (len > INT32_MAX || printbuf_memappend(it->acc, s, len) < 0)
 		abort();
 }
 
 static void
-rs_text(struct xstream *xs, const char *s, size_t len)
+responses_text(struct xstream *xs, const char *s, size_t len)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct rs_item	*it;
+	struct responses_writer	*wr = xs->wr;
+	struct responses_item	*it;
 
 	if (wr->open >= 0 && wr->items[wr->open].tool < 0)
 		it = &wr->items[wr->open];
 	else {
-		if ((it = rs_open(xs, -1, "msg_", xstream_object(
+		if ((it = responses_open(xs, -1, "msg_", xstream_object(
 		    "type", XSTREAM_STR("message"),
 		    "status", XSTREAM_STR("in_progress"),
 		    "role", XSTREAM_STR("assistant"),
 		    "content", json_object_new_array(), NULL))) == NULL)
 			return;
-		rs_emit(xs, "response.content_part.added", xstream_object(
+		responses_emit(xs, "response.content_part.added",
+		    xstream_object(
 		    "item_id", XSTREAM_STR(it->id),
 		    "output_index", XSTREAM_INT(wr->base + wr->open),
 		    "content_index", XSTREAM_INT(0),
@@ -267,8 +270,8 @@ rs_text(struct xstream *xs, const char *s, size_t len)
 			"logprobs", json_object_new_array(),
 			"text", XSTREAM_STR(""), NULL), NULL));
 	}
-	rs_acc(it, s, len);
-	rs_emit(xs, "response.output_text.delta", xstream_object(
+	responses_accumulate(it, s, len);
+	responses_emit(xs, "response.output_text.delta", xstream_object(
 	    "item_id", XSTREAM_STR(it->id),
 	    "output_index", XSTREAM_INT(wr->base + wr->open),
 	    "content_index", XSTREAM_INT(0),
@@ -277,12 +280,12 @@ rs_text(struct xstream *xs, const char *s, size_t len)
 }
 
 static void
-rs_tool_start(struct xstream *xs, int index, const char *id,
+responses_tool_start(struct xstream *xs, int index, const char *id,
     const char *name)
 {
-	struct rs_wr	*wr = xs->wr;
+	struct responses_writer	*wr = xs->wr;
 
-	if (rs_open(xs, index, "fc_", xstream_object(
+	if (responses_open(xs, index, "fc_", xstream_object(
 	    "type", XSTREAM_STR("function_call"),
 	    "status", XSTREAM_STR("in_progress"),
 	    "arguments", XSTREAM_STR(""),
@@ -296,10 +299,10 @@ rs_tool_start(struct xstream *xs, int index, const char *id,
  * closed cannot be sent; no upstream known interleaves them.
  */
 static void
-rs_tool_args(struct xstream *xs, int index, const char *s, size_t len)
+responses_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct rs_item	*it;
+	struct responses_writer	*wr = xs->wr;
+	struct responses_item	*it;
 	int		 i = wr->tool[index] - 1;
 
 	if (i < 0)
@@ -309,8 +312,9 @@ rs_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 		return;
 	}
 	it = &wr->items[i];
-	rs_acc(it, s, len);
-	rs_emit(xs, "response.function_call_arguments.delta", xstream_object(
+	responses_accumulate(it, s, len);
+	responses_emit(xs, "response.function_call_arguments.delta",
+	    xstream_object(
 	    "item_id", XSTREAM_STR(it->id),
 	    "output_index", XSTREAM_INT(wr->base + i),
 	    "delta", json_object_new_string_len(s, len), NULL));
@@ -318,7 +322,8 @@ rs_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 
 /* The events between a code_interpreter_call's announcement and end. */
 static void
-rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
+responses_code_events(struct xstream *xs, struct json_object *item,
+    int64_t index)
 {
 	static const char *const steps[] = {
 		"response.code_interpreter_call.in_progress",
@@ -327,9 +332,10 @@ rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
 		"response.code_interpreter_call.interpreting",
 		"response.code_interpreter_call.completed",
 	};
-	struct json_object	*ev, *code = xstream_get(item, "code");
+	struct json_object	*ev, *code;
 	size_t			 i;
 
+	code = xstream_get(item, "code");
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		ev = xstream_object("item_id",
 		    json_object_get(xstream_get(item, "id")),
@@ -340,7 +346,7 @@ rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
 		else if (i == 2)
 			json_object_object_add(ev, "code",
 			    json_object_get(code));
-		rs_emit(xs, steps[i], ev);
+		responses_emit(xs, steps[i], ev);
 	}
 }
 
@@ -350,13 +356,14 @@ rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
  * response.completed lists it at the same index.
  */
 static void
-rs_whole(struct xstream *xs, struct json_object *item)
+responses_whole(struct xstream *xs, struct json_object *item)
 {
-	struct rs_wr		*wr = xs->wr;
+	struct responses_writer		*wr = xs->wr;
 	struct json_object	*added, *v;
-	const char		*type = xstream_str(item, "type");
+	const char		*type;
 	int			 code;
 
+	type = xstream_str(item, "type");
 	if (wr->nitems > 0 || xstream_str(item, "id") == NULL || type == NULL) {
 		xs->failed = 1;
 		return;
@@ -374,11 +381,11 @@ rs_whole(struct xstream *xs, struct json_object *item)
 			v = json_object_get(val);
 		json_object_object_add(added, key, v);
 	}
-	rs_emit(xs, "response.output_item.added", xstream_object(
+	responses_emit(xs, "response.output_item.added", xstream_object(
 	    "output_index", XSTREAM_INT(wr->base), "item", added, NULL));
 	if (code)
-		rs_code_events(xs, item, wr->base);
-	rs_emit(xs, "response.output_item.done", xstream_object(
+		responses_code_events(xs, item, wr->base);
+	responses_emit(xs, "response.output_item.done", xstream_object(
 	    "output_index", XSTREAM_INT(wr->base),
 	    "item", json_object_get(item), NULL));
 	json_object_array_add(wr->output, json_object_get(item));
@@ -386,11 +393,11 @@ rs_whole(struct xstream *xs, struct json_object *item)
 }
 
 static void
-rs_finish(struct xstream *xs, const char *reason)
+responses_finish(struct xstream *xs, const char *reason)
 {
-	struct rs_wr	*wr = xs->wr;
+	struct responses_writer	*wr = xs->wr;
 
-	rs_close(xs);
+	responses_close(xs);
 	if (strcmp(reason, "length") == 0)
 		wr->reason = "max_output_tokens";
 	else if (strcmp(reason, "content_filter") == 0)
@@ -398,25 +405,29 @@ rs_finish(struct xstream *xs, const char *reason)
 }
 
 static void
-rs_end(struct xstream *xs)
+responses_end(struct xstream *xs)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct json_object *output = json_object_get(wr->output);
+	struct responses_writer	*wr = xs->wr;
+	struct json_object	*output;
 
-	rs_close(xs);
+	output = json_object_get(wr->output);
+	responses_close(xs);
 	if (wr->reason != NULL)
-		rs_emit(xs, "response.incomplete", xstream_object("response",
-		    rs_response(xs, "incomplete", xstream_object("reason",
+		responses_emit(xs, "response.incomplete",
+		    xstream_object("response",
+		    responses_response(xs, "incomplete",
+		    xstream_object("reason",
 		    XSTREAM_STR(wr->reason), NULL), output), NULL));
 	else
-		rs_emit(xs, "response.completed", xstream_object("response",
-		    rs_response(xs, "completed", NULL, output), NULL));
+		responses_emit(xs, "response.completed",
+		    xstream_object("response",
+		    responses_response(xs, "completed", NULL, output), NULL));
 }
 
 static void
-rs_free(struct xstream *xs)
+responses_free(struct xstream *xs)
 {
-	struct rs_wr	*wr = xs->wr;
+	struct responses_writer	*wr = xs->wr;
 	int		 i;
 
 	if (wr == NULL)
@@ -430,18 +441,18 @@ rs_free(struct xstream *xs)
 }
 
 const struct xstream_writer xstream_responses_writer = {
-	.start = rs_start,
-	.text = rs_text,
-	.tool_start = rs_tool_start,
-	.tool_args = rs_tool_args,
-	.whole = rs_whole,
-	.finish = rs_finish,
-	.end = rs_end,
-	.free = rs_free,
+	.start = responses_start,
+	.text = responses_text,
+	.tool_start = responses_tool_start,
+	.tool_args = responses_tool_args,
+	.whole = responses_whole,
+	.finish = responses_finish,
+	.end = responses_end,
+	.free = responses_free,
 };
 
 static int
-rs_terminal(const char *type)
+responses_terminal(const char *type)
 {
 	return strcmp(type, "response.completed") == 0 ||
 	    strcmp(type, "response.incomplete") == 0 ||
@@ -467,7 +478,7 @@ xstream_responses_pass(struct xstream *xs, const char *event,
 		    "usage.output_tokens")));
 	}
 	xstream_emit_json(xs, name, json_object_get(data));
-	return rs_terminal(type);
+	return responses_terminal(type);
 }
 
 /*
