@@ -103,6 +103,13 @@ conf_upstream_init(struct upstream_conf *u)
 	    sizeof(u->anthropic_version));
 }
 
+/* A model's own defaults; the rest of its block is unset (0). */
+void
+conf_model_init(struct model_conf *m)
+{
+	m->max_tokens = 4096;
+}
+
 static void
 wipe(char **s)
 {

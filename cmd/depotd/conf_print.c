@@ -298,9 +298,26 @@ print_upstream_limits(FILE *fp, const struct upstream_conf *u)
 	fputs("}\n", fp);
 }
 
+/* 1 when a model has no option but its defaults (conf_model_init). */
+static int
+model_is_plain(const struct model_conf *m)
+{
+	struct model_conf	 plain;
+
+	memset(&plain, 0, sizeof(plain));
+	conf_model_init(&plain);
+	return m->remote_name[0] == '\0' && !m->text_only &&
+	    !m->pdf_as_text && !m->native_code_execution &&
+	    m->max_tokens == plain.max_tokens && m->max_tool_iterations == 0;
+}
+
 static void
 print_model_options(FILE *fp, const struct model_conf *m)
 {
+	struct model_conf	 plain;
+
+	memset(&plain, 0, sizeof(plain));
+	conf_model_init(&plain);
 	if (m->remote_name[0] != '\0') {
 		fputs("\tremote-name ", fp);
 		print_quoted(fp, m->remote_name);
@@ -312,7 +329,7 @@ print_model_options(FILE *fp, const struct model_conf *m)
 		fputs("\tpdf-as-text\n", fp);
 	if (m->native_code_execution)
 		fputs("\tnative-code-execution\n", fp);
-	if (m->max_tokens != 0)
+	if (m->max_tokens != plain.max_tokens)
 		fprintf(fp, "\tmax-tokens %d\n", m->max_tokens);
 	if (m->max_tool_iterations != 0)
 		fprintf(fp, "\tmax-tool-iterations %d\n",
@@ -340,9 +357,7 @@ print_upstreams_models(FILE *fp, const struct depotd_conf *c)
 		print_quoted(fp, m->name);
 		fputs(" upstream ", fp);
 		print_quoted(fp, m->upstream);
-		if (m->remote_name[0] == '\0' && !m->text_only &&
-		    !m->pdf_as_text && !m->native_code_execution &&
-		    m->max_tokens == 0 && m->max_tool_iterations == 0) {
+		if (model_is_plain(m)) {
 			fputc('\n', fp);
 			continue;
 		}

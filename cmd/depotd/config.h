@@ -90,7 +90,7 @@ struct model_conf {
 	char				 remote_name[128]; /* "" = name */
 	int				 text_only;
 	int				 pdf_as_text;	/* images native */
-	int				 max_tokens;	/* 0 = 4096 */
+	int				 max_tokens;	/* conf_model_init */
 	int				 max_tool_iterations; /* 0 = global */
 	int				 native_code_execution;
 };
@@ -196,6 +196,7 @@ int			 cmdline_symset(const char *);
 struct depotd_conf	*conf_new(void);
 /* An upstream's defaults, before its block is read. */
 void			 conf_upstream_init(struct upstream_conf *);
+void			 conf_model_init(struct model_conf *);
 /* max-sessions-per-key as set, else half of max-sessions, at least 1. */
 int			 conf_sessions_per_key(const struct depotd_conf *);
 /*

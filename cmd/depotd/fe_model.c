@@ -266,8 +266,8 @@ model_refs_done(void *arg, int ok)
 		up = mr->req;
 		mr->req = NULL;
 	} else {
-		up = xlate_request(mr->caller, mr->wire, mr->req, &mr->model,
-		    err, sizeof(err));
+		up = xlate_request(mr->caller, mr->wire, mr->req,
+		    mr->model.max_tokens, err, sizeof(err));
 		json_object_put(mr->req);
 		mr->req = NULL;
 	}

@@ -53,22 +53,15 @@ fe_reply_dialect(const struct http_request *req)
 	return DIALECT_OPENAI;
 }
 
-static const char *
-openai_type(int status)
+/*
+ * OpenAI's code for a 413 is the Files API's, file_too_large, when the
+ * file is what was too large (param "file", an upload); a model
+ * route's body over its cap has none.
+ */
+static int
+openai_file_too_large(int status, const char *param)
 {
-	switch (status) {
-	case 401:
-		return "authentication_error";
-	case 403:
-		return "permission_error";
-	case 404:
-		return "not_found_error";
-	case 429:
-		return "rate_limit_error";
-	default:
-		return status >= 500 ? "server_error" :
-		    "invalid_request_error";
-	}
+	return status == 413 && param != NULL && strcmp(param, "file") == 0;
 }
 
 /*
@@ -139,17 +132,18 @@ fe_reply_error(struct api_req *ar, int status, const char *param,
 	if (ar->dialect == DIALECT_ANTHROPIC) {
 		if (add(root, "type", json_object_new_string("error"), 0) ||
 		    add(err, "type", json_object_new_string(
-		    anthropic_error_type(status)), 0) ||
+		    wire_error_type_anthropic(status)), 0) ||
 		    add(err, "message", json_object_new_string(msg), 0))
 			goto nomem;
 	} else {
 		if (add(err, "message", json_object_new_string(msg), 0) ||
 		    add(err, "type", json_object_new_string(
-		    openai_type(status)), 0) ||
+		    wire_error_type_openai(status)), 0) ||
 		    add(err, "param", param ? json_object_new_string(param) :
 		    NULL, param == NULL) ||
-		    add(err, "code", status == 413 ? json_object_new_string(
-		    "file_too_large") : NULL, status != 413))
+		    add(err, "code", openai_file_too_large(status, param) ?
+		    json_object_new_string("file_too_large") : NULL,
+		    !openai_file_too_large(status, param)))
 			goto nomem;
 	}
 	if (add(root, "error", err, 0) == -1) {

@@ -1684,6 +1684,7 @@ model_begin(const char *name, const char *via)
 		yyerror("out of memory");
 		return;
 	}
+	conf_model_init(m);
 	copy_string(m->name, sizeof(m->name), name, "model name");
 	strlcpy(m->upstream, u->name, sizeof(m->upstream));
 	TAILQ_INSERT_TAIL(&conf->models, m, entry);

@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/jsontext.c cmd/depotd/wire/xlate.c cmd/depotd/wire/xlate_messages.c cmd/depotd/wire/xlate_tomessages.c cmd/depotd/wire/xlate_manswer.c cmd/depotd/wire/xlate_responses.c cmd/depotd/wire/wire_words.c */
+/* fuzz-sources: lib/jsontext.c cmd/depotd/wire/xlate.c cmd/depotd/wire/xlate_json.c cmd/depotd/wire/xlate_chat.c cmd/depotd/wire/xlate_messages_to_chat.c cmd/depotd/wire/xlate_messages_from_chat.c cmd/depotd/wire/xlate_responses.c cmd/depotd/wire/wire_words.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *
@@ -36,7 +36,7 @@
 #include <json-c/json.h>
 
 #include "jsontext.h"
-#include "fe_model.h"
+#include "wire/wire.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -57,7 +57,7 @@ check(struct json_object *out, const char *err)
 }
 
 static void
-requests(struct json_object *in, const struct model_conf *mc)
+requests(struct json_object *in, int max_tokens)
 {
 	struct json_object	*out, *back;
 	char			 err[256];
@@ -65,15 +65,15 @@ requests(struct json_object *in, const struct model_conf *mc)
 
 	for (from = WIRE_CHAT; from <= WIRE_MESSAGES; from++)
 		for (to = WIRE_CHAT; to <= WIRE_MESSAGES; to++) {
-			out = xlate_request(from, to, in, mc, err,
+			out = xlate_request(from, to, in, max_tokens, err,
 			    sizeof(err));
 			check(out, err);
 			if (out != NULL && from == to &&
 			    !json_object_equal(out, in))
 				abort();
 			if (out != NULL && from != to) {
-				back = xlate_request(to, from, out, mc, err,
-				    sizeof(err));
+				back = xlate_request(to, from, out, max_tokens,
+				    err, sizeof(err));
 				check(back, err);
 				json_object_put(back);
 			}
@@ -111,7 +111,6 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct json_object	*in, *copy = NULL;
-	struct model_conf	 mc;
 
 	/* As the model routes read a body. */
 	if (size > 1 << 16 || (in = json_text_parse((const char *)data, size,
@@ -119,10 +118,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (json_object_deep_copy(in, &copy, NULL) != 0)
 		abort();
-	memset(&mc, 0, sizeof(mc));
-	mc.max_tokens = size % 3 == 0 ? 0 : (int)size;
-	requests(in, &mc);
-	requests(in, NULL);
+	/* A model's own max-tokens, and the default (conf_model_init). */
+	requests(in, (int)size + 1);
+	requests(in, 4096);
 	answers(in);
 	/* Translations read their input and never change it. */
 	if (!json_object_equal(in, copy))

@@ -638,10 +638,10 @@ test_new_errors(void)
 	    c->max_tool_iterations == 8, "defaults: extract 50 pages and 1M, "
 	    "32M requests, 60s, 20 files, 64M, 16 sessions, 8 rounds");
 	T_OK(c != NULL && strcmp(TAILQ_FIRST(&c->upstreams)->anthropic_version,
-	    "2023-06-01") == 0 && TAILQ_FIRST(&c->models)->max_tokens == 0 &&
+	    "2023-06-01") == 0 && TAILQ_FIRST(&c->models)->max_tokens == 4096 &&
 	    TAILQ_FIRST(&c->models)->max_tool_iterations == 0,
-	    "defaults: anthropic-version 2023-06-01, model max-tokens and "
-	    "max-tool-iterations unset");
+	    "defaults: anthropic-version 2023-06-01, model max-tokens 4096 "
+	    "and max-tool-iterations unset");
 	conf_free(c);
 }
 

@@ -23,7 +23,7 @@
 #include <json-c/json.h>
 
 #include "t.h"
-#include "fe_model.h"
+#include "wire/wire.h"
 
 static struct json_object *
 J(const char *s)

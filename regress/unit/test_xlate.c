@@ -26,13 +26,27 @@
 
 #include <json-c/json.h>
 
-#include "fe_model.h"
+#include "config.h"
+#include "wire/wire.h"
 #include "tjson.h"
 
 /* A ubody placeholder stands for base64: xlate never looks inside. */
 #define PH	"@@ubody:3:1048576@@"
 
 static char	 err[256];
+
+/* The max_tokens of mc, or of a model the configuration left alone. */
+static int
+max_tokens_of(const struct model_conf *mc)
+{
+	struct model_conf	 plain;
+
+	if (mc != NULL)
+		return mc->max_tokens;
+	memset(&plain, 0, sizeof(plain));
+	conf_model_init(&plain);
+	return plain.max_tokens;
+}
 
 static struct json_object *
 req(enum wire from, enum wire to, const char *in,
@@ -41,7 +55,8 @@ req(enum wire from, enum wire to, const char *in,
 	struct json_object	*o = J(in), *out;
 
 	err[0] = '\0';
-	out = xlate_request(from, to, o, mc, err, sizeof(err));
+	out = xlate_request(from, to, o, max_tokens_of(mc), err,
+	    sizeof(err));
 	json_object_put(o);
 	return out;
 }
@@ -447,7 +462,8 @@ test_same(void)
 	enum wire		 w;
 
 	for (w = WIRE_CHAT; w <= WIRE_MESSAGES; w++) {
-		out = xlate_request(w, w, o, NULL, err, sizeof(err));
+		out = xlate_request(w, w, o, max_tokens_of(NULL), err,
+		    sizeof(err));
 		same(out, in, err, "same dialect: every field kept");
 		T_OK(out != o, "same dialect: a copy, not the request");
 		if (out != NULL)
@@ -465,9 +481,10 @@ round_trip(enum wire a, enum wire b, const char *in, const char *what)
 {
 	struct json_object	*o = J(in), *mid, *back = NULL;
 
-	mid = xlate_request(a, b, o, NULL, err, sizeof(err));
+	mid = xlate_request(a, b, o, max_tokens_of(NULL), err, sizeof(err));
 	if (mid != NULL)
-		back = xlate_request(b, a, mid, NULL, err, sizeof(err));
+		back = xlate_request(b, a, mid, max_tokens_of(NULL), err,
+		    sizeof(err));
 	same(back, in, err, what);
 	json_object_put(o);
 	json_object_put(mid);

@@ -26,7 +26,7 @@
 
 #include <json-c/json.h>
 
-#include "fe_model.h"
+#include "wire/wire.h"
 #include "tjson.h"
 
 static char	 err[256];

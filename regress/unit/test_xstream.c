@@ -78,19 +78,19 @@ chat_word(struct json_object *js, const char *data)
 
 	if (js == NULL)
 		return strcmp(data, "[DONE]") == 0 ? "DONE" : "junk";
-	if (xs_get(js, "error") != NULL)
+	if (xstream_get(js, "error") != NULL)
 		return "error";
-	if (json_object_array_length(xs_get(js, "choices")) == 0)
-		return xs_get(js, "usage") ? "usage" : "empty";
-	if ((r = xs_str(js, "choices.0.finish_reason")) != NULL) {
+	if (json_object_array_length(xstream_get(js, "choices")) == 0)
+		return xstream_get(js, "usage") ? "usage" : "empty";
+	if ((r = xstream_str(js, "choices.0.finish_reason")) != NULL) {
 		snprintf(buf, sizeof(buf), "finish:%s", r);
 		return buf;
 	}
-	if (xs_get(js, "choices.0.delta.role") != NULL)
+	if (xstream_get(js, "choices.0.delta.role") != NULL)
 		return "role";
-	if (xs_get(js, "choices.0.delta.tool_calls.0.id") != NULL)
+	if (xstream_get(js, "choices.0.delta.tool_calls.0.id") != NULL)
 		return "tool";
-	if (xs_get(js, "choices.0.delta.tool_calls") != NULL)
+	if (xstream_get(js, "choices.0.delta.tool_calls") != NULL)
 		return "args";
 	return "text";
 }
@@ -193,13 +193,13 @@ run2(enum wire from, enum wire to, const char *rec, struct cap *c,
 static const char *
 js_str(struct cap *c, int i, const char *path)
 {
-	return i < c->n ? xs_str(c->js[i], path) : NULL;
+	return i < c->n ? xstream_str(c->js[i], path) : NULL;
 }
 
 static int64_t
 js_int(struct cap *c, int i, const char *path)
 {
-	return i < c->n ? xs_int(c->js[i], path) : -2;
+	return i < c->n ? xstream_int(c->js[i], path) : -2;
 }
 
 /* For strings with newlines, which T_EQ_STR would print. */
@@ -291,7 +291,7 @@ test_chat_out(void)
 	    "get_weather", "its name");
 	T_EQ_INT(js_int(&c, 3, "choices.0.delta.tool_calls.0.index"), 0,
 	    "fragments carry the index");
-	T_OK(xs_get(c.js[3], "choices.0.delta.tool_calls.0.id") == NULL,
+	T_OK(xstream_get(c.js[3], "choices.0.delta.tool_calls.0.id") == NULL,
 	    "and no id");
 	T_EQ_STR(js_str(&c, 4, "choices.0.delta.tool_calls.0.function."
 	    "arguments"), " \"Paris\"}", "arguments as sent");
@@ -318,7 +318,7 @@ test_messages_out(void)
 	T_EQ_INT(bad, 0, "every event's type is its name");
 	T_EQ_STR(js_str(&c, 0, "message.model"), "caller-m", "the model");
 	T_EQ_STR(js_str(&c, 0, "message.role"), "assistant", "the role");
-	T_EQ_INT(json_object_array_length(xs_get(c.js[0],
+	T_EQ_INT(json_object_array_length(xstream_get(c.js[0],
 	    "message.content")), 0, "empty content");
 	T_OK(strncmp(js_str(&c, 0, "message.id") ? js_str(&c, 0,
 	    "message.id") : "", "msg_", 4) == 0, "a message id");
@@ -328,8 +328,8 @@ test_messages_out(void)
 	T_EQ_STR(js_str(&c, 2, "delta.text"), "Hello", "its text");
 	T_EQ_STR(js_str(&c, 5, "delta.stop_reason"), "end_turn",
 	    "stop -> end_turn");
-	T_OK(xs_get(c.js[5], "delta.stop_sequence") == NULL &&
-	    json_object_object_get_ex(xs_get(c.js[5], "delta"),
+	T_OK(xstream_get(c.js[5], "delta.stop_sequence") == NULL &&
+	    json_object_object_get_ex(xstream_get(c.js[5], "delta"),
 	    "stop_sequence", NULL), "stop_sequence null");
 	T_EQ_INT(js_int(&c, 5, "usage.output_tokens"), 7, "output tokens");
 	T_EQ_INT(js_int(&c, 5, "usage.input_tokens"), 12, "input tokens");
@@ -386,15 +386,15 @@ check_responses(struct cap *c, int items)
 	T_EQ_INT(bad, 0, "sequence numbers from 0; type = event name");
 	T_EQ_STR(js_str(c, 0, "response.model"), "caller-m", "the model");
 	T_EQ_STR(js_str(c, 0, "response.status"), "in_progress", "created");
-	out = xs_get(c->js[c->n - 1], "response.output");
+	out = xstream_get(c->js[c->n - 1], "response.output");
 	T_EQ_INT(json_object_array_length(out), items, "completed: items");
 	for (i = 0, bad = 0; i < c->n; i++) {
 		if (strcmp(c->ev[i], "response.output_item.done") != 0)
 			continue;
 		idx = js_int(c, i, "output_index");
 		snprintf(path, sizeof(path), "%d", idx);
-		if (!json_object_equal(xs_get(c->js[i], "item"),
-		    xs_get(out, path)))
+		if (!json_object_equal(xstream_get(c->js[i], "item"),
+		    xstream_get(out, path)))
 			bad++;
 	}
 	T_EQ_INT(bad, 0, "each item done equals the completed one");
@@ -702,7 +702,8 @@ test_bounds(void)
 			T_OK(rc == -1 && i < 70, "%s", what);
 			T_EQ_INT(xstream_limit(xs), XSTREAM_OVER_SIZE,
 			    "and says so");
-			T_OK(c.bytes < 4 * 64 * 1024, "what went out is bounded");
+			T_OK(c.bytes < 4 * 64 * 1024,
+			    "what went out is bounded");
 			T_EQ_INT(xstream_end(xs), -1, "the stream did not end");
 			xstream_free(xs);
 

@@ -40,7 +40,8 @@ rec_emit(void *arg, const char *event, const char *data, size_t len)
 
 	if ((js = json_tokener_parse(data)) == NULL || strlen(data) != len)
 		abort();
-	ev = xs_obj("event", XS_STR(event ? event : ""), "data", js, NULL);
+	ev = xstream_object("event", XSTREAM_STR(event ? event : ""), "data",
+	    js, NULL);
 	json_object_array_add(arg, ev);
 }
 
@@ -64,7 +65,7 @@ names(struct json_object *evs)
 	buf[0] = '\0';
 	for (i = 0; i < json_object_array_length(evs); i++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%s",
-		    i ? "," : "", xs_str(json_object_array_get_idx(evs, i),
+		    i ? "," : "", xstream_str(json_object_array_get_idx(evs, i),
 		    "event"));
 	return buf;
 }
@@ -72,7 +73,7 @@ names(struct json_object *evs)
 static struct json_object *
 ev_data(struct json_object *evs, size_t i)
 {
-	return xs_get(json_object_array_get_idx(evs, i), "data");
+	return xstream_get(json_object_array_get_idx(evs, i), "data");
 }
 
 /* Two runs: one drew a file, one printed and failed. */
@@ -143,18 +144,18 @@ msg_fold(struct json_object *evs)
 	json[0] = '\0';
 	for (i = 0; i < json_object_array_length(evs); i++) {
 		d = ev_data(evs, i);
-		type = xs_str(d, "type");
-		b = json_object_array_get_idx(content, xs_int(d, "index"));
+		type = xstream_str(d, "type");
+		b = json_object_array_get_idx(content, xstream_int(d, "index"));
 		if (strcmp(type, "content_block_start") == 0)
 			json_object_array_add(content, json_object_get(
-			    xs_get(d, "content_block")));
+			    xstream_get(d, "content_block")));
 		else if (strcmp(type, "content_block_delta") == 0 &&
-		    (s = xs_str(d, "delta.text")) != NULL) {
+		    (s = xstream_str(d, "delta.text")) != NULL) {
 			snprintf(text, sizeof(text), "%s%s",
-			    xs_str(b, "text"), s);
-			json_object_object_add(b, "text", XS_STR(text));
+			    xstream_str(b, "text"), s);
+			json_object_object_add(b, "text", XSTREAM_STR(text));
 		} else if (strcmp(type, "content_block_delta") == 0 &&
-		    (s = xs_str(d, "delta.partial_json")) != NULL)
+		    (s = xstream_str(d, "delta.partial_json")) != NULL)
 			strlcat(json, s, sizeof(json));
 		else if (strcmp(type, "content_block_stop") == 0 &&
 		    json[0] != '\0') {
@@ -186,39 +187,39 @@ test_messages(void)
 	    "content_block_start,content_block_delta,content_block_stop,"
 	    "message_delta,message_stop", "messages: each run's use and "
 	    "result, then the model's text");
-	T_EQ_STR(xs_str(ev_data(evs, 1), "content_block.type"),
+	T_EQ_STR(xstream_str(ev_data(evs, 1), "content_block.type"),
 	    "server_tool_use", "messages: server_tool_use first");
-	T_EQ_STR(xs_str(ev_data(evs, 1), "content_block.name"),
+	T_EQ_STR(xstream_str(ev_data(evs, 1), "content_block.name"),
 	    "code_execution", "messages: named code_execution");
-	T_EQ_INT(json_object_object_length(xs_get(ev_data(evs, 1),
+	T_EQ_INT(json_object_object_length(xstream_get(ev_data(evs, 1),
 	    "content_block.input")), 0, "messages: its input {} at start");
-	T_EQ_STR(xs_str(ev_data(evs, 2), "delta.type"), "input_json_delta",
+	T_EQ_STR(xstream_str(ev_data(evs, 2), "delta.type"), "input_json_delta",
 	    "messages: the input as input_json_delta");
-	T_EQ_STR(xs_str(ev_data(evs, 2), "delta.partial_json"),
+	T_EQ_STR(xstream_str(ev_data(evs, 2), "delta.partial_json"),
 	    "{\"code\":\"plot()\\nprint(\\\"ok\\\")\"}",
 	    "messages: the whole input in one fragment");
-	T_EQ_STR(xs_str(ev_data(evs, 4), "content_block.type"),
+	T_EQ_STR(xstream_str(ev_data(evs, 4), "content_block.type"),
 	    "code_execution_tool_result", "messages: then its result");
-	T_EQ_STR(xs_str(ev_data(evs, 4),
+	T_EQ_STR(xstream_str(ev_data(evs, 4),
 	    "content_block.content.content.0.file_id"), "file-abc",
 	    "messages: the result lists the file id");
-	T_EQ_STR(xs_str(ev_data(evs, 4), "content_block.tool_use_id"),
-	    xs_str(ev_data(evs, 1), "content_block.id"),
+	T_EQ_STR(xstream_str(ev_data(evs, 4), "content_block.tool_use_id"),
+	    xstream_str(ev_data(evs, 1), "content_block.id"),
 	    "messages: the result names its use");
 	for (i = 1; i < 14; i++)
-		if (xs_int(ev_data(evs, i), "index") != index[i - 1])
+		if (xstream_int(ev_data(evs, i), "index") != index[i - 1])
 			bad++;
 	T_EQ_INT(bad, 0, "messages: indices 0,0,0,1,1,2,2,2,3,3,4,4,4");
-	T_EQ_STR(xs_str(ev_data(evs, 11), "content_block.type"), "text",
+	T_EQ_STR(xstream_str(ev_data(evs, 11), "content_block.type"), "text",
 	    "messages: the model's text at index 4");
-	T_EQ_STR(xs_str(ev_data(evs, 14), "delta.stop_reason"), "end_turn",
+	T_EQ_STR(xstream_str(ev_data(evs, 14), "delta.stop_reason"), "end_turn",
 	    "messages: end_turn");
 
 	content = msg_fold(evs);
 	whole = J("{\"content\":[{\"type\":\"text\",\"text\":"
 	    "\"Here: chart.png (file_id: file-abc)\"}]}");
 	native_prepend(WIRE_MESSAGES, whole, runs);
-	T_OK(json_object_equal(content, xs_get(whole, "content")),
+	T_OK(json_object_equal(content, xstream_get(whole, "content")),
 	    "messages: folded as the SDK does, the same blocks as the "
 	    "whole answer: %s", json_object_to_json_string(content));
 	json_object_put(content);
@@ -255,54 +256,58 @@ test_responses(void)
 	n = json_object_array_length(evs);
 	for (i = 0; i < n; i++) {
 		d = ev_data(evs, i);
-		if (xs_int(d, "sequence_number") != (int64_t)i ||
-		    !json_object_equal(xs_get(d, "type"), xs_get(
+		if (xstream_int(d, "sequence_number") != (int64_t)i ||
+		    !json_object_equal(xstream_get(d, "type"), xstream_get(
 		    json_object_array_get_idx(evs, i), "event")))
 			bad++;
 	}
 	T_EQ_INT(bad, 0, "responses: sequence numbers 0.., type = event");
 	d = ev_data(evs, 2);
-	T_EQ_INT(xs_int(d, "output_index"), 0, "responses: run 1 at 0");
-	T_EQ_STR(xs_str(d, "item.status"), "in_progress",
+	T_EQ_INT(xstream_int(d, "output_index"), 0, "responses: run 1 at 0");
+	T_EQ_STR(xstream_str(d, "item.status"), "in_progress",
 	    "responses: announced in progress");
-	T_EQ_STR(xs_str(d, "item.code"), "", "responses: without its code");
-	T_OK(json_object_object_get_ex(xs_get(d, "item"), "outputs", NULL) &&
-	    xs_get(d, "item.outputs") == NULL, "responses: outputs null");
+	T_EQ_STR(xstream_str(d, "item.code"), "",
+	    "responses: without its code");
+	T_OK(json_object_object_get_ex(xstream_get(d, "item"), "outputs",
+	    NULL) &&
+	    xstream_get(d, "item.outputs") == NULL, "responses: outputs null");
 	for (i = 3, bad = 0; i < 9; i++)
-		if (!json_object_equal(xs_get(ev_data(evs, i), "item_id"),
-		    xs_get(d, "item.id")) &&
-		    !json_object_equal(xs_get(ev_data(evs, i), "item.id"),
-		    xs_get(d, "item.id")))
+		if (!json_object_equal(xstream_get(ev_data(evs, i), "item_id"),
+		    xstream_get(d, "item.id")) &&
+		    !json_object_equal(xstream_get(ev_data(evs, i), "item.id"),
+		    xstream_get(d, "item.id")))
 			bad++;
 	T_EQ_INT(bad, 0, "responses: every event names the item");
-	T_EQ_STR(xs_str(ev_data(evs, 4), "delta"),
+	T_EQ_STR(xstream_str(ev_data(evs, 4), "delta"),
 	    "plot()\nprint(\"ok\")", "responses: the code as a delta");
-	T_EQ_STR(xs_str(ev_data(evs, 5), "code"), "plot()\nprint(\"ok\")",
+	T_EQ_STR(xstream_str(ev_data(evs, 5), "code"), "plot()\nprint(\"ok\")",
 	    "responses: and done");
-	T_EQ_INT(xs_int(ev_data(evs, 9), "output_index"), 1,
+	T_EQ_INT(xstream_int(ev_data(evs, 9), "output_index"), 1,
 	    "responses: run 2 at 1");
-	T_EQ_INT(xs_int(ev_data(evs, 16), "output_index"), 2,
+	T_EQ_INT(xstream_int(ev_data(evs, 16), "output_index"), 2,
 	    "responses: the message at 2");
-	T_EQ_INT(xs_int(ev_data(evs, 18), "output_index"), 2,
+	T_EQ_INT(xstream_int(ev_data(evs, 18), "output_index"), 2,
 	    "responses: its text delta at 2");
-	out = xs_get(ev_data(evs, n - 1), "response.output");
+	out = xstream_get(ev_data(evs, n - 1), "response.output");
 	T_EQ_INT(json_object_array_length(out), 3, "responses: completed "
 	    "lists 3 items");
 	T_OK(json_object_equal(json_object_array_get_idx(out, 0),
 	    json_object_array_get_idx(list, 0)) &&
 	    json_object_equal(json_object_array_get_idx(out, 1),
 	    json_object_array_get_idx(list, 1)) &&
-	    json_object_equal(xs_get(ev_data(evs, 8), "item"),
+	    json_object_equal(xstream_get(ev_data(evs, 8), "item"),
 	    json_object_array_get_idx(list, 0)) &&
-	    json_object_equal(xs_get(ev_data(evs, 15), "item"),
+	    json_object_equal(xstream_get(ev_data(evs, 15), "item"),
 	    json_object_array_get_idx(list, 1)),
 	    "responses: each run's item done whole, the same in completed");
-	T_OK(strstr(xs_str(out, "0.outputs.0.logs"),
+	T_OK(strstr(xstream_str(out, "0.outputs.0.logs"),
 	    "chart.png (file_id: file-abc)") != NULL,
 	    "responses: the logs name the file id");
-	T_EQ_STR(xs_str(out, "2.type"), "message", "responses: the message "
+	T_EQ_STR(xstream_str(out, "2.type"), "message",
+	    "responses: the message "
 	    "last");
-	T_EQ_STR(xs_str(out, "2.id"), xs_str(ev_data(evs, 16), "item.id"),
+	T_EQ_STR(xstream_str(out, "2.id"), xstream_str(ev_data(evs, 16),
+	    "item.id"),
 	    "responses: with the id it was announced under");
 	json_object_put(evs);
 	json_object_put(list);
@@ -339,7 +344,7 @@ test_refused(void)
 	evs = json_object_new_array();
 	empty = json_object_new_array();
 	T_EQ_INT(stream(WIRE_RESPONSES, empty, evs), 0, "no runs: streamed");
-	T_EQ_INT(xs_int(ev_data(evs, 2), "output_index"), 0,
+	T_EQ_INT(xstream_int(ev_data(evs, 2), "output_index"), 0,
 	    "no runs: the message at 0");
 	json_object_put(empty);
 	json_object_put(evs);

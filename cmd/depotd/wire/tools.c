@@ -31,7 +31,7 @@
 #include <json-c/json.h>
 
 #include "jsontext.h"
-#include "fe_model.h"
+#include "wire.h"
 
 #define TOOL_DESCRIPTION						\
 	"Runs Python code in a sandbox and returns its stdout, stderr "	\
@@ -109,7 +109,8 @@ code_schema(void)
 	    json_object_new_string("The Python code to run."));
 	json_object_object_add(props, "code", code);
 	json_object_array_add(req, json_object_new_string("code"));
-	json_object_object_add(schema, "type", json_object_new_string("object"));
+	json_object_object_add(schema, "type",
+	    json_object_new_string("object"));
 	json_object_object_add(schema, "properties", props);
 	json_object_object_add(schema, "required", req);
 	return schema;
@@ -197,8 +198,9 @@ call_name(enum wire w, struct json_object *item, const char **id,
     struct json_object **args)
 {
 	struct json_object	*fn;
-	const char		*type = str_of(item, "type");
+	const char		*type;
 
+	type = str_of(item, "type");
 	*args = NULL;
 	switch (w) {
 	case WIRE_CHAT:
@@ -252,7 +254,7 @@ tools_calls(enum wire w, struct json_object *answer, int *foreign)
 void
 tools_strip(enum wire w, struct json_object *answer)
 {
-	struct json_object	*list, *kept, *item, *args;
+	struct json_object	*list, *kept, *item, *args, *msg;
 	const char		*name, *id;
 	size_t			 i, n;
 
@@ -268,10 +270,8 @@ tools_strip(enum wire w, struct json_object *answer)
 	}
 	json_object_put(list);
 	if (w == WIRE_CHAT) {
-		struct json_object *msg = json_object_object_get(
-		    json_object_array_get_idx(json_object_object_get(answer,
-		    "choices"), 0), "message");
-
+		msg = json_object_object_get(json_object_array_get_idx(
+		    json_object_object_get(answer, "choices"), 0), "message");
 		json_object_object_add(msg, "tool_calls", kept);
 	} else
 		json_object_object_add(answer, w == WIRE_MESSAGES ?
@@ -305,27 +305,33 @@ turns_of(enum wire w, struct json_object *req)
 static struct json_object *
 result_turn(enum wire w, const char *id, const char *text)
 {
-	struct json_object	*t = json_object_new_object();
+	struct json_object	*t;
 
+	t = json_object_new_object();
 	switch (w) {
 	case WIRE_CHAT:
-		json_object_object_add(t, "role", json_object_new_string("tool"));
+		json_object_object_add(t, "role",
+		    json_object_new_string("tool"));
 		json_object_object_add(t, "tool_call_id",
 		    json_object_new_string(id));
-		json_object_object_add(t, "content", json_object_new_string(text));
+		json_object_object_add(t, "content",
+		    json_object_new_string(text));
 		break;
 	case WIRE_MESSAGES:
 		json_object_object_add(t, "type",
 		    json_object_new_string("tool_result"));
 		json_object_object_add(t, "tool_use_id",
 		    json_object_new_string(id));
-		json_object_object_add(t, "content", json_object_new_string(text));
+		json_object_object_add(t, "content",
+		    json_object_new_string(text));
 		break;
 	case WIRE_RESPONSES:
 		json_object_object_add(t, "type",
 		    json_object_new_string("function_call_output"));
-		json_object_object_add(t, "call_id", json_object_new_string(id));
-		json_object_object_add(t, "output", json_object_new_string(text));
+		json_object_object_add(t, "call_id",
+		    json_object_new_string(id));
+		json_object_object_add(t, "output",
+		    json_object_new_string(text));
 		break;
 	}
 	return t;
@@ -403,9 +409,10 @@ struct text {
 static void
 text_add(struct text *t, const char *a, const char *b, const char *c)
 {
-	size_t	 n = strlen(a) + strlen(b) + strlen(c);
+	size_t	 n;
 	char	*p;
 
+	n = strlen(a) + strlen(b) + strlen(c);
 	if (t->s == NULL && t->len != 0)
 		return;
 	if ((p = realloc(t->s, t->len + n + 1)) == NULL) {

@@ -15,19 +15,18 @@
  */
 
 /*
- * wire_words.c: the words the two providers use for the same things:
- * why an answer stopped, and what kind an error is; and the token
- * counts they report, which are the upstream's word too.  One table each,
- * for the whole-answer translation (xlate_manswer.c), the stream
- * translation (xstream_messages.c) and the error envelopes
- * (fe_reply.c).
+ * wire_words.c: the words the two providers use for the same thing:
+ * why an answer stopped; and the token counts they report, which are
+ * the upstream's word too.  One table each, for the whole-answer
+ * translation (xlate_messages_*.c) and the stream translation
+ * (xstream_messages.c).  What kind an error is: wire_errors.c.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
-#include "fe_model.h"
+#include "wire.h"
 
 int64_t
 wire_tokens(struct json_object *v)
@@ -44,7 +43,7 @@ wire_tokens(struct json_object *v)
 
 /* An Anthropic stop_reason as a chat finish_reason; NULL for NULL. */
 const char *
-stop_to_chat(const char *stop)
+wire_stop_to_chat(const char *stop)
 {
 	if (stop == NULL)
 		return NULL;
@@ -64,7 +63,7 @@ stop_to_chat(const char *stop)
  * caller's to tell).
  */
 const char *
-stop_to_messages(const char *finish)
+wire_stop_to_messages(const char *finish)
 {
 	if (finish == NULL)
 		return "end_turn";
@@ -76,29 +75,4 @@ stop_to_messages(const char *finish)
 	if (strcmp(finish, "content_filter") == 0)
 		return "refusal";
 	return "end_turn";
-}
-
-/* The type of an Anthropic error of this HTTP status. */
-const char *
-anthropic_error_type(int status)
-{
-	switch (status) {
-	case 401:
-		return "authentication_error";
-	case 403:
-		return "permission_error";
-	case 404:
-		return "not_found_error";
-	case 413:
-		return "request_too_large";
-	case 429:
-		return "rate_limit_error";
-	case 503:
-	case 529:
-		return "overloaded_error";
-	case 504:
-		return "timeout_error";
-	default:
-		return status >= 500 ? "api_error" : "invalid_request_error";
-	}
 }

@@ -32,15 +32,15 @@
 
 #include <json-c/json.h>
 
-#include "fe_model.h"
+#include "wire.h"
 #include "xlate.h"
 
 static const char *const in_text[] = { "input_text", "output_text", "text",
 	NULL };
 
 /* A run of items being read: what a run of call outputs left over. */
-struct ritems {
-	struct xl		*x;
+struct responses_items {
+	struct xlate		*x;
 	struct json_object	*msgs;
 	struct json_object	*pending;	/* user parts after tools */
 };
@@ -48,80 +48,88 @@ struct ritems {
 /* --- content parts --- */
 
 static int
-r_image(struct xl *x, struct json_object *p, struct json_object *parts)
+responses_image(struct xlate *x, struct json_object *p,
+    struct json_object *parts)
 {
 	struct json_object	*iu;
 
-	if (xl_str(p, "image_url") == NULL)
-		return xl_fail(x, "an input_image %s cannot be sent to a chat "
-		    "completions model", xl_get(p, "file_id") != NULL ?
+	if (xlate_str(p, "image_url") == NULL)
+		return xlate_fail(x,
+		    "an input_image %s cannot be sent to a chat "
+		    "completions model", xlate_get(p, "file_id") != NULL ?
 		    "with a file_id" : "without an image_url");
 	iu = json_object_new_object();
-	xl_copy(iu, "url", p, "image_url");
-	if (xl_str(p, "detail") != NULL)
-		xl_copy(iu, "detail", p, "detail");
-	json_object_array_add(parts, xl_part("image_url", "image_url", iu));
+	xlate_copy(iu, "url", p, "image_url");
+	if (xlate_str(p, "detail") != NULL)
+		xlate_copy(iu, "detail", p, "detail");
+	json_object_array_add(parts, xlate_part("image_url", "image_url", iu));
 	return 0;
 }
 
 static int
-r_file(struct xl *x, struct json_object *p, struct json_object *parts)
+responses_file(struct xlate *x, struct json_object *p,
+    struct json_object *parts)
 {
 	struct json_object	*f;
 
-	if (xl_str(p, "file_data") == NULL && xl_str(p, "file_id") == NULL)
-		return xl_fail(x, "an input_file %s cannot be sent to a chat "
-		    "completions model", xl_get(p, "file_url") != NULL ?
+	if (xlate_str(p, "file_data") == NULL &&
+	    xlate_str(p, "file_id") == NULL)
+		return xlate_fail(x,
+		    "an input_file %s cannot be sent to a chat "
+		    "completions model", xlate_get(p, "file_url") != NULL ?
 		    "with a file_url" : "without file_data");
 	f = json_object_new_object();
-	xl_copy(f, "filename", p, "filename");
-	if (xl_str(p, "file_data") != NULL)
-		xl_copy(f, "file_data", p, "file_data");
+	xlate_copy(f, "filename", p, "filename");
+	if (xlate_str(p, "file_data") != NULL)
+		xlate_copy(f, "file_data", p, "file_data");
 	else
-		xl_copy(f, "file_id", p, "file_id");
-	json_object_array_add(parts, xl_part("file", "file", f));
+		xlate_copy(f, "file_id", p, "file_id");
+	json_object_array_add(parts, xlate_part("file", "file", f));
 	return 0;
 }
 
 /* One input content part as a chat part. */
 static int
-r_part(struct xl *x, struct json_object *p, struct json_object *parts)
+responses_part(struct xlate *x, struct json_object *p,
+    struct json_object *parts)
 {
-	const char	*type = xl_str(p, "type");
+	const char	*type;
 
+	type = xlate_str(p, "type");
 	if (type == NULL)
-		return xl_fail(x, "a content part has no type");
+		return xlate_fail(x, "a content part has no type");
 	if (strcmp(type, "input_text") == 0 ||
 	    strcmp(type, "output_text") == 0) {
-		if (xl_str(p, "text") == NULL)
-			return xl_fail(x, "a %s part has no text", type);
-		json_object_array_add(parts, xl_part("text", "text",
-		    xl_dup(xl_get(p, "text"))));
+		if (xlate_str(p, "text") == NULL)
+			return xlate_fail(x, "a %s part has no text", type);
+		json_object_array_add(parts, xlate_part("text", "text",
+		    xlate_dup(xlate_get(p, "text"))));
 		return 0;
 	}
 	if (strcmp(type, "input_image") == 0)
-		return r_image(x, p, parts);
+		return responses_image(x, p, parts);
 	if (strcmp(type, "input_file") == 0)
-		return r_file(x, p, parts);
-	return xl_fail(x, "a %s part cannot be sent to a chat completions "
+		return responses_file(x, p, parts);
+	return xlate_fail(x, "a %s part cannot be sent to a chat completions "
 	    "model", type);
 }
 
 static struct json_object *
-r_parts(struct xl *x, struct json_object *c)
+responses_parts(struct xlate *x, struct json_object *c)
 {
 	struct json_object	*parts;
 	size_t			 i;
 
-	if (xl_is(c, json_type_string))
-		return xl_dup(c);
-	if (!xl_is(c, json_type_array)) {
-		xl_fail(x, "content must be a string or an array");
+	if (xlate_is(c, json_type_string))
+		return xlate_dup(c);
+	if (!xlate_is(c, json_type_array)) {
+		xlate_fail(x, "content must be a string or an array");
 		return NULL;
 	}
 	parts = json_object_new_array();
 	for (i = 0; i < json_object_array_length(c); i++)
-		if (r_part(x, json_object_array_get_idx(c, i), parts) == -1) {
+		if (responses_part(x, json_object_array_get_idx(c, i),
+		    parts) == -1) {
 			json_object_put(parts);
 			return NULL;
 		}
@@ -131,84 +139,87 @@ r_parts(struct xl *x, struct json_object *c)
 /* --- items --- */
 
 static struct json_object *
-last_msg(struct ritems *r, const char *role)
+last_message(struct responses_items *r, const char *role)
 {
-	size_t			 n = json_object_array_length(r->msgs);
+	size_t			 n;
 	struct json_object	*m;
 
+	n = json_object_array_length(r->msgs);
 	if (n == 0)
 		return NULL;
 	m = json_object_array_get_idx(r->msgs, n - 1);
-	return strcmp(xl_str(m, "role"), role) == 0 ? m : NULL;
+	return strcmp(xlate_str(m, "role"), role) == 0 ? m : NULL;
 }
 
 /* The image and file parts of call outputs, after the tool messages. */
 static void
-flush_pending(struct ritems *r)
+flush_pending(struct responses_items *r)
 {
 	if (json_object_array_length(r->pending) == 0)
 		return;
-	json_object_array_add(r->msgs, xl_chat_msg("user", r->pending));
+	json_object_array_add(r->msgs, xlate_chat_message("user", r->pending));
 	r->pending = json_object_new_array();
 }
 
 static int
-r_message(struct ritems *r, struct json_object *it)
+responses_message_item(struct responses_items *r, struct json_object *it)
 {
-	struct json_object	*c = xl_get(it, "content"), *content;
-	const char		*role = xl_str(it, "role");
+	struct json_object	*c, *content;
+	const char		*role;
 	int			 other;
 
+	c = xlate_get(it, "content");
+	role = xlate_str(it, "role");
 	if (role == NULL)
-		return xl_fail(r->x, "a message item has no role");
+		return xlate_fail(r->x, "a message item has no role");
 	if (strcmp(role, "user") == 0) {
-		if ((content = r_parts(r->x, c)) == NULL)
+		if ((content = responses_parts(r->x, c)) == NULL)
 			return -1;
 	} else if (strcmp(role, "assistant") == 0 ||
 	    strcmp(role, "system") == 0 || strcmp(role, "developer") == 0) {
 		/* Many chat servers know no developer role. */
 		if (strcmp(role, "developer") == 0)
 			role = "system";
-		if (xl_is(c, json_type_string))
-			content = xl_dup(c);
-		else if ((content = xl_join_text(c, in_text, "\n",
+		if (xlate_is(c, json_type_string))
+			content = xlate_dup(c);
+		else if ((content = xlate_join_text(c, in_text, "\n",
 		    &other)) == NULL || other > 0) {
 			json_object_put(content);
-			return xl_fail(r->x, "a %s message must be text",
+			return xlate_fail(r->x, "a %s message must be text",
 			    role);
 		}
 	} else
-		return xl_fail(r->x, "a message with role %s cannot be sent "
+		return xlate_fail(r->x, "a message with role %s cannot be sent "
 		    "to a chat completions model", role);
-	json_object_array_add(r->msgs, xl_chat_msg(role, content));
+	json_object_array_add(r->msgs, xlate_chat_message(role, content));
 	return 0;
 }
 
 static int
-r_call(struct ritems *r, struct json_object *it)
+responses_call_item(struct responses_items *r, struct json_object *it)
 {
 	struct json_object	*m, *calls, *call, *fn;
 
-	if (xl_str(it, "call_id") == NULL || xl_str(it, "name") == NULL)
-		return xl_fail(r->x, "a function_call needs a call_id and a "
+	if (xlate_str(it, "call_id") == NULL || xlate_str(it, "name") == NULL)
+		return xlate_fail(r->x, "a function_call needs a call_id and a "
 		    "name");
 	fn = json_object_new_object();
-	xl_copy(fn, "name", it, "name");
-	if (xl_str(it, "arguments") != NULL)
-		xl_copy(fn, "arguments", it, "arguments");
+	xlate_copy(fn, "name", it, "name");
+	if (xlate_str(it, "arguments") != NULL)
+		xlate_copy(fn, "arguments", it, "arguments");
 	else
-		xl_set_str(fn, "arguments", "{}");
+		xlate_set_str(fn, "arguments", "{}");
 	call = json_object_new_object();
-	xl_copy(call, "id", it, "call_id");
-	xl_set_str(call, "type", "function");
+	xlate_copy(call, "id", it, "call_id");
+	xlate_set_str(call, "type", "function");
 	json_object_object_add(call, "function", fn);
 
 	/* Calls after the assistant's text belong to the same turn. */
-	if ((m = last_msg(r, "assistant")) == NULL) {
-		m = xl_chat_msg("assistant", NULL);
+	if ((m = last_message(r, "assistant")) == NULL) {
+		m = xlate_chat_message("assistant", NULL);
 		json_object_array_add(r->msgs, m);
 	}
-	if ((calls = xl_get(m, "tool_calls")) == NULL) {
+	if ((calls = xlate_get(m, "tool_calls")) == NULL) {
 		calls = json_object_new_array();
 		json_object_object_add(m, "tool_calls", calls);
 	}
@@ -217,16 +228,19 @@ r_call(struct ritems *r, struct json_object *it)
 }
 
 static int
-r_output(struct ritems *r, struct json_object *it)
+responses_output_item(struct responses_items *r, struct json_object *it)
 {
-	struct json_object	*out = xl_get(it, "output"), *parts;
+	struct json_object	*out, *parts;
 	int			 rc;
 
-	if (xl_str(it, "call_id") == NULL)
-		return xl_fail(r->x, "a function_call_output has no call_id");
-	if ((parts = r_parts(r->x, out)) == NULL)
+	out = xlate_get(it, "output");
+	if (xlate_str(it, "call_id") == NULL)
+		return xlate_fail(r->x,
+		    "a function_call_output has no call_id");
+	if ((parts = responses_parts(r->x, out)) == NULL)
 		return -1;
-	rc = xl_chat_tool(r->x, r->msgs, xl_str(it, "call_id"), parts, 0,
+	rc = xlate_chat_tool_result(r->x, r->msgs, xlate_str(it, "call_id"),
+	    parts, 0,
 	    r->pending);
 	json_object_put(parts);
 	return rc;
@@ -234,68 +248,73 @@ r_output(struct ritems *r, struct json_object *it)
 
 /* A content part at the top of input: part of a user message. */
 static int
-r_bare(struct ritems *r, struct json_object *it)
+responses_bare_part(struct responses_items *r, struct json_object *it)
 {
 	struct json_object	*m, *c;
 
-	if ((m = last_msg(r, "user")) == NULL ||
-	    !xl_is(c = xl_get(m, "content"), json_type_array)) {
+	if ((m = last_message(r, "user")) == NULL ||
+	    !xlate_is(c = xlate_get(m, "content"), json_type_array)) {
 		c = json_object_new_array();
-		json_object_array_add(r->msgs, xl_chat_msg("user", c));
+		json_object_array_add(r->msgs, xlate_chat_message("user", c));
 	}
-	return r_part(r->x, it, c);
+	return responses_part(r->x, it, c);
 }
 
 static int
-r_item(struct ritems *r, struct json_object *it)
+responses_item(struct responses_items *r, struct json_object *it)
 {
-	const char	*type = xl_str(it, "type");
+	const char	*type;
 
-	if (type == NULL && xl_str(it, "role") != NULL)
+	type = xlate_str(it, "type");
+	if (type == NULL && xlate_str(it, "role") != NULL)
 		type = "message";
 	if (type == NULL)
-		return xl_fail(r->x, "an input item has no type");
+		return xlate_fail(r->x, "an input item has no type");
 	if (strcmp(type, "function_call_output") == 0)
-		return r_output(r, it);
+		return responses_output_item(r, it);
 	flush_pending(r);
 	if (strcmp(type, "message") == 0)
-		return r_message(r, it);
+		return responses_message_item(r, it);
 	if (strcmp(type, "function_call") == 0)
-		return r_call(r, it);
+		return responses_call_item(r, it);
 	/* Reasoning is the model's own and chat cannot carry it back. */
 	if (strcmp(type, "reasoning") == 0)
 		return 0;
 	if (strcmp(type, "input_text") == 0 ||
 	    strcmp(type, "input_image") == 0 ||
 	    strcmp(type, "input_file") == 0)
-		return r_bare(r, it);
-	return xl_fail(r->x, "an input item of type %s cannot be sent to a "
+		return responses_bare_part(r, it);
+	return xlate_fail(r->x, "an input item of type %s cannot be sent to a "
 	    "chat completions model", type);
 }
 
 static int
-r_input(struct xl *x, struct json_object *req, struct json_object *msgs)
+responses_input(struct xlate *x, struct json_object *req,
+    struct json_object *msgs)
 {
-	struct json_object	*in = xl_get(req, "input");
-	struct ritems		 r = { x, msgs, NULL };
+	struct json_object	*in;
+	struct responses_items		 r = { x, msgs, NULL };
 	size_t			 i;
 	int			 rc = 0;
 
-	if (xl_is(xl_get(req, "instructions"), json_type_string))
-		json_object_array_add(msgs, xl_chat_msg("system",
-		    xl_dup(xl_get(req, "instructions"))));
-	else if (xl_get(req, "instructions") != NULL)
-		return xl_fail(x, "instructions must be a string");
-	if (xl_is(in, json_type_string)) {
-		json_object_array_add(msgs, xl_chat_msg("user", xl_dup(in)));
+	in = xlate_get(req, "input");
+	if (xlate_is(xlate_get(req, "instructions"), json_type_string))
+		json_object_array_add(msgs, xlate_chat_message("system",
+		    xlate_dup(xlate_get(req, "instructions"))));
+	else if (xlate_get(req, "instructions") != NULL)
+		return xlate_fail(x, "instructions must be a string");
+	if (xlate_is(in, json_type_string)) {
+		json_object_array_add(msgs,
+		    xlate_chat_message("user", xlate_dup(in)));
 		return 0;
 	}
-	if (!xl_is(in, json_type_array))
-		return xl_fail(x, "input must be a string or an array");
+	if (!xlate_is(in, json_type_array))
+		return xlate_fail(x, "input must be a string or an array");
 	r.pending = json_object_new_array();
 	for (i = 0; i < json_object_array_length(in) && rc == 0; i++)
-		if ((rc = r_item(&r, json_object_array_get_idx(in, i))) == -1)
-			xl_where(x, "input[%zu]", i);
+		if ((rc = responses_item(&r,
+		    json_object_array_get_idx(in, i))) == -1)
+			xlate_where(x, "input[%zu]", i);
 	if (rc == 0)
 		flush_pending(&r);
 	json_object_put(r.pending);
@@ -305,77 +324,83 @@ r_input(struct xl *x, struct json_object *req, struct json_object *msgs)
 /* --- the rest of the request --- */
 
 static struct json_object *
-r_tooldef(struct xl *x, struct json_object *t)
+responses_tool_definition(struct xlate *x, struct json_object *t)
 {
 	struct json_object	*ct;
-	const char		*type = xl_str(t, "type");
+	const char		*type;
 
+	type = xlate_str(t, "type");
 	if (type == NULL || strcmp(type, "function") != 0) {
-		xl_fail(x, "a %s tool cannot be sent to a chat completions "
+		xlate_fail(x, "a %s tool cannot be sent to a chat completions "
 		    "model", type != NULL ? type : "(untyped)");
 		return NULL;
 	}
-	if ((ct = xl_chat_function(x, t, "parameters")) != NULL)
-		xl_copy(xl_get(ct, "function"), "strict", t, "strict");
+	if ((ct = xlate_chat_function(x, t, "parameters")) != NULL)
+		xlate_copy(xlate_get(ct, "function"), "strict", t, "strict");
 	return ct;
 }
 
 static int
-r_tool_choice(struct xl *x, struct json_object *req, struct json_object *chat)
+responses_tool_choice(struct xlate *x, struct json_object *req,
+    struct json_object *chat)
 {
-	struct json_object	*tc = xl_get(req, "tool_choice"), *fn;
-	const char		*type = xl_str(tc, "type");
+	struct json_object	*tc, *fn;
+	const char		*type;
 
-	if (xl_get(chat, "tools") == NULL)
+	tc = xlate_get(req, "tool_choice");
+	type = xlate_str(tc, "type");
+	if (xlate_get(chat, "tools") == NULL)
 		return 0;
-	xl_copy(chat, "parallel_tool_calls", req, "parallel_tool_calls");
+	xlate_copy(chat, "parallel_tool_calls", req, "parallel_tool_calls");
 	if (tc == NULL)
 		return 0;
-	if (xl_is(tc, json_type_string)) {
-		xl_copy(chat, "tool_choice", req, "tool_choice");
+	if (xlate_is(tc, json_type_string)) {
+		xlate_copy(chat, "tool_choice", req, "tool_choice");
 		return 0;
 	}
 	if (type == NULL || strcmp(type, "function") != 0 ||
-	    xl_str(tc, "name") == NULL)
-		return xl_fail(x, "tool_choice %s cannot be sent to a chat "
+	    xlate_str(tc, "name") == NULL)
+		return xlate_fail(x, "tool_choice %s cannot be sent to a chat "
 		    "completions model", type ? type : "(untyped)");
 	fn = json_object_new_object();
-	xl_copy(fn, "name", tc, "name");
+	xlate_copy(fn, "name", tc, "name");
 	json_object_object_add(chat, "tool_choice",
-	    xl_part("function", "function", fn));
+	    xlate_part("function", "function", fn));
 	return 0;
 }
 
 /* text.format as chat's response_format. */
 static int
-r_format(struct xl *x, struct json_object *req, struct json_object *chat)
+responses_format(struct xlate *x, struct json_object *req,
+    struct json_object *chat)
 {
-	struct json_object	*f = xl_get(xl_get(req, "text"), "format");
-	struct json_object	*rf, *js;
-	const char		*type = xl_str(f, "type");
+	struct json_object	*f, *rf, *js;
+	const char		*type;
 
+	f = xlate_get(xlate_get(req, "text"), "format");
+	type = xlate_str(f, "type");
 	if (f == NULL || (type != NULL && strcmp(type, "text") == 0))
 		return 0;
 	if (type != NULL && strcmp(type, "json_object") == 0) {
-		xl_copy(chat, "response_format", xl_get(req, "text"),
+		xlate_copy(chat, "response_format", xlate_get(req, "text"),
 		    "format");
 		return 0;
 	}
 	if (type == NULL || strcmp(type, "json_schema") != 0)
-		return xl_fail(x, "text.format cannot be sent to a chat "
+		return xlate_fail(x, "text.format cannot be sent to a chat "
 		    "completions model");
 	js = json_object_new_object();
-	xl_copy(js, "name", f, "name");
-	xl_copy(js, "description", f, "description");
-	xl_copy(js, "schema", f, "schema");
-	xl_copy(js, "strict", f, "strict");
-	rf = xl_part("json_schema", "json_schema", js);
+	xlate_copy(js, "name", f, "name");
+	xlate_copy(js, "description", f, "description");
+	xlate_copy(js, "schema", f, "schema");
+	xlate_copy(js, "strict", f, "strict");
+	rf = xlate_part("json_schema", "json_schema", js);
 	json_object_object_add(chat, "response_format", rf);
 	return 0;
 }
 
 struct json_object *
-xl_respreq_to_chat(struct xl *x, struct json_object *req)
+xlate_responses_request_to_chat(struct xlate *x, struct json_object *req)
 {
 	static const char *const stateful[] = { "previous_response_id",
 	    "conversation", "prompt", NULL };
@@ -383,40 +408,41 @@ xl_respreq_to_chat(struct xl *x, struct json_object *req)
 	size_t			 i;
 
 	for (i = 0; stateful[i] != NULL; i++)
-		if (xl_get(req, stateful[i]) != NULL) {
-			xl_fail(x, "%s is not supported: depotd keeps no "
+		if (xlate_get(req, stateful[i]) != NULL) {
+			xlate_fail(x, "%s is not supported: depotd keeps no "
 			    "stored conversations or prompts", stateful[i]);
 			return NULL;
 		}
 	chat = json_object_new_object();
-	xl_copy(chat, "model", req, "model");
+	xlate_copy(chat, "model", req, "model");
 	msgs = json_object_new_array();
 	json_object_object_add(chat, "messages", msgs);
-	if (r_input(x, req, msgs) == -1 ||
-	    xl_tools(x, req, chat, r_tooldef) == -1 ||
-	    r_tool_choice(x, req, chat) == -1 || r_format(x, req, chat) == -1) {
+	if (responses_input(x, req, msgs) == -1 ||
+	    xlate_tools(x, req, chat, responses_tool_definition) == -1 ||
+	    responses_tool_choice(x, req, chat) == -1 ||
+	    responses_format(x, req, chat) == -1) {
 		json_object_put(chat);
 		return NULL;
 	}
-	xl_copy(chat, "max_tokens", req, "max_output_tokens");
-	xl_copy(chat, "temperature", req, "temperature");
-	xl_copy(chat, "top_p", req, "top_p");
-	xl_copy(chat, "user", req, "user");
-	xl_chat_stream(chat, req);
+	xlate_copy(chat, "max_tokens", req, "max_output_tokens");
+	xlate_copy(chat, "temperature", req, "temperature");
+	xlate_copy(chat, "top_p", req, "top_p");
+	xlate_copy(chat, "user", req, "user");
+	xlate_chat_stream(chat, req);
 	return chat;
 }
 
 /* --- chat answers as Responses objects --- */
 
 static struct json_object *
-resp_message(struct xl_chatans *a, const char *status)
+answer_message(struct xlate_chat_answer *a, const char *status)
 {
 	struct json_object	*m, *content, *p;
-	char			 id[XL_IDLEN];
+	char			 id[XLATE_ID_LEN];
 
 	content = json_object_new_array();
 	if (a->refusal == NULL || json_object_get_string_len(a->text) > 0) {
-		p = xl_part("output_text", "text", a->text != NULL ?
+		p = xlate_part("output_text", "text", a->text != NULL ?
 		    json_object_get(a->text) : json_object_new_string(""));
 		json_object_object_add(p, "annotations",
 		    json_object_new_array());
@@ -424,69 +450,63 @@ resp_message(struct xl_chatans *a, const char *status)
 		json_object_array_add(content, p);
 	}
 	if (a->refusal != NULL)
-		json_object_array_add(content, xl_part("refusal", "refusal",
-		    xl_dup(a->refusal)));
+		json_object_array_add(content, xlate_part("refusal", "refusal",
+		    xlate_dup(a->refusal)));
 	m = json_object_new_object();
-	xl_id(id, sizeof(id), "msg_");
-	xl_set_str(m, "id", id);
-	xl_set_str(m, "type", "message");
-	xl_set_str(m, "status", status);
-	xl_set_str(m, "role", "assistant");
+	xlate_id(id, sizeof(id), "msg_");
+	xlate_set_str(m, "id", id);
+	xlate_set_str(m, "type", "message");
+	xlate_set_str(m, "status", status);
+	xlate_set_str(m, "role", "assistant");
 	json_object_object_add(m, "content", content);
 	return m;
 }
 
 static struct json_object *
-resp_call(struct json_object *call)
+answer_call(struct json_object *call)
 {
-	struct json_object	*fc, *fn = xl_get(call, "function");
-	char			 id[XL_IDLEN];
+	struct json_object	*fc, *fn;
+	char			 id[XLATE_ID_LEN];
 
+	fn = xlate_get(call, "function");
 	fc = json_object_new_object();
-	xl_id(id, sizeof(id), "fc_");
-	xl_set_str(fc, "id", id);
-	xl_set_str(fc, "type", "function_call");
-	xl_set_str(fc, "status", "completed");
-	xl_copy(fc, "call_id", call, "id");
-	xl_copy(fc, "name", fn, "name");
-	if (xl_str(fn, "arguments") != NULL)
-		xl_copy(fc, "arguments", fn, "arguments");
+	xlate_id(id, sizeof(id), "fc_");
+	xlate_set_str(fc, "id", id);
+	xlate_set_str(fc, "type", "function_call");
+	xlate_set_str(fc, "status", "completed");
+	xlate_copy(fc, "call_id", call, "id");
+	xlate_copy(fc, "name", fn, "name");
+	if (xlate_str(fn, "arguments") != NULL)
+		xlate_copy(fc, "arguments", fn, "arguments");
 	else
-		xl_set_str(fc, "arguments", "{}");
+		xlate_set_str(fc, "arguments", "{}");
 	return fc;
 }
 
-static int64_t
-tokens_or_zero(struct json_object *v)
-{
-	int64_t	 n = wire_tokens(v);
-
-	return n < 0 ? 0 : n;
-}
-
 static struct json_object *
-resp_usage(struct json_object *u)
+answer_usage(struct json_object *u)
 {
-	struct json_object	*ru, *det, *cached, *reasoning;
-	int64_t			 in, out;
+	struct json_object	*ru, *det;
+	int64_t			 in, out, cached, reasoning;
 
 	if (u == NULL)
 		return NULL;
-	cached = xl_get(xl_get(u, "prompt_tokens_details"), "cached_tokens");
-	reasoning = xl_get(xl_get(u, "completion_tokens_details"),
+	cached = xlate_tokens(xlate_get(u, "prompt_tokens_details"),
+	    "cached_tokens");
+	reasoning = xlate_tokens(xlate_get(u, "completion_tokens_details"),
 	    "reasoning_tokens");
-	in = tokens_or_zero(xl_get(u, "prompt_tokens"));
-	out = tokens_or_zero(xl_get(u, "completion_tokens"));
+	in = xlate_tokens(u, "prompt_tokens");
+	out = xlate_tokens(u, "completion_tokens");
 	ru = json_object_new_object();
 	json_object_object_add(ru, "input_tokens", json_object_new_int64(in));
 	det = json_object_new_object();
-	json_object_object_add(det, "cached_tokens", json_object_new_int64(
-	    tokens_or_zero(cached)));
+	json_object_object_add(det, "cached_tokens",
+	    json_object_new_int64(cached));
 	json_object_object_add(ru, "input_tokens_details", det);
 	json_object_object_add(ru, "output_tokens", json_object_new_int64(out));
 	det = json_object_new_object();
-	json_object_object_add(det, "reasoning_tokens", json_object_new_int64(
-	    tokens_or_zero(reasoning)));
+	json_object_object_add(det, "reasoning_tokens",
+	    json_object_new_int64(reasoning));
 	json_object_object_add(ru, "output_tokens_details", det);
 	json_object_object_add(ru, "total_tokens",
 	    json_object_new_int64(in + out));
@@ -495,7 +515,7 @@ resp_usage(struct json_object *u)
 
 /* The fields every Responses object has, at their plain values. */
 static void
-resp_defaults(struct json_object *out)
+answer_defaults(struct json_object *out)
 {
 	struct json_object	*text, *fmt, *reasoning;
 
@@ -514,26 +534,27 @@ resp_defaults(struct json_object *out)
 	json_object_object_add(out, "store", json_object_new_boolean(0));
 	json_object_object_add(out, "temperature", NULL);
 	fmt = json_object_new_object();
-	xl_set_str(fmt, "type", "text");
+	xlate_set_str(fmt, "type", "text");
 	text = json_object_new_object();
 	json_object_object_add(text, "format", fmt);
 	json_object_object_add(out, "text", text);
-	xl_set_str(out, "tool_choice", "auto");
+	xlate_set_str(out, "tool_choice", "auto");
 	json_object_object_add(out, "tools", json_object_new_array());
 	json_object_object_add(out, "top_p", NULL);
-	xl_set_str(out, "truncation", "disabled");
+	xlate_set_str(out, "truncation", "disabled");
 }
 
 struct json_object *
-xl_chat_to_respans(struct xl *x, struct json_object *resp, const char *model)
+xlate_responses_answer_from_chat(struct xlate *x, struct json_object *resp,
+    const char *model)
 {
-	struct xl_chatans	 a;
+	struct xlate_chat_answer	 a;
 	struct json_object	*out, *output, *inc = NULL, *created;
 	const char		*status = "completed", *reason = NULL;
-	char			 id[XL_IDLEN];
+	char			 id[XLATE_ID_LEN];
 	size_t			 i;
 
-	if (xl_chatans_read(x, resp, &a) == -1)
+	if (xlate_chat_answer_read(x, resp, &a) == -1)
 		return NULL;
 	if (strcmp(a.finish, "length") == 0)
 		reason = "max_output_tokens";
@@ -542,32 +563,32 @@ xl_chat_to_respans(struct xl *x, struct json_object *resp, const char *model)
 	if (reason != NULL) {
 		status = "incomplete";
 		inc = json_object_new_object();
-		xl_set_str(inc, "reason", reason);
+		xlate_set_str(inc, "reason", reason);
 	}
 	output = json_object_new_array();
 	/* A message item unless the answer is only tool calls. */
 	if (json_object_get_string_len(a.text) > 0 || a.refusal != NULL ||
 	    a.calls == NULL || json_object_array_length(a.calls) == 0)
-		json_object_array_add(output, resp_message(&a, status));
+		json_object_array_add(output, answer_message(&a, status));
 	json_object_put(a.text);
 	for (i = 0; a.calls != NULL &&
 	    i < json_object_array_length(a.calls); i++)
-		json_object_array_add(output, resp_call(
+		json_object_array_add(output, answer_call(
 		    json_object_array_get_idx(a.calls, i)));
 
 	out = json_object_new_object();
-	xl_id(id, sizeof(id), "resp_");
-	xl_set_str(out, "id", id);
-	xl_set_str(out, "object", "response");
-	created = xl_get(resp, "created");
-	json_object_object_add(out, "created_at", xl_is(created,
-	    json_type_int) ? xl_dup(created) :
+	xlate_id(id, sizeof(id), "resp_");
+	xlate_set_str(out, "id", id);
+	xlate_set_str(out, "object", "response");
+	created = xlate_get(resp, "created");
+	json_object_object_add(out, "created_at", xlate_is(created,
+	    json_type_int) ? xlate_dup(created) :
 	    json_object_new_int64((int64_t)time(NULL)));
-	xl_set_str(out, "status", status);
+	xlate_set_str(out, "status", status);
 	json_object_object_add(out, "incomplete_details", inc);
-	xl_set_str(out, "model", model);
+	xlate_set_str(out, "model", model);
 	json_object_object_add(out, "output", output);
-	resp_defaults(out);
-	json_object_object_add(out, "usage", resp_usage(a.usage));
+	answer_defaults(out);
+	json_object_object_add(out, "usage", answer_usage(a.usage));
 	return out;
 }

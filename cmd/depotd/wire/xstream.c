@@ -17,12 +17,11 @@
 
 /*
  * xstream.c: streamed answers, event by event, from an upstream's wire
- * to the caller's.  This file parses each event, picks the reader and
- * the writer (or the pass-through), and holds what they share.
+ * to the caller's.  This file parses each event and picks the reader
+ * and the writer (or the pass-through) of xstream_chat.c,
+ * xstream_messages.c and xstream_responses.c; what they share is
+ * below them, in xstream_hub.c and xstream_emit.c.
  */
-#include <sys/queue.h>
-
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,22 +29,22 @@
 #include <json-c/json.h>
 
 #include "jsontext.h"
-#include "util.h"
+#include "wire.h"
 #include "xstream.h"
 
 struct xstream *
 xstream_new(enum wire from, enum wire to, const char *model,
     xstream_emit_cb emit, void *arg)
 {
-	static const struct xs_writer *writers[] = {
-		[WIRE_CHAT] = &xs_chat_writer,
-		[WIRE_RESPONSES] = &xs_responses_writer,
-		[WIRE_MESSAGES] = &xs_messages_writer,
+	static const struct xstream_writer *writers[] = {
+		[WIRE_CHAT] = &xstream_chat_writer,
+		[WIRE_RESPONSES] = &xstream_responses_writer,
+		[WIRE_MESSAGES] = &xstream_messages_writer,
 	};
-	static const xs_passer passers[] = {
-		[WIRE_CHAT] = xs_chat_pass,
-		[WIRE_RESPONSES] = xs_responses_pass,
-		[WIRE_MESSAGES] = xs_messages_pass,
+	static const xstream_passer passers[] = {
+		[WIRE_CHAT] = xstream_chat_pass,
+		[WIRE_RESPONSES] = xstream_responses_pass,
+		[WIRE_MESSAGES] = xstream_messages_pass,
 	};
 	struct xstream	*xs;
 
@@ -63,14 +62,14 @@ xstream_new(enum wire from, enum wire to, const char *model,
 	xs->emit = emit;
 	xs->arg = arg;
 	xs->in = xs->out = -1;
-	xs->max_tools = XS_TOOLS_MAX;
+	xs->max_tools = XSTREAM_TOOLS_MAX;
 	xs->created = time(NULL);
 	if (from == to)
 		xs->passer = passers[from];
 	else {
 		xs->w = writers[to];
-		xs->reader = from == WIRE_CHAT ? xs_chat_read :
-		    xs_messages_read;
+		xs->reader = from == WIRE_CHAT ? xstream_chat_read :
+		    xstream_messages_read;
 	}
 	return xs;
 }
@@ -96,7 +95,7 @@ xstream_usage(const struct xstream *xs, int64_t *in, int64_t *out)
 
 /* An event's data as a JSON object, NULL when it is anything else. */
 static struct json_object *
-xs_parse(const char *data, size_t len)
+event_parse(const char *data, size_t len)
 {
 	struct json_object	*obj;
 
@@ -109,7 +108,7 @@ xs_parse(const char *data, size_t len)
 }
 
 static int
-xs_fail(struct xstream *xs)
+stream_fail(struct xstream *xs)
 {
 	xs->failed = 1;
 	return -1;
@@ -117,7 +116,7 @@ xs_fail(struct xstream *xs)
 
 /* The writer's opening events, before anything else it writes. */
 static int
-xs_start(struct xstream *xs)
+writer_start(struct xstream *xs)
 {
 	if (!xs->started) {
 		xs->started = 1;
@@ -128,12 +127,12 @@ xs_start(struct xstream *xs)
 
 /* The upstream's terminator: the caller's stream is closed too. */
 static int
-xs_done(struct xstream *xs)
+stream_done(struct xstream *xs)
 {
 	xs->ended = 1;
 	if (xs->w != NULL) {
-		if (xs_start(xs) == -1)
-			return xs_fail(xs);
+		if (writer_start(xs) == -1)
+			return stream_fail(xs);
 		xs->w->end(xs);
 	}
 	return xs->failed ? -1 : 0;
@@ -145,8 +144,8 @@ xstream_limits(struct xstream *xs, int64_t max_bytes, int max_tools)
 	if (max_bytes > 0)
 		xs->max_bytes = max_bytes;
 	if (max_tools > 0)
-		xs->max_tools = max_tools < XS_TOOLS_MAX ? max_tools :
-		    XS_TOOLS_MAX;
+		xs->max_tools = max_tools < XSTREAM_TOOLS_MAX ? max_tools :
+		    XSTREAM_TOOLS_MAX;
 }
 
 int
@@ -155,24 +154,9 @@ xstream_limit(const struct xstream *xs)
 	return xs->over;
 }
 
-/*
- * A tool call numbered index (from 0) is one too many: the answer
- * fails, as the caller could not be given the calls past the bound
- * and answering some of them would lose the rest.
- */
-int
-xs_tools_over(struct xstream *xs, int64_t index)
-{
-	if (index >= 0 && index < xs->max_tools)
-		return 0;
-	xs->over = XSTREAM_OVER_TOOLS;
-	xs->failed = 1;
-	return 1;
-}
-
 /* A passed-through event's tool calls, counted before it goes on. */
 static int
-xs_pass_count(struct xstream *xs, const char *event,
+pass_count(struct xstream *xs, const char *event,
     struct json_object *data)
 {
 	struct json_object	*list;
@@ -181,30 +165,30 @@ xs_pass_count(struct xstream *xs, const char *event,
 	int64_t			 index;
 
 	if (xs->from == WIRE_CHAT) {
-		list = xs_get(data, "choices.0.delta.tool_calls");
+		list = xstream_get(data, "choices.0.delta.tool_calls");
 		if (!json_object_is_type(list, json_type_array))
 			return 0;
 		n = json_object_array_length(list);
 		for (i = 0; i < n; i++) {
-			index = xs_int(json_object_array_get_idx(list, i),
+			index = xstream_int(json_object_array_get_idx(list, i),
 			    "index");
-			if (xs_tools_over(xs, index >= 0 ? index :
+			if (xstream_hub_tools_over(xs, index >= 0 ? index :
 			    (int64_t)i))
 				return -1;
 		}
 		return 0;
 	}
-	if ((type = xs_str(data, "type")) == NULL)
+	if ((type = xstream_str(data, "type")) == NULL)
 		type = event;
 	if (xs->from == WIRE_MESSAGES &&
 	    strcmp(type, "content_block_start") == 0)
-		kind = xs_str(data, "content_block.type");
+		kind = xstream_str(data, "content_block.type");
 	else if (xs->from == WIRE_RESPONSES &&
 	    strcmp(type, "response.output_item.added") == 0)
-		kind = xs_str(data, "item.type");
+		kind = xstream_str(data, "item.type");
 	if (kind != NULL && (strcmp(kind, "tool_use") == 0 ||
 	    strcmp(kind, "function_call") == 0) &&
-	    xs_tools_over(xs, xs->npassed++))
+	    xstream_hub_tools_over(xs, xs->npassed++))
 		return -1;
 	return 0;
 }
@@ -223,27 +207,27 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 	xs->bytes += len;
 	if (xs->max_bytes > 0 && xs->bytes > xs->max_bytes) {
 		xs->over = XSTREAM_OVER_SIZE;
-		return xs_fail(xs);
+		return stream_fail(xs);
 	}
 	if (strcmp(event, "error") == 0)
-		return xs_fail(xs);
+		return stream_fail(xs);
 	if (xs->from == WIRE_CHAT && len == 6 && memcmp(data, "[DONE]", 6)
 	    == 0) {
 		if (xs->w == NULL)
-			xs_emit_raw(xs, NULL, "[DONE]");
-		return xs_done(xs);
+			xstream_emit_raw(xs, NULL, "[DONE]");
+		return stream_done(xs);
 	}
-	if ((obj = xs_parse(data, len)) == NULL)
-		return xs_fail(xs);
+	if ((obj = event_parse(data, len)) == NULL)
+		return stream_fail(xs);
 	if (xs->w == NULL)
-		rc = xs_pass_count(xs, event, obj) == -1 ? -1 :
+		rc = pass_count(xs, event, obj) == -1 ? -1 :
 		    xs->passer(xs, event, obj);
-	else if ((rc = xs_start(xs)) == 0)
+	else if ((rc = writer_start(xs)) == 0)
 		rc = xs->reader(xs, event, obj);
 	json_object_put(obj);
 	if (rc == -1 || xs->failed)
-		return xs_fail(xs);
-	return rc == 1 ? xs_done(xs) : 0;
+		return stream_fail(xs);
+	return rc == 1 ? stream_done(xs) : 0;
 }
 
 int
@@ -256,8 +240,8 @@ xstream_prepend(struct xstream *xs, struct json_object *list)
 		return -1;
 	if ((n = json_object_array_length(list)) == 0)
 		return 0;
-	if (xs_start(xs) == -1)
-		return xs_fail(xs);
+	if (writer_start(xs) == -1)
+		return stream_fail(xs);
 	for (i = 0; i < n && !xs->failed; i++)
 		xs->w->whole(xs, json_object_array_get_idx(list, i));
 	return xs->failed ? -1 : 0;
@@ -275,180 +259,13 @@ xstream_error(enum wire to, int status, const char *message,
 {
 	switch (to) {
 	case WIRE_CHAT:
-		xs_chat_error(status, message, emit, arg);
+		xstream_chat_error(status, message, emit, arg);
 		break;
 	case WIRE_RESPONSES:
-		xs_responses_error(status, message, emit, arg);
+		xstream_responses_error(status, message, emit, arg);
 		break;
 	case WIRE_MESSAGES:
-		xs_messages_error(status, message, emit, arg);
+		xstream_messages_error(status, message, emit, arg);
 		break;
 	}
-}
-
-/* Sends obj as one event's data, and drops it. */
-void
-xs_send(xstream_emit_cb emit, void *arg, const char *event,
-    struct json_object *obj)
-{
-	const char	*text;
-	size_t		 len;
-
-	text = json_object_to_json_string_length(obj,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	emit(arg, event, text, len);
-	json_object_put(obj);
-}
-
-void
-xs_emit_json(struct xstream *xs, const char *event, struct json_object *obj)
-{
-	xs_send(xs->emit, xs->arg, event, obj);
-}
-
-void
-xs_emit_raw(struct xstream *xs, const char *event, const char *text)
-{
-	xs->emit(xs->arg, event, text, strlen(text));
-}
-
-/* An object of key, value pairs up to a NULL key; takes the values. */
-struct json_object *
-xs_obj(const char *key, ...)
-{
-	struct json_object	*obj;
-	va_list			 ap;
-
-	obj = json_object_new_object();
-	va_start(ap, key);
-	for (; key != NULL; key = va_arg(ap, const char *))
-		json_object_object_add(obj, key,
-		    va_arg(ap, struct json_object *));
-	va_end(ap);
-	return obj;
-}
-
-/* obj's member at a dotted path ("message.usage", "output.0.id"). */
-struct json_object *
-xs_get(struct json_object *obj, const char *path)
-{
-	char	 key[64];
-	size_t	 n;
-
-	while (obj != NULL && *path != '\0') {
-		n = strcspn(path, ".");
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		if (json_object_is_type(obj, json_type_array) && n > 0 &&
-		    strspn(key, "0123456789") == n && n < 9)
-			obj = json_object_array_get_idx(obj, atoi(key));
-		else if (!json_object_is_type(obj, json_type_object) ||
-		    !json_object_object_get_ex(obj, key, &obj))
-			return NULL;
-		path += n + (path[n] == '.');
-	}
-	return obj;
-}
-
-const char *
-xs_str(struct json_object *obj, const char *path)
-{
-	obj = xs_get(obj, path);
-	return json_object_is_type(obj, json_type_string) ?
-	    json_object_get_string(obj) : NULL;
-}
-
-/* A non-negative integer, or -1. */
-int64_t
-xs_int(struct json_object *obj, const char *path)
-{
-	int64_t	 v;
-
-	obj = xs_get(obj, path);
-	if (!json_object_is_type(obj, json_type_int))
-		return -1;
-	v = json_object_get_int64(obj);
-	return v < 0 ? -1 : v;
-}
-
-/*
- * The name a passed-through event goes out under: the upstream's event
- * line, else its data's type.  NULL when neither is a plain word, as
- * an event line with a line break in it would forge events.
- */
-const char *
-xs_event_name(const char *event, const char *type)
-{
-	const char	*name = *event != '\0' ? event : type;
-
-	if (name == NULL || *name == '\0' || strspn(name,
-	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789._-") != strlen(name))
-		return NULL;
-	return name;
-}
-
-/* The upstream saw the remote name; the caller sees its own. */
-void
-xs_set_model(struct xstream *xs, struct json_object *obj)
-{
-	if (json_object_is_type(obj, json_type_object) &&
-	    json_object_object_get_ex(obj, "model", NULL))
-		json_object_object_add(obj, "model",
-		    json_object_new_string(xs->model));
-}
-
-void
-xs_hub_text(struct xstream *xs, const char *s, size_t len)
-{
-	if (len > 0 && !xs->finished)
-		xs->w->text(xs, s, len);
-}
-
-int
-xs_hub_tool_start(struct xstream *xs, int index, const char *id,
-    const char *name)
-{
-	char	 made[ID_BUFSIZE];
-
-	if (xs_tools_over(xs, index))
-		return -1;
-	if (id == NULL) {	/* some servers leave it out */
-		id_new(made, sizeof(made), "call_");
-		id = made;
-	}
-	if (!xs->finished)
-		xs->w->tool_start(xs, index, id, name != NULL ? name : "");
-	return 0;
-}
-
-int
-xs_hub_tool_args(struct xstream *xs, int index, const char *s, size_t len)
-{
-	if (index < 0 || index >= XS_TOOLS_MAX)
-		return -1;
-	if (len > 0 && !xs->finished)
-		xs->w->tool_args(xs, index, s, len);
-	return 0;
-}
-
-void
-xs_hub_finish(struct xstream *xs, const char *reason)
-{
-	if (xs->finished)
-		return;
-	xs->finished = 1;
-	xs->w->finish(xs, reason);
-}
-
-/* Either may be -1: not in this event. */
-void
-xs_hub_usage(struct xstream *xs, int64_t in, int64_t out)
-{
-	if (in >= 0)
-		xs->in = in;
-	if (out >= 0)
-		xs->out = out;
 }

@@ -23,6 +23,12 @@
  * fragments, a finish reason, usage); a writer turns the deltas into
  * the caller's events.  Same wire in and out skips the hub: each event
  * passes through with only its model name put back.
+ *
+ * The files call one way: xstream.c into the dialects
+ * (xstream_chat.c, xstream_messages.c, xstream_responses.c), and
+ * they into xstream_hub.c and xstream_emit.c.  A writer is reached
+ * only through its table (struct xstream_writer), a reader through
+ * the pointer xstream.c sets.
  */
 #ifndef DEPOTD_XSTREAM_H
 #define DEPOTD_XSTREAM_H
@@ -30,20 +36,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fe_model.h"
+#include "wire.h"
 
-#define XS_TOOLS_MAX	XSTREAM_TOOLS_MAX	/* tool calls, one answer */
-#define XS_BLOCKS_MAX	1024	/* Messages content blocks read */
-#define XS_ID_LEN	64
+#define XSTREAM_BLOCKS_MAX	1024	/* Messages content blocks read */
+#define XSTREAM_ID_LEN	64
 
 struct json_object;
 struct xstream;
 
 /* A caller's wire, fed the hub's deltas. */
-struct xs_writer {
+struct xstream_writer {
 	void	(*start)(struct xstream *);
 	void	(*text)(struct xstream *, const char *, size_t);
-	/* index: the hub's tool number, below XS_TOOLS_MAX */
+	/* index: the hub's tool number, below XSTREAM_TOOLS_MAX */
 	void	(*tool_start)(struct xstream *, int index, const char *id,
 		    const char *name);
 	void	(*tool_args)(struct xstream *, int index, const char *,
@@ -61,10 +66,10 @@ struct xs_writer {
 };
 
 /* An upstream's wire read into the hub (data: parsed JSON). */
-typedef int	(*xs_reader)(struct xstream *, const char *event,
+typedef int	(*xstream_reader)(struct xstream *, const char *event,
 		    struct json_object *data);
 /* Same wire: fix the event and read its usage; 1 at the terminator. */
-typedef int	(*xs_passer)(struct xstream *, const char *event,
+typedef int	(*xstream_passer)(struct xstream *, const char *event,
 		    struct json_object *data);
 
 struct xstream {
@@ -73,9 +78,9 @@ struct xstream {
 	char			*model;		/* the caller's name */
 	xstream_emit_cb		 emit;
 	void			*arg;
-	const struct xs_writer	*w;		/* NULL: pass-through */
-	xs_reader		 reader;
-	xs_passer		 passer;
+	const struct xstream_writer	*w;		/* NULL: pass-through */
+	xstream_reader		 reader;
+	xstream_passer		 passer;
 	int64_t			 in;		/* usage, -1 until known */
 	int64_t			 out;
 	int64_t			 created;	/* seconds since the epoch */
@@ -83,66 +88,70 @@ struct xstream {
 	int			 finished;	/* hub finish seen */
 	int			 ended;		/* upstream terminator seen */
 	int			 failed;
-	int			 over;		/* XSTREAM_OVER_*, if failed so */
+	int			 over;		/* XSTREAM_OVER_*, on failure */
 	int64_t			 max_bytes;	/* 0: no bound */
 	int64_t			 bytes;		/* event data so far */
-	int			 max_tools;	/* at most XS_TOOLS_MAX */
+	int			 max_tools;	/* at most XSTREAM_TOOLS_MAX */
 	int			 npassed;	/* pass-through: calls seen */
 	/* readers: chat's tool calls seen; Messages' blocks */
-	unsigned char		 seen[XS_TOOLS_MAX];
-	short			*blocks;	/* tool number, or XS_B_* */
+	unsigned char		 seen[XSTREAM_TOOLS_MAX];
+	short			*blocks;	/* tool, or XSTREAM_BLOCK_* */
 	size_t			 nblocks;
 	int			 ntools;
 	void			*wr;		/* the writer's state */
 };
 
-#define XS_B_TEXT	-1	/* a Messages text block */
-#define XS_B_OTHER	-2	/* thinking and the like: not passed on */
+#define XSTREAM_BLOCK_TEXT	-1	/* a Messages text block */
+#define XSTREAM_BLOCK_OTHER	-2	/* thinking and such: not passed on */
 
-/* xstream.c */
-void	 xs_send(xstream_emit_cb, void *, const char *event,
+/* xstream_emit.c */
+void	 xstream_send(xstream_emit_cb, void *, const char *event,
 	    struct json_object *);
 /* Both take obj over. */
-void	 xs_emit_json(struct xstream *, const char *event,
+void	 xstream_emit_json(struct xstream *, const char *event,
 	    struct json_object *);
-void	 xs_emit_raw(struct xstream *, const char *event, const char *);
-struct json_object *xs_obj(const char *key, ...);
-#define XS_STR(s)	json_object_new_string(s)
-#define XS_INT(i)	json_object_new_int64(i)
-struct json_object *xs_get(struct json_object *, const char *path);
-const char *xs_str(struct json_object *, const char *path);
-int64_t	 xs_int(struct json_object *, const char *path);
-const char *xs_event_name(const char *event, const char *type);
-void	 xs_set_model(struct xstream *, struct json_object *);
-void	 xs_hub_text(struct xstream *, const char *, size_t);
-int	 xs_hub_tool_start(struct xstream *, int, const char *,
+void	 xstream_emit_raw(struct xstream *, const char *event, const char *);
+struct json_object *xstream_object(const char *key, ...);
+#define XSTREAM_STR(s)	json_object_new_string(s)
+#define XSTREAM_INT(i)	json_object_new_int64(i)
+struct json_object *xstream_get(struct json_object *, const char *path);
+const char *xstream_str(struct json_object *, const char *path);
+int64_t	 xstream_int(struct json_object *, const char *path);
+const char *xstream_event_name(const char *event, const char *type);
+void	 xstream_set_model(struct xstream *, struct json_object *);
+
+/* xstream_hub.c */
+void	 xstream_hub_text(struct xstream *, const char *, size_t);
+int	 xstream_hub_tool_start(struct xstream *, int, const char *,
 	    const char *);
-int	 xs_hub_tool_args(struct xstream *, int, const char *, size_t);
-void	 xs_hub_finish(struct xstream *, const char *);
-int	 xs_tools_over(struct xstream *, int64_t index);
-void	 xs_hub_usage(struct xstream *, int64_t in, int64_t out);
+int	 xstream_hub_tool_args(struct xstream *, int, const char *, size_t);
+void	 xstream_hub_finish(struct xstream *, const char *);
+int	 xstream_hub_tools_over(struct xstream *, int64_t index);
+void	 xstream_hub_usage(struct xstream *, int64_t in, int64_t out);
 
 /* xstream_chat.c */
-extern const struct xs_writer xs_chat_writer;
-int	 xs_chat_read(struct xstream *, const char *, struct json_object *);
-int	 xs_chat_pass(struct xstream *, const char *, struct json_object *);
-void	 xs_chat_error(int status, const char *message, xstream_emit_cb,
+extern const struct xstream_writer xstream_chat_writer;
+int	 xstream_chat_read(struct xstream *, const char *,
+    struct json_object *);
+int	 xstream_chat_pass(struct xstream *, const char *,
+    struct json_object *);
+void	 xstream_chat_error(int status, const char *message, xstream_emit_cb,
 	    void *);
 
 /* xstream_messages.c */
-extern const struct xs_writer xs_messages_writer;
-int	 xs_messages_read(struct xstream *, const char *,
+extern const struct xstream_writer xstream_messages_writer;
+int	 xstream_messages_read(struct xstream *, const char *,
 	    struct json_object *);
-int	 xs_messages_pass(struct xstream *, const char *,
+int	 xstream_messages_pass(struct xstream *, const char *,
 	    struct json_object *);
-void	 xs_messages_error(int status, const char *message,
+void	 xstream_messages_error(int status, const char *message,
 	    xstream_emit_cb, void *);
 
 /* xstream_responses.c */
-extern const struct xs_writer xs_responses_writer;
-int	 xs_responses_pass(struct xstream *, const char *,
+extern const struct xstream_writer xstream_responses_writer;
+int	 xstream_responses_pass(struct xstream *, const char *,
 	    struct json_object *);
-void	 xs_responses_error(int status, const char *message,
+void	 xstream_responses_error(int status, const char *message,
 	    xstream_emit_cb, void *);
 
 #endif

@@ -30,7 +30,7 @@
 #include "util.h"
 #include "xstream.h"
 
-struct chat_wr {
+struct chat_writer {
 	char	 id[ID_BUFSIZE];
 };
 
@@ -40,18 +40,18 @@ chat_read_tool(struct xstream *xs, struct json_object *tc, size_t pos)
 	const char	*args;
 	int64_t		 index;
 
-	if ((index = xs_int(tc, "index")) == -1)
+	if ((index = xstream_int(tc, "index")) == -1)
 		index = pos;
-	if (xs_tools_over(xs, index))
+	if (xstream_hub_tools_over(xs, index))
 		return -1;
 	if (!xs->seen[index]) {
 		xs->seen[index] = 1;
-		if (xs_hub_tool_start(xs, index, xs_str(tc, "id"),
-		    xs_str(tc, "function.name")) == -1)
+		if (xstream_hub_tool_start(xs, index, xstream_str(tc, "id"),
+		    xstream_str(tc, "function.name")) == -1)
 			return -1;
 	}
-	if ((args = xs_str(tc, "function.arguments")) != NULL)
-		return xs_hub_tool_args(xs, index, args, strlen(args));
+	if ((args = xstream_str(tc, "function.arguments")) != NULL)
+		return xstream_hub_tool_args(xs, index, args, strlen(args));
 	return 0;
 }
 
@@ -63,27 +63,28 @@ chat_read_choice(struct xstream *xs, struct json_object *choice)
 	const char		*text, *reason;
 	size_t			 i;
 
-	if (xs_int(choice, "index") > 0)
+	if (xstream_int(choice, "index") > 0)
 		return 0;
-	if ((text = xs_str(choice, "delta.content")) != NULL)
-		xs_hub_text(xs, text, strlen(text));
-	calls = xs_get(choice, "delta.tool_calls");
+	if ((text = xstream_str(choice, "delta.content")) != NULL)
+		xstream_hub_text(xs, text, strlen(text));
+	calls = xstream_get(choice, "delta.tool_calls");
 	if (json_object_is_type(calls, json_type_array)) {
 		for (i = 0; i < json_object_array_length(calls); i++)
 			if (chat_read_tool(xs,
 			    json_object_array_get_idx(calls, i), i) == -1)
 				return -1;
 	}
-	if ((reason = xs_str(choice, "finish_reason")) != NULL)
-		xs_hub_finish(xs, reason);
+	if ((reason = xstream_str(choice, "finish_reason")) != NULL)
+		xstream_hub_finish(xs, reason);
 	return 0;
 }
 
 static void
 chat_read_usage(struct xstream *xs, struct json_object *data)
 {
-	xs_hub_usage(xs, wire_tokens(xs_get(data, "usage.prompt_tokens")),
-	    wire_tokens(xs_get(data, "usage.completion_tokens")));
+	xstream_hub_usage(xs,
+	    wire_tokens(xstream_get(data, "usage.prompt_tokens")),
+	    wire_tokens(xstream_get(data, "usage.completion_tokens")));
 }
 
 /* OpenAI reports a failure mid-stream as a chunk with "error". */
@@ -96,7 +97,8 @@ chat_is_error(struct json_object *data)
 }
 
 int
-xs_chat_read(struct xstream *xs, const char *event, struct json_object *data)
+xstream_chat_read(struct xstream *xs, const char *event,
+    struct json_object *data)
 {
 	struct json_object	*choices;
 	size_t			 i;
@@ -104,7 +106,7 @@ xs_chat_read(struct xstream *xs, const char *event, struct json_object *data)
 	if (chat_is_error(data))
 		return -1;
 	chat_read_usage(xs, data);
-	choices = xs_get(data, "choices");
+	choices = xstream_get(data, "choices");
 	if (!json_object_is_type(choices, json_type_array))
 		return 0;
 	for (i = 0; i < json_object_array_length(choices); i++)
@@ -115,13 +117,14 @@ xs_chat_read(struct xstream *xs, const char *event, struct json_object *data)
 }
 
 int
-xs_chat_pass(struct xstream *xs, const char *event, struct json_object *data)
+xstream_chat_pass(struct xstream *xs, const char *event,
+    struct json_object *data)
 {
 	if (chat_is_error(data))
 		return -1;
 	chat_read_usage(xs, data);
-	xs_set_model(xs, data);
-	xs_emit_json(xs, NULL, json_object_get(data));
+	xstream_set_model(xs, data);
+	xstream_emit_json(xs, NULL, json_object_get(data));
 	return 0;
 }
 
@@ -146,7 +149,7 @@ chat_usage(struct xstream *xs)
 static void
 chat_emit(struct xstream *xs, struct json_object *delta, const char *reason)
 {
-	struct chat_wr		*wr = xs->wr;
+	struct chat_writer		*wr = xs->wr;
 	struct json_object	*chunk, *choices, *choice;
 
 	chunk = json_object_new_object();
@@ -171,13 +174,13 @@ chat_emit(struct xstream *xs, struct json_object *delta, const char *reason)
 	json_object_object_add(chunk, "choices", choices);
 	if (delta == NULL)
 		json_object_object_add(chunk, "usage", chat_usage(xs));
-	xs_emit_json(xs, NULL, chunk);
+	xstream_emit_json(xs, NULL, chunk);
 }
 
 static void
 chat_start(struct xstream *xs)
 {
-	struct chat_wr		*wr;
+	struct chat_writer		*wr;
 	struct json_object	*delta;
 
 	if ((wr = calloc(1, sizeof(*wr))) == NULL) {
@@ -259,7 +262,7 @@ chat_end(struct xstream *xs)
 	}
 	if (xs->in >= 0 || xs->out >= 0)
 		chat_emit(xs, NULL, NULL);
-	xs_emit_raw(xs, NULL, "[DONE]");
+	xstream_emit_raw(xs, NULL, "[DONE]");
 }
 
 static void
@@ -268,7 +271,7 @@ chat_free(struct xstream *xs)
 	free(xs->wr);
 }
 
-const struct xs_writer xs_chat_writer = {
+const struct xstream_writer xstream_chat_writer = {
 	.start = chat_start,
 	.text = chat_text,
 	.tool_start = chat_tool_start,
@@ -278,24 +281,8 @@ const struct xs_writer xs_chat_writer = {
 	.free = chat_free,
 };
 
-static const char *
-chat_error_type(int status)
-{
-	switch (status) {
-	case 401:
-		return "authentication_error";
-	case 429:
-		return "rate_limit_error";
-	case 504:
-		return "timeout";
-	default:
-		return status >= 500 ? "server_error" :
-		    "invalid_request_error";
-	}
-}
-
 void
-xs_chat_error(int status, const char *message, xstream_emit_cb emit,
+xstream_chat_error(int status, const char *message, xstream_emit_cb emit,
     void *arg)
 {
 	struct json_object	*root, *err;
@@ -304,10 +291,10 @@ xs_chat_error(int status, const char *message, xstream_emit_cb emit,
 	json_object_object_add(err, "message",
 	    json_object_new_string(message));
 	json_object_object_add(err, "type",
-	    json_object_new_string(chat_error_type(status)));
+	    json_object_new_string(wire_error_type_openai(status)));
 	json_object_object_add(err, "param", NULL);
 	json_object_object_add(err, "code", NULL);
 	root = json_object_new_object();
 	json_object_object_add(root, "error", err);
-	xs_send(emit, arg, NULL, root);
+	xstream_send(emit, arg, NULL, root);
 }

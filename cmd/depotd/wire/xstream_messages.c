@@ -28,127 +28,132 @@
 #include "util.h"
 #include "xstream.h"
 
-struct msg_wr {
+struct messages_writer {
 	char		 id[ID_BUFSIZE];
 	int		 nblocks;	/* content blocks started */
 	int		 nwhole;	/* of them whole, before the rest */
 	int		 open;		/* the open block, or -1 */
 	int		 open_text;	/* and it is text */
-	int		 tool[XS_TOOLS_MAX];	/* hub tool -> block + 1 */
+	int		 tool[XSTREAM_TOOLS_MAX]; /* hub tool -> block + 1 */
 	const char	*stop;		/* stop_reason, once finished */
 };
 
 /* Anthropic counts cached input apart; the log wants it all. */
 static void
-msg_read_usage(struct xstream *xs, struct json_object *u)
+messages_read_usage(struct xstream *xs, struct json_object *u)
 {
 	int64_t	 in, part;
 
-	if ((in = wire_tokens(xs_get(u, "input_tokens"))) >= 0) {
-		if ((part = wire_tokens(xs_get(u,
+	if ((in = wire_tokens(xstream_get(u, "input_tokens"))) >= 0) {
+		if ((part = wire_tokens(xstream_get(u,
 		    "cache_creation_input_tokens"))) > 0)
 			in += part;
-		if ((part = wire_tokens(xs_get(u,
+		if ((part = wire_tokens(xstream_get(u,
 		    "cache_read_input_tokens"))) > 0)
 			in += part;
 	}
-	xs_hub_usage(xs, in, wire_tokens(xs_get(u, "output_tokens")));
+	xstream_hub_usage(xs, in, wire_tokens(xstream_get(u, "output_tokens")));
 }
 
-/* The kind of block index: a hub tool number, XS_B_*, or -3 unknown. */
+/*
+ * The kind of block index: a hub tool number, XSTREAM_BLOCK_*, or -3
+ * unknown.
+ */
 static int
-msg_block(struct xstream *xs, struct json_object *data)
+messages_block(struct xstream *xs, struct json_object *data)
 {
 	int64_t	 index;
 
-	index = xs_int(data, "index");
+	index = xstream_int(data, "index");
 	if (index < 0 || (size_t)index >= xs->nblocks)
 		return -3;
 	return xs->blocks[index];
 }
 
 static int
-msg_read_start(struct xstream *xs, struct json_object *data)
+messages_read_start(struct xstream *xs, struct json_object *data)
 {
 	const char	*type, *text;
 	int64_t		 index;
 	short		*nb;
 	size_t		 n;
 
-	if ((index = xs_int(data, "index")) < 0 || index >= XS_BLOCKS_MAX)
+	if ((index = xstream_int(data, "index")) < 0 ||
+	    index >= XSTREAM_BLOCKS_MAX)
 		return -1;
 	if ((size_t)index >= xs->nblocks) {
 		n = index + 1;
 		if ((nb = reallocarray(xs->blocks, n, sizeof(*nb))) == NULL)
 			return -1;
 		while (xs->nblocks < n)
-			nb[xs->nblocks++] = XS_B_OTHER;
+			nb[xs->nblocks++] = XSTREAM_BLOCK_OTHER;
 		xs->blocks = nb;
 	}
-	type = xs_str(data, "content_block.type");
+	type = xstream_str(data, "content_block.type");
 	if (type != NULL && strcmp(type, "text") == 0) {
-		xs->blocks[index] = XS_B_TEXT;
-		if ((text = xs_str(data, "content_block.text")) != NULL)
-			xs_hub_text(xs, text, strlen(text));
+		xs->blocks[index] = XSTREAM_BLOCK_TEXT;
+		if ((text = xstream_str(data, "content_block.text")) != NULL)
+			xstream_hub_text(xs, text, strlen(text));
 	} else if (type != NULL && strcmp(type, "tool_use") == 0) {
-		if (xs_tools_over(xs, xs->ntools))
+		if (xstream_hub_tools_over(xs, xs->ntools))
 			return -1;
 		xs->blocks[index] = xs->ntools;
-		return xs_hub_tool_start(xs, xs->ntools++,
-		    xs_str(data, "content_block.id"),
-		    xs_str(data, "content_block.name"));
+		return xstream_hub_tool_start(xs, xs->ntools++,
+		    xstream_str(data, "content_block.id"),
+		    xstream_str(data, "content_block.name"));
 	} else
-		xs->blocks[index] = XS_B_OTHER;
+		xs->blocks[index] = XSTREAM_BLOCK_OTHER;
 	return 0;
 }
 
 static int
-msg_read_delta(struct xstream *xs, struct json_object *data)
+messages_read_delta(struct xstream *xs, struct json_object *data)
 {
 	const char	*type, *s;
 	int		 kind;
 
-	if ((kind = msg_block(xs, data)) == -3)
+	if ((kind = messages_block(xs, data)) == -3)
 		return -1;
-	type = xs_str(data, "delta.type");
+	type = xstream_str(data, "delta.type");
 	if (type == NULL)
 		return -1;
-	if (kind == XS_B_TEXT && strcmp(type, "text_delta") == 0 &&
-	    (s = xs_str(data, "delta.text")) != NULL)
-		xs_hub_text(xs, s, strlen(s));
+	if (kind == XSTREAM_BLOCK_TEXT && strcmp(type, "text_delta") == 0 &&
+	    (s = xstream_str(data, "delta.text")) != NULL)
+		xstream_hub_text(xs, s, strlen(s));
 	else if (kind >= 0 && strcmp(type, "input_json_delta") == 0 &&
-	    (s = xs_str(data, "delta.partial_json")) != NULL)
-		return xs_hub_tool_args(xs, kind, s, strlen(s));
+	    (s = xstream_str(data, "delta.partial_json")) != NULL)
+		return xstream_hub_tool_args(xs, kind, s, strlen(s));
 	return 0;
 }
 
 /* The type in the data, which Anthropic always sends, else the event. */
 static const char *
-msg_type(const char *event, struct json_object *data)
+messages_type(const char *event, struct json_object *data)
 {
 	const char	*type;
 
-	type = xs_str(data, "type");
+	type = xstream_str(data, "type");
 	return type != NULL ? type : event;
 }
 
 int
-xs_messages_read(struct xstream *xs, const char *event,
+xstream_messages_read(struct xstream *xs, const char *event,
     struct json_object *data)
 {
-	const char	*type = msg_type(event, data), *stop;
+	const char	*type, *stop;
 
+	type = messages_type(event, data);
 	if (strcmp(type, "message_start") == 0)
-		msg_read_usage(xs, xs_get(data, "message.usage"));
+		messages_read_usage(xs, xstream_get(data, "message.usage"));
 	else if (strcmp(type, "content_block_start") == 0)
-		return msg_read_start(xs, data);
+		return messages_read_start(xs, data);
 	else if (strcmp(type, "content_block_delta") == 0)
-		return msg_read_delta(xs, data);
+		return messages_read_delta(xs, data);
 	else if (strcmp(type, "message_delta") == 0) {
-		msg_read_usage(xs, xs_get(data, "usage"));
-		if ((stop = stop_to_chat(xs_str(data,
+		messages_read_usage(xs, xstream_get(data, "usage"));
+		if ((stop = wire_stop_to_chat(xstream_str(data,
 		    "delta.stop_reason"))) != NULL)
-			xs_hub_finish(xs, stop);
+			xstream_hub_finish(xs, stop);
 	} else if (strcmp(type, "message_stop") == 0)
 		return 1;
 	else if (strcmp(type, "error") == 0)
@@ -157,40 +162,41 @@ xs_messages_read(struct xstream *xs, const char *event,
 }
 
 int
-xs_messages_pass(struct xstream *xs, const char *event,
+xstream_messages_pass(struct xstream *xs, const char *event,
     struct json_object *data)
 {
-	const char	*type = msg_type(event, data), *name;
+	const char	*type, *name;
 
+	type = messages_type(event, data);
 	if (strcmp(type, "error") == 0 ||
-	    (name = xs_event_name(event, type)) == NULL)
+	    (name = xstream_event_name(event, type)) == NULL)
 		return -1;
 	if (strcmp(type, "message_start") == 0) {
-		msg_read_usage(xs, xs_get(data, "message.usage"));
-		xs_set_model(xs, xs_get(data, "message"));
+		messages_read_usage(xs, xstream_get(data, "message.usage"));
+		xstream_set_model(xs, xstream_get(data, "message"));
 	} else if (strcmp(type, "message_delta") == 0)
-		msg_read_usage(xs, xs_get(data, "usage"));
-	xs_emit_json(xs, name, json_object_get(data));
+		messages_read_usage(xs, xstream_get(data, "usage"));
+	xstream_emit_json(xs, name, json_object_get(data));
 	return strcmp(type, "message_stop") == 0;
 }
 
 /* Sends obj with "type" as its first member, as Anthropic does. */
 static void
-msg_emit(struct xstream *xs, const char *type, struct json_object *obj)
+messages_emit(struct xstream *xs, const char *type, struct json_object *obj)
 {
 	struct json_object	*ev;
 
-	ev = xs_obj("type", XS_STR(type), NULL);
+	ev = xstream_object("type", XSTREAM_STR(type), NULL);
 	json_object_object_foreach(obj, key, val)
 		json_object_object_add(ev, key, json_object_get(val));
 	json_object_put(obj);
-	xs_emit_json(xs, type, ev);
+	xstream_emit_json(xs, type, ev);
 }
 
 static void
-msg_start(struct xstream *xs)
+messages_start(struct xstream *xs)
 {
-	struct msg_wr	*wr;
+	struct messages_writer	*wr;
 
 	if ((wr = calloc(1, sizeof(*wr))) == NULL) {
 		xs->failed = 1;
@@ -199,90 +205,92 @@ msg_start(struct xstream *xs)
 	xs->wr = wr;
 	wr->open = -1;
 	id_new(wr->id, sizeof(wr->id), "msg_");
-	msg_emit(xs, "message_start", xs_obj("message", xs_obj(
-	    "id", XS_STR(wr->id),
-	    "type", XS_STR("message"),
-	    "role", XS_STR("assistant"),
-	    "model", XS_STR(xs->model),
+	messages_emit(xs, "message_start",
+	    xstream_object("message", xstream_object(
+	    "id", XSTREAM_STR(wr->id),
+	    "type", XSTREAM_STR("message"),
+	    "role", XSTREAM_STR("assistant"),
+	    "model", XSTREAM_STR(xs->model),
 	    "content", json_object_new_array(),
 	    "stop_reason", NULL,
 	    "stop_sequence", NULL,
-	    "usage", xs_obj(
-		"input_tokens", XS_INT(xs->in >= 0 ? xs->in : 0),
-		"output_tokens", XS_INT(0), NULL), NULL), NULL));
+	    "usage", xstream_object(
+		"input_tokens", XSTREAM_INT(xs->in >= 0 ? xs->in : 0),
+		"output_tokens", XSTREAM_INT(0), NULL), NULL), NULL));
 }
 
 static void
-msg_close(struct xstream *xs)
+messages_close(struct xstream *xs)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
 	if (wr->open < 0)
 		return;
-	msg_emit(xs, "content_block_stop", xs_obj("index",
-	    XS_INT(wr->open), NULL));
+	messages_emit(xs, "content_block_stop", xstream_object("index",
+	    XSTREAM_INT(wr->open), NULL));
 	wr->open = -1;
 }
 
 static int
-msg_open(struct xstream *xs, struct json_object *block)
+messages_open(struct xstream *xs, struct json_object *block)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
-	msg_close(xs);
+	messages_close(xs);
 	wr->open = wr->nblocks++;
-	msg_emit(xs, "content_block_start", xs_obj(
-	    "index", XS_INT(wr->open),
+	messages_emit(xs, "content_block_start", xstream_object(
+	    "index", XSTREAM_INT(wr->open),
 	    "content_block", block, NULL));
 	return wr->open;
 }
 
 static void
-msg_delta(struct xstream *xs, int index, struct json_object *delta)
+messages_delta(struct xstream *xs, int index, struct json_object *delta)
 {
-	msg_emit(xs, "content_block_delta", xs_obj(
-	    "index", XS_INT(index),
+	messages_emit(xs, "content_block_delta", xstream_object(
+	    "index", XSTREAM_INT(index),
 	    "delta", delta, NULL));
 }
 
 static void
-msg_text(struct xstream *xs, const char *s, size_t len)
+messages_text(struct xstream *xs, const char *s, size_t len)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
 	if (wr->open < 0 || !wr->open_text) {
-		msg_open(xs, xs_obj("type", XS_STR("text"),
-		    "text", XS_STR(""), NULL));
+		messages_open(xs, xstream_object("type", XSTREAM_STR("text"),
+		    "text", XSTREAM_STR(""), NULL));
 		wr->open_text = 1;
 	}
-	msg_delta(xs, wr->open, xs_obj("type", XS_STR("text_delta"),
+	messages_delta(xs, wr->open,
+	    xstream_object("type", XSTREAM_STR("text_delta"),
 	    "text", json_object_new_string_len(s, len), NULL));
 }
 
 static void
-msg_tool_start(struct xstream *xs, int index, const char *id,
+messages_tool_start(struct xstream *xs, int index, const char *id,
     const char *name)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
-	wr->tool[index] = 1 + msg_open(xs, xs_obj(
-	    "type", XS_STR("tool_use"),
-	    "id", XS_STR(id),
-	    "name", XS_STR(name),
+	wr->tool[index] = 1 + messages_open(xs, xstream_object(
+	    "type", XSTREAM_STR("tool_use"),
+	    "id", XSTREAM_STR(id),
+	    "name", XSTREAM_STR(name),
 	    "input", json_object_new_object(), NULL));
 	wr->open_text = 0;
 }
 
 /* Fragments of a call never started are dropped. */
 static void
-msg_tool_args(struct xstream *xs, int index, const char *s, size_t len)
+messages_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
 	if (wr->tool[index] == 0)
 		return;
-	msg_delta(xs, wr->tool[index] - 1, xs_obj(
-	    "type", XS_STR("input_json_delta"),
+	messages_delta(xs, wr->tool[index] - 1, xstream_object(
+	    "type", XSTREAM_STR("input_json_delta"),
 	    "partial_json", json_object_new_string_len(s, len), NULL));
 }
 
@@ -293,18 +301,19 @@ msg_tool_args(struct xstream *xs, int index, const char *s, size_t len)
  * other block starts whole.
  */
 static void
-msg_whole(struct xstream *xs, struct json_object *block)
+messages_whole(struct xstream *xs, struct json_object *block)
 {
-	struct msg_wr		*wr = xs->wr;
+	struct messages_writer		*wr = xs->wr;
 	struct json_object	*start, *input;
-	const char		*type = xs_str(block, "type");
+	const char		*type;
 	int			 index;
 
+	type = xstream_str(block, "type");
 	if (wr->nblocks != wr->nwhole) {
 		xs->failed = 1;
 		return;
 	}
-	input = xs_get(block, "input");
+	input = xstream_get(block, "input");
 	if (type != NULL && strcmp(type, "server_tool_use") == 0 &&
 	    input != NULL) {
 		start = json_object_new_object();
@@ -312,70 +321,72 @@ msg_whole(struct xstream *xs, struct json_object *block)
 			json_object_object_add(start, key,
 			    strcmp(key, "input") == 0 ?
 			    json_object_new_object() : json_object_get(val));
-		index = msg_open(xs, start);
-		msg_delta(xs, index, xs_obj(
-		    "type", XS_STR("input_json_delta"),
-		    "partial_json", XS_STR(json_object_to_json_string_ext(
+		index = messages_open(xs, start);
+		messages_delta(xs, index, xstream_object(
+		    "type", XSTREAM_STR("input_json_delta"),
+		    "partial_json", XSTREAM_STR(json_object_to_json_string_ext(
 			input, JSON_C_TO_STRING_PLAIN)), NULL));
 	} else
-		msg_open(xs, json_object_get(block));
+		messages_open(xs, json_object_get(block));
 	wr->open_text = 0;
 	wr->nwhole++;
-	msg_close(xs);
+	messages_close(xs);
 }
 
 static void
-msg_finish(struct xstream *xs, const char *reason)
+messages_finish(struct xstream *xs, const char *reason)
 {
-	struct msg_wr	*wr = xs->wr;
+	struct messages_writer	*wr = xs->wr;
 
-	msg_close(xs);
-	wr->stop = stop_to_messages(reason);
+	messages_close(xs);
+	wr->stop = wire_stop_to_messages(reason);
 }
 
 static void
-msg_end(struct xstream *xs)
+messages_end(struct xstream *xs)
 {
-	struct msg_wr		*wr = xs->wr;
+	struct messages_writer		*wr = xs->wr;
 	struct json_object	*usage;
 
-	msg_close(xs);
-	usage = xs_obj("output_tokens", XS_INT(xs->out >= 0 ? xs->out : 0),
+	messages_close(xs);
+	usage = xstream_object("output_tokens",
+	    XSTREAM_INT(xs->out >= 0 ? xs->out : 0),
 	    NULL);
 	if (xs->in >= 0)
-		json_object_object_add(usage, "input_tokens", XS_INT(xs->in));
-	msg_emit(xs, "message_delta", xs_obj(
-	    "delta", xs_obj(
-		"stop_reason", XS_STR(wr->stop ? wr->stop : "end_turn"),
+		json_object_object_add(usage, "input_tokens",
+		    XSTREAM_INT(xs->in));
+	messages_emit(xs, "message_delta", xstream_object(
+	    "delta", xstream_object(
+		"stop_reason", XSTREAM_STR(wr->stop ? wr->stop : "end_turn"),
 		"stop_sequence", NULL, NULL),
 	    "usage", usage, NULL));
-	msg_emit(xs, "message_stop", json_object_new_object());
+	messages_emit(xs, "message_stop", json_object_new_object());
 }
 
 static void
-msg_free(struct xstream *xs)
+messages_free(struct xstream *xs)
 {
 	free(xs->wr);
 }
 
-const struct xs_writer xs_messages_writer = {
-	.start = msg_start,
-	.text = msg_text,
-	.tool_start = msg_tool_start,
-	.tool_args = msg_tool_args,
-	.whole = msg_whole,
-	.finish = msg_finish,
-	.end = msg_end,
-	.free = msg_free,
+const struct xstream_writer xstream_messages_writer = {
+	.start = messages_start,
+	.text = messages_text,
+	.tool_start = messages_tool_start,
+	.tool_args = messages_tool_args,
+	.whole = messages_whole,
+	.finish = messages_finish,
+	.end = messages_end,
+	.free = messages_free,
 };
 
 void
-xs_messages_error(int status, const char *message, xstream_emit_cb emit,
+xstream_messages_error(int status, const char *message, xstream_emit_cb emit,
     void *arg)
 {
-	xs_send(emit, arg, "error", xs_obj(
-	    "type", XS_STR("error"),
-	    "error", xs_obj(
-		"type", XS_STR(anthropic_error_type(status)),
-		"message", XS_STR(message), NULL), NULL));
+	xstream_send(emit, arg, "error", xstream_object(
+	    "type", XSTREAM_STR("error"),
+	    "error", xstream_object(
+		"type", XSTREAM_STR(wire_error_type_anthropic(status)),
+		"message", XSTREAM_STR(message), NULL), NULL));
 }

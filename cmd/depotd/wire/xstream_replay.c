@@ -28,7 +28,7 @@
 
 #include <json-c/json.h>
 
-#include "fe_model.h"
+#include "wire.h"
 
 static int
 replay_chunk(struct xstream *xs, struct json_object *tmpl,
@@ -68,8 +68,9 @@ replay_chunk(struct xstream *xs, struct json_object *tmpl,
 static struct json_object *
 replay_delta(const char *key, struct json_object *value)
 {
-	struct json_object	*d = json_object_new_object();
+	struct json_object	*d;
 
+	d = json_object_new_object();
 	json_object_object_add(d, key, value);
 	return d;
 }

@@ -35,44 +35,44 @@
 #include "util.h"
 #include "xstream.h"
 
-#define RS_ITEMS_MAX	(2 * XS_TOOLS_MAX + 1)	/* text between calls */
+#define RS_ITEMS_MAX	(2 * XSTREAM_TOOLS_MAX + 1)	/* text between calls */
 
-struct rs_item {
+struct responses_item {
 	char		 id[ID_BUFSIZE];
 	int		 tool;		/* hub tool number; -1: a message */
 	struct json_object *item;	/* as announced */
 	struct printbuf	*acc;		/* text or arguments so far */
 };
 
-struct rs_wr {
+struct responses_writer {
 	char		 id[ID_BUFSIZE];
 	int64_t		 seq;
 	int		 base;		/* whole items, output first */
-	struct rs_item	 items[RS_ITEMS_MAX];
+	struct responses_item	 items[RS_ITEMS_MAX];
 	int		 nitems;
 	int		 open;		/* the open item, or -1 */
-	int		 tool[XS_TOOLS_MAX];	/* hub tool -> item + 1 */
+	int		 tool[XSTREAM_TOOLS_MAX]; /* hub tool -> item + 1 */
 	const char	*reason;
 	struct json_object *output;	/* the items closed */
 };
 
 /* Sends obj with its type and sequence number first. */
 static void
-rs_emit(struct xstream *xs, const char *type, struct json_object *obj)
+responses_emit(struct xstream *xs, const char *type, struct json_object *obj)
 {
-	struct rs_wr		*wr = xs->wr;
+	struct responses_writer		*wr = xs->wr;
 	struct json_object	*ev;
 
-	ev = xs_obj("type", XS_STR(type),
-	    "sequence_number", XS_INT(wr->seq++), NULL);
+	ev = xstream_object("type", XSTREAM_STR(type),
+	    "sequence_number", XSTREAM_INT(wr->seq++), NULL);
 	json_object_object_foreach(obj, key, val)
 		json_object_object_add(ev, key, json_object_get(val));
 	json_object_put(obj);
-	xs_emit_json(xs, type, ev);
+	xstream_emit_json(xs, type, ev);
 }
 
 static struct json_object *
-rs_usage(struct xstream *xs)
+responses_usage(struct xstream *xs)
 {
 	int64_t	 in, out;
 
@@ -80,42 +80,45 @@ rs_usage(struct xstream *xs)
 		return NULL;
 	in = xs->in >= 0 ? xs->in : 0;
 	out = xs->out >= 0 ? xs->out : 0;
-	return xs_obj(
-	    "input_tokens", XS_INT(in),
-	    "input_tokens_details", xs_obj("cached_tokens", XS_INT(0), NULL),
-	    "output_tokens", XS_INT(out),
-	    "output_tokens_details", xs_obj("reasoning_tokens", XS_INT(0),
+	return xstream_object(
+	    "input_tokens", XSTREAM_INT(in),
+	    "input_tokens_details",
+	    xstream_object("cached_tokens", XSTREAM_INT(0), NULL),
+	    "output_tokens", XSTREAM_INT(out),
+	    "output_tokens_details",
+	    xstream_object("reasoning_tokens", XSTREAM_INT(0),
 		NULL),
-	    "total_tokens", XS_INT(in + out), NULL);
+	    "total_tokens", XSTREAM_INT(in + out), NULL);
 }
 
 /* The response object; output NULL: an empty list. */
 static struct json_object *
-rs_response(struct xstream *xs, const char *status,
+responses_response(struct xstream *xs, const char *status,
     struct json_object *incomplete, struct json_object *output)
 {
-	struct rs_wr	*wr = xs->wr;
-	int		 done = strcmp(status, "in_progress") != 0;
+	struct responses_writer	*wr = xs->wr;
+	int		 done;
 
-	return xs_obj(
-	    "id", XS_STR(wr->id),
-	    "object", XS_STR("response"),
-	    "created_at", XS_INT(xs->created),
-	    "status", XS_STR(status),
+	done = strcmp(status, "in_progress") != 0;
+	return xstream_object(
+	    "id", XSTREAM_STR(wr->id),
+	    "object", XSTREAM_STR("response"),
+	    "created_at", XSTREAM_INT(xs->created),
+	    "status", XSTREAM_STR(status),
 	    "error", NULL,
 	    "incomplete_details", incomplete,
-	    "model", XS_STR(xs->model),
+	    "model", XSTREAM_STR(xs->model),
 	    "output", output ? output : json_object_new_array(),
 	    "parallel_tool_calls", json_object_new_boolean(1),
-	    "tool_choice", XS_STR("auto"),
+	    "tool_choice", XSTREAM_STR("auto"),
 	    "tools", json_object_new_array(),
-	    "usage", done ? rs_usage(xs) : NULL, NULL);
+	    "usage", done ? responses_usage(xs) : NULL, NULL);
 }
 
 static void
-rs_start(struct xstream *xs)
+responses_start(struct xstream *xs)
 {
-	struct rs_wr	*wr;
+	struct responses_writer	*wr;
 
 	if ((wr = calloc(1, sizeof(*wr))) == NULL) {
 		xs->failed = 1;
@@ -125,48 +128,49 @@ rs_start(struct xstream *xs)
 	wr->open = -1;
 	wr->output = json_object_new_array();
 	id_new(wr->id, sizeof(wr->id), "resp_");
-	rs_emit(xs, "response.created", xs_obj("response",
-	    rs_response(xs, "in_progress", NULL, NULL), NULL));
-	rs_emit(xs, "response.in_progress", xs_obj("response",
-	    rs_response(xs, "in_progress", NULL, NULL), NULL));
+	responses_emit(xs, "response.created", xstream_object("response",
+	    responses_response(xs, "in_progress", NULL, NULL), NULL));
+	responses_emit(xs, "response.in_progress", xstream_object("response",
+	    responses_response(xs, "in_progress", NULL, NULL), NULL));
 }
 
 static struct json_object *
-rs_acc_string(struct rs_item *it)
+responses_accumulate_string(struct responses_item *it)
 {
 	return json_object_new_string_len(it->acc->buf, it->acc->bpos);
 }
 
 /* The closed form of item it: its whole text or arguments. */
 static struct json_object *
-rs_closed_item(struct rs_item *it)
+responses_closed_item(struct responses_item *it)
 {
 	struct json_object	*item, *part;
 
-	item = xs_obj("id", XS_STR(it->id), NULL);
+	item = xstream_object("id", XSTREAM_STR(it->id), NULL);
 	json_object_object_foreach(it->item, key, val)
 		if (strcmp(key, "id") != 0)
 			json_object_object_add(item, key,
 			    json_object_get(val));
-	json_object_object_add(item, "status", XS_STR("completed"));
+	json_object_object_add(item, "status", XSTREAM_STR("completed"));
 	if (it->tool >= 0) {
-		json_object_object_add(item, "arguments", rs_acc_string(it));
+		json_object_object_add(item, "arguments",
+		    responses_accumulate_string(it));
 		return item;
 	}
-	part = xs_obj("type", XS_STR("output_text"),
+	part = xstream_object("type", XSTREAM_STR("output_text"),
 	    "annotations", json_object_new_array(),
 	    "logprobs", json_object_new_array(),
-	    "text", rs_acc_string(it), NULL);
+	    "text", responses_accumulate_string(it), NULL);
 	json_object_object_add(item, "content", json_object_new_array());
-	json_object_array_add(xs_get(item, "content"), part);
+	json_object_array_add(xstream_get(item, "content"), part);
 	return item;
 }
 
 static void
-rs_close(struct xstream *xs)
+responses_close(struct xstream *xs)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct rs_item	*it;
+	struct responses_writer	*wr = xs->wr;
+	struct responses_item	*it;
 	struct json_object *item, *part;
 	int		 i = wr->open;
 
@@ -174,43 +178,46 @@ rs_close(struct xstream *xs)
 		return;
 	wr->open = -1;
 	it = &wr->items[i];
-	item = rs_closed_item(it);
+	item = responses_closed_item(it);
 	if (it->tool >= 0)
-		rs_emit(xs, "response.function_call_arguments.done", xs_obj(
-		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->base + i),
-		    "name", json_object_get(xs_get(item, "name")),
-		    "arguments", json_object_get(xs_get(item, "arguments")),
+		responses_emit(xs, "response.function_call_arguments.done",
+		    xstream_object(
+		    "item_id", XSTREAM_STR(it->id),
+		    "output_index", XSTREAM_INT(wr->base + i),
+		    "name", json_object_get(xstream_get(item, "name")),
+		    "arguments",
+		    json_object_get(xstream_get(item, "arguments")),
 		    NULL));
 	else {
-		part = json_object_array_get_idx(xs_get(item, "content"), 0);
-		rs_emit(xs, "response.output_text.done", xs_obj(
-		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->base + i),
-		    "content_index", XS_INT(0),
-		    "text", json_object_get(xs_get(part, "text")),
+		part = json_object_array_get_idx(xstream_get(item, "content"),
+		    0);
+		responses_emit(xs, "response.output_text.done", xstream_object(
+		    "item_id", XSTREAM_STR(it->id),
+		    "output_index", XSTREAM_INT(wr->base + i),
+		    "content_index", XSTREAM_INT(0),
+		    "text", json_object_get(xstream_get(part, "text")),
 		    "logprobs", json_object_new_array(), NULL));
-		rs_emit(xs, "response.content_part.done", xs_obj(
-		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->base + i),
-		    "content_index", XS_INT(0),
+		responses_emit(xs, "response.content_part.done", xstream_object(
+		    "item_id", XSTREAM_STR(it->id),
+		    "output_index", XSTREAM_INT(wr->base + i),
+		    "content_index", XSTREAM_INT(0),
 		    "part", json_object_get(part), NULL));
 	}
-	rs_emit(xs, "response.output_item.done", xs_obj(
-	    "output_index", XS_INT(wr->base + i),
+	responses_emit(xs, "response.output_item.done", xstream_object(
+	    "output_index", XSTREAM_INT(wr->base + i),
 	    "item", json_object_get(item), NULL));
 	json_object_array_add(wr->output, item);
 }
 
 /* A new item, announced; NULL past the bound (the answer fails). */
-static struct rs_item *
-rs_open(struct xstream *xs, int tool, const char *prefix,
+static struct responses_item *
+responses_open(struct xstream *xs, int tool, const char *prefix,
     struct json_object *item)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct rs_item	*it;
+	struct responses_writer	*wr = xs->wr;
+	struct responses_item	*it;
 
-	rs_close(xs);
+	responses_close(xs);
 	if (wr->nitems >= RS_ITEMS_MAX) {
 		json_object_put(item);
 		xs->failed = 1;
@@ -223,66 +230,67 @@ rs_open(struct xstream *xs, int tool, const char *prefix,
 	it->item = item;
 	if ((it->acc = printbuf_new()) == NULL)
 		abort();
-	json_object_object_add(item, "id", XS_STR(it->id));
-	rs_emit(xs, "response.output_item.added", xs_obj(
-	    "output_index", XS_INT(wr->base + wr->open),
+	json_object_object_add(item, "id", XSTREAM_STR(it->id));
+	responses_emit(xs, "response.output_item.added", xstream_object(
+	    "output_index", XSTREAM_INT(wr->base + wr->open),
 	    "item", json_object_get(item), NULL));
 	return it;
 }
 
 /* Appends to the item's text or arguments. */
 static void
-rs_acc(struct rs_item *it, const char *s, size_t len)
+responses_accumulate(struct responses_item *it, const char *s, size_t len)
 {
 	if (len > INT32_MAX || printbuf_memappend(it->acc, s, len) < 0)
 		abort();
 }
 
 static void
-rs_text(struct xstream *xs, const char *s, size_t len)
+responses_text(struct xstream *xs, const char *s, size_t len)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct rs_item	*it;
+	struct responses_writer	*wr = xs->wr;
+	struct responses_item	*it;
 
 	if (wr->open >= 0 && wr->items[wr->open].tool < 0)
 		it = &wr->items[wr->open];
 	else {
-		if ((it = rs_open(xs, -1, "msg_", xs_obj(
-		    "type", XS_STR("message"),
-		    "status", XS_STR("in_progress"),
-		    "role", XS_STR("assistant"),
+		if ((it = responses_open(xs, -1, "msg_", xstream_object(
+		    "type", XSTREAM_STR("message"),
+		    "status", XSTREAM_STR("in_progress"),
+		    "role", XSTREAM_STR("assistant"),
 		    "content", json_object_new_array(), NULL))) == NULL)
 			return;
-		rs_emit(xs, "response.content_part.added", xs_obj(
-		    "item_id", XS_STR(it->id),
-		    "output_index", XS_INT(wr->base + wr->open),
-		    "content_index", XS_INT(0),
-		    "part", xs_obj("type", XS_STR("output_text"),
+		responses_emit(xs, "response.content_part.added",
+		    xstream_object(
+		    "item_id", XSTREAM_STR(it->id),
+		    "output_index", XSTREAM_INT(wr->base + wr->open),
+		    "content_index", XSTREAM_INT(0),
+		    "part", xstream_object("type", XSTREAM_STR("output_text"),
 			"annotations", json_object_new_array(),
 			"logprobs", json_object_new_array(),
-			"text", XS_STR(""), NULL), NULL));
+			"text", XSTREAM_STR(""), NULL), NULL));
 	}
-	rs_acc(it, s, len);
-	rs_emit(xs, "response.output_text.delta", xs_obj(
-	    "item_id", XS_STR(it->id),
-	    "output_index", XS_INT(wr->base + wr->open),
-	    "content_index", XS_INT(0),
+	responses_accumulate(it, s, len);
+	responses_emit(xs, "response.output_text.delta", xstream_object(
+	    "item_id", XSTREAM_STR(it->id),
+	    "output_index", XSTREAM_INT(wr->base + wr->open),
+	    "content_index", XSTREAM_INT(0),
 	    "delta", json_object_new_string_len(s, len),
 	    "logprobs", json_object_new_array(), NULL));
 }
 
 static void
-rs_tool_start(struct xstream *xs, int index, const char *id,
+responses_tool_start(struct xstream *xs, int index, const char *id,
     const char *name)
 {
-	struct rs_wr	*wr = xs->wr;
+	struct responses_writer	*wr = xs->wr;
 
-	if (rs_open(xs, index, "fc_", xs_obj(
-	    "type", XS_STR("function_call"),
-	    "status", XS_STR("in_progress"),
-	    "arguments", XS_STR(""),
-	    "call_id", XS_STR(id),
-	    "name", XS_STR(name), NULL)) != NULL)
+	if (responses_open(xs, index, "fc_", xstream_object(
+	    "type", XSTREAM_STR("function_call"),
+	    "status", XSTREAM_STR("in_progress"),
+	    "arguments", XSTREAM_STR(""),
+	    "call_id", XSTREAM_STR(id),
+	    "name", XSTREAM_STR(name), NULL)) != NULL)
 		wr->tool[index] = wr->open + 1;
 }
 
@@ -291,10 +299,10 @@ rs_tool_start(struct xstream *xs, int index, const char *id,
  * closed cannot be sent; no upstream known interleaves them.
  */
 static void
-rs_tool_args(struct xstream *xs, int index, const char *s, size_t len)
+responses_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct rs_item	*it;
+	struct responses_writer	*wr = xs->wr;
+	struct responses_item	*it;
 	int		 i = wr->tool[index] - 1;
 
 	if (i < 0)
@@ -304,16 +312,18 @@ rs_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 		return;
 	}
 	it = &wr->items[i];
-	rs_acc(it, s, len);
-	rs_emit(xs, "response.function_call_arguments.delta", xs_obj(
-	    "item_id", XS_STR(it->id),
-	    "output_index", XS_INT(wr->base + i),
+	responses_accumulate(it, s, len);
+	responses_emit(xs, "response.function_call_arguments.delta",
+	    xstream_object(
+	    "item_id", XSTREAM_STR(it->id),
+	    "output_index", XSTREAM_INT(wr->base + i),
 	    "delta", json_object_new_string_len(s, len), NULL));
 }
 
 /* The events between a code_interpreter_call's announcement and end. */
 static void
-rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
+responses_code_events(struct xstream *xs, struct json_object *item,
+    int64_t index)
 {
 	static const char *const steps[] = {
 		"response.code_interpreter_call.in_progress",
@@ -322,19 +332,21 @@ rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
 		"response.code_interpreter_call.interpreting",
 		"response.code_interpreter_call.completed",
 	};
-	struct json_object	*ev, *code = xs_get(item, "code");
+	struct json_object	*ev, *code;
 	size_t			 i;
 
+	code = xstream_get(item, "code");
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		ev = xs_obj("item_id", json_object_get(xs_get(item, "id")),
-		    "output_index", XS_INT(index), NULL);
+		ev = xstream_object("item_id",
+		    json_object_get(xstream_get(item, "id")),
+		    "output_index", XSTREAM_INT(index), NULL);
 		if (i == 1)
 			json_object_object_add(ev, "delta",
 			    json_object_get(code));
 		else if (i == 2)
 			json_object_object_add(ev, "code",
 			    json_object_get(code));
-		rs_emit(xs, steps[i], ev);
+		responses_emit(xs, steps[i], ev);
 	}
 }
 
@@ -344,14 +356,15 @@ rs_code_events(struct xstream *xs, struct json_object *item, int64_t index)
  * response.completed lists it at the same index.
  */
 static void
-rs_whole(struct xstream *xs, struct json_object *item)
+responses_whole(struct xstream *xs, struct json_object *item)
 {
-	struct rs_wr		*wr = xs->wr;
+	struct responses_writer		*wr = xs->wr;
 	struct json_object	*added, *v;
-	const char		*type = xs_str(item, "type");
+	const char		*type;
 	int			 code;
 
-	if (wr->nitems > 0 || xs_str(item, "id") == NULL || type == NULL) {
+	type = xstream_str(item, "type");
+	if (wr->nitems > 0 || xstream_str(item, "id") == NULL || type == NULL) {
 		xs->failed = 1;
 		return;
 	}
@@ -359,32 +372,32 @@ rs_whole(struct xstream *xs, struct json_object *item)
 	added = json_object_new_object();
 	json_object_object_foreach(item, key, val) {
 		if (strcmp(key, "status") == 0)
-			v = XS_STR("in_progress");
+			v = XSTREAM_STR("in_progress");
 		else if (code && strcmp(key, "code") == 0)
-			v = XS_STR("");
+			v = XSTREAM_STR("");
 		else if (code && strcmp(key, "outputs") == 0)
 			v = NULL;
 		else
 			v = json_object_get(val);
 		json_object_object_add(added, key, v);
 	}
-	rs_emit(xs, "response.output_item.added", xs_obj(
-	    "output_index", XS_INT(wr->base), "item", added, NULL));
+	responses_emit(xs, "response.output_item.added", xstream_object(
+	    "output_index", XSTREAM_INT(wr->base), "item", added, NULL));
 	if (code)
-		rs_code_events(xs, item, wr->base);
-	rs_emit(xs, "response.output_item.done", xs_obj(
-	    "output_index", XS_INT(wr->base),
+		responses_code_events(xs, item, wr->base);
+	responses_emit(xs, "response.output_item.done", xstream_object(
+	    "output_index", XSTREAM_INT(wr->base),
 	    "item", json_object_get(item), NULL));
 	json_object_array_add(wr->output, json_object_get(item));
 	wr->base++;
 }
 
 static void
-rs_finish(struct xstream *xs, const char *reason)
+responses_finish(struct xstream *xs, const char *reason)
 {
-	struct rs_wr	*wr = xs->wr;
+	struct responses_writer	*wr = xs->wr;
 
-	rs_close(xs);
+	responses_close(xs);
 	if (strcmp(reason, "length") == 0)
 		wr->reason = "max_output_tokens";
 	else if (strcmp(reason, "content_filter") == 0)
@@ -392,25 +405,29 @@ rs_finish(struct xstream *xs, const char *reason)
 }
 
 static void
-rs_end(struct xstream *xs)
+responses_end(struct xstream *xs)
 {
-	struct rs_wr	*wr = xs->wr;
-	struct json_object *output = json_object_get(wr->output);
+	struct responses_writer	*wr = xs->wr;
+	struct json_object	*output;
 
-	rs_close(xs);
+	output = json_object_get(wr->output);
+	responses_close(xs);
 	if (wr->reason != NULL)
-		rs_emit(xs, "response.incomplete", xs_obj("response",
-		    rs_response(xs, "incomplete", xs_obj("reason",
-		    XS_STR(wr->reason), NULL), output), NULL));
+		responses_emit(xs, "response.incomplete",
+		    xstream_object("response",
+		    responses_response(xs, "incomplete",
+		    xstream_object("reason",
+		    XSTREAM_STR(wr->reason), NULL), output), NULL));
 	else
-		rs_emit(xs, "response.completed", xs_obj("response",
-		    rs_response(xs, "completed", NULL, output), NULL));
+		responses_emit(xs, "response.completed",
+		    xstream_object("response",
+		    responses_response(xs, "completed", NULL, output), NULL));
 }
 
 static void
-rs_free(struct xstream *xs)
+responses_free(struct xstream *xs)
 {
-	struct rs_wr	*wr = xs->wr;
+	struct responses_writer	*wr = xs->wr;
 	int		 i;
 
 	if (wr == NULL)
@@ -423,19 +440,19 @@ rs_free(struct xstream *xs)
 	free(wr);
 }
 
-const struct xs_writer xs_responses_writer = {
-	.start = rs_start,
-	.text = rs_text,
-	.tool_start = rs_tool_start,
-	.tool_args = rs_tool_args,
-	.whole = rs_whole,
-	.finish = rs_finish,
-	.end = rs_end,
-	.free = rs_free,
+const struct xstream_writer xstream_responses_writer = {
+	.start = responses_start,
+	.text = responses_text,
+	.tool_start = responses_tool_start,
+	.tool_args = responses_tool_args,
+	.whole = responses_whole,
+	.finish = responses_finish,
+	.end = responses_end,
+	.free = responses_free,
 };
 
 static int
-rs_terminal(const char *type)
+responses_terminal(const char *type)
 {
 	return strcmp(type, "response.completed") == 0 ||
 	    strcmp(type, "response.incomplete") == 0 ||
@@ -443,39 +460,25 @@ rs_terminal(const char *type)
 }
 
 int
-xs_responses_pass(struct xstream *xs, const char *event,
+xstream_responses_pass(struct xstream *xs, const char *event,
     struct json_object *data)
 {
 	struct json_object	*resp;
 	const char		*type, *name;
 
-	if ((type = xs_str(data, "type")) == NULL)
+	if ((type = xstream_str(data, "type")) == NULL)
 		type = event;
 	if (strcmp(type, "error") == 0 ||
-	    (name = xs_event_name(event, type)) == NULL)
+	    (name = xstream_event_name(event, type)) == NULL)
 		return -1;
-	if ((resp = xs_get(data, "response")) != NULL) {
-		xs_set_model(xs, resp);
-		xs_hub_usage(xs, wire_tokens(xs_get(resp,
-		    "usage.input_tokens")), wire_tokens(xs_get(resp,
+	if ((resp = xstream_get(data, "response")) != NULL) {
+		xstream_set_model(xs, resp);
+		xstream_hub_usage(xs, wire_tokens(xstream_get(resp,
+		    "usage.input_tokens")), wire_tokens(xstream_get(resp,
 		    "usage.output_tokens")));
 	}
-	xs_emit_json(xs, name, json_object_get(data));
-	return rs_terminal(type);
-}
-
-static const char *
-rs_error_code(int status)
-{
-	switch (status) {
-	case 429:
-		return "rate_limit_exceeded";
-	case 504:
-		return "timeout";
-	default:
-		return status >= 500 ? "server_error" :
-		    "invalid_request_error";
-	}
+	xstream_emit_json(xs, name, json_object_get(data));
+	return responses_terminal(type);
 }
 
 /*
@@ -485,21 +488,22 @@ rs_error_code(int status)
  * object.  The sequence number is not known here; no SDK checks it.
  */
 void
-xs_responses_error(int status, const char *message, xstream_emit_cb emit,
+xstream_responses_error(int status, const char *message, xstream_emit_cb emit,
     void *arg)
 {
-	const char	*code = rs_error_code(status);
+	const char	*code;
 
-	xs_send(emit, arg, "error", xs_obj(
-	    "type", XS_STR("error"),
-	    "code", XS_STR(code),
-	    "message", XS_STR(message),
+	code = wire_error_code_responses(status);
+
+	xstream_send(emit, arg, "error", xstream_object(
+	    "type", XSTREAM_STR("error"),
+	    "code", XSTREAM_STR(code),
+	    "message", XSTREAM_STR(message),
 	    "param", NULL,
-	    "sequence_number", XS_INT(0),
-	    "error", xs_obj(
-		"type", XS_STR(status >= 500 ? "server_error" :
-		    "invalid_request_error"),
-		"code", XS_STR(code),
-		"message", XS_STR(message),
+	    "sequence_number", XSTREAM_INT(0),
+	    "error", xstream_object(
+		"type", XSTREAM_STR(wire_error_type_openai(status)),
+		"code", XSTREAM_STR(code),
+		"message", XSTREAM_STR(message),
 		"param", NULL, NULL), NULL));
 }
