@@ -230,7 +230,7 @@ extract_request(struct extract_peer *p, struct imsg *imsg)
 }
 
 static void
-extract_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+extract_dispatch_frontend(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	/* proto.c: only IMSG_EXTRACT, with its size and a descriptor. */
 	extract_request(arg, imsg);
@@ -268,7 +268,7 @@ extract_add_peer(enum proc_role role, int instance, int fd)
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		fatal("calloc");
 	p->instance = instance;
-	child_peer_init(&p->iev, role, fd, extract_dispatch,
+	child_peer_init(&p->iev, role, fd, extract_dispatch_frontend,
 	    extract_peer_closed, p);
 }
 

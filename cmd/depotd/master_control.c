@@ -180,7 +180,7 @@ control_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 }
 
 static void
-control_dispatch_client(struct imsgev *iev, struct imsg *imsg, void *arg)
+master_dispatch_control(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct ctl_conn	*c = arg;
 	struct ctl_cmd	 cmd;
@@ -251,7 +251,7 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	c->id = ctl_next_id++;
-	if (imsgev_init(&c->iev, master.base, s, control_dispatch_client,
+	if (imsgev_init(&c->iev, master.base, s, master_dispatch_control,
 	    control_closed, c) == -1) {
 		close(s);
 		free(c);
