@@ -81,7 +81,7 @@ spawn_role(const struct role *r)
 		cp->instance = i;
 		cp->fd = -1;
 		cp->started = time(NULL);
-		r->spawn(cp);
+		master_role_spawn(cp);
 		TAILQ_INSERT_TAIL(&master.children, cp, entry);
 	}
 }
@@ -182,15 +182,17 @@ static void
 child_main(const char *title, const char *inst, int debug, int verbose)
 {
 	const struct role	*r;
+	master_role_main_fn	 role_main;
 	const char		*errstr;
 	int			 instance;
 
 	instance = strtonum(inst ? inst : "0", 0, FRONTEND_MAX - 1, &errstr);
 	if (errstr != NULL)
 		errx(1, "instance %s", errstr);
-	if ((r = roster_by_title(title)) == NULL || r->main == NULL)
+	if ((r = roster_by_title(title)) == NULL ||
+	    (role_main = master_role_main(r->role)) == NULL)
 		errx(1, "unknown role %s", title);
-	r->main(instance, debug, verbose);
+	role_main(instance, debug, verbose);
 }
 
 int

@@ -54,6 +54,13 @@ struct child_proc *master_storage(void);
 /* Reaps what exited; ends the daemon if that was not a frontend. */
 void	 master_reap(void);
 
+/* master_roles.c: how each role is started */
+typedef void	(*master_role_main_fn)(int instance, int debug, int verbose);
+/* Starts one instance of cp's role: its pid, and its channel or -1. */
+void	 master_role_spawn(struct child_proc *);
+/* The main of role in the re-executed child; NULL if it has none. */
+master_role_main_fn master_role_main(enum proc_role);
+
 /* master_proc.c: listening sockets, SO_REUSEPORT when shared */
 int	 master_bound_socket(const struct listen_conf *, int shared,
 	    const char *taken);

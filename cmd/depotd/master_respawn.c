@@ -204,7 +204,7 @@ respawn_start(struct child_proc *cp)
 	cp->replaced = 1;
 	cp->started = time(NULL);
 	memset(&cp->beat, 0, sizeof(cp->beat));
-	r->spawn(cp);
+	master_role_spawn(cp);
 	if (imsgev_init(&cp->iev, master.base, cp->fd, master_dispatch_child,
 	    master_child_closed, cp) == -1)
 		fatal("imsgev_init");
