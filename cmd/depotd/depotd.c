@@ -42,7 +42,7 @@
 #include "privdrop.h"
 #include "depotd.h"
 #include "roster.h"
-#include "proc.h"
+#include "master_proc.h"
 #include "master.h"
 #include "confine.h"
 

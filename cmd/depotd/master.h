@@ -23,7 +23,7 @@
 
 #include "cdefs.h"
 #include "privdrop.h"
-#include "proc.h"
+#include "master_proc.h"
 
 struct master {
 	struct event_base	*base;

@@ -38,7 +38,7 @@
 #include "log.h"
 #include "depotd.h"
 #include "master.h"
-#include "proc.h"
+#include "master_proc.h"
 
 char *const proc_env[] = {
 	"PATH=/usr/sbin:/usr/bin:/sbin:/bin",

@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #include "depotd.h"
-#include "proc.h"
+#include "master_proc.h"
 #include "master.h"
 
 struct role_start {

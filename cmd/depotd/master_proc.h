@@ -15,10 +15,10 @@
  */
 
 /*
- * proc.h: the master's view of its children.
+ * master_proc.h: the master's view of its children (master_proc.c).
  */
-#ifndef DEPOTD_PROC_H
-#define DEPOTD_PROC_H
+#ifndef DEPOTD_MASTER_PROC_H
+#define DEPOTD_MASTER_PROC_H
 
 #include <sys/queue.h>
 #include <time.h>
@@ -36,7 +36,7 @@ struct child_proc {
 	int			 ready;
 	uint32_t		 conf_acked;	/* last generation applied */
 	struct imsgev		 iev;
-	/* Frontends: their heartbeat and their replacements (respawn.c). */
+	/* Frontends: heartbeat and replacements (master_respawn.c). */
 	int64_t			 beat_ms;	/* monotonic, last heartbeat */
 	struct heartbeat_msg	 beat;		/* as it came */
 	int			 replaced;	/* a replacement, not the first */
