@@ -288,7 +288,7 @@ main(int argc, char *argv[], char *envp[])
 	control_init(master.conf->control_socket);
 	confine_log_kernel();
 	spawn_children();
-	respawn_init();
+	respawn_init(master_dispatch_child, master_child_closed, master_reap);
 	log_info("started, %d frontends", master.conf->prefork);
 	event_base_dispatch(master.base);
 	master_shutdown(master.exit_status);

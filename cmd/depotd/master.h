@@ -15,8 +15,8 @@
  */
 
 /*
- * master.h: the master's state, shared by depotd.c, master.c and
- * master_control.c.
+ * master.h: the master's state, shared by depotd.c and the master_*.c
+ * files.
  */
 #ifndef DEPOTD_MASTER_H
 #define DEPOTD_MASTER_H
@@ -47,12 +47,13 @@ extern struct master master;
 void	 master_signals(void);
 void	 master_dispatch_child(struct imsgev *, struct imsg *, void *);
 void	 master_child_closed(struct imsgev *, const char *, void *);
-/* The new configuration's generation, or 0 (why says) if it failed. */
-uint32_t master_reload(char *why, size_t whylen);
-void	 master_set_verbose(int);
-struct child_proc *master_storage(void);
 /* Reaps what exited; ends the daemon if that was not a frontend. */
 void	 master_reap(void);
+__dead void	 master_shutdown(int);
+
+/* master_reload.c */
+/* The new configuration's generation, or 0 (why says) if it failed. */
+uint32_t master_reload(char *why, size_t whylen);
 
 /* master_roles.c: how each role is started */
 typedef void	(*master_role_main_fn)(int instance, int debug, int verbose);
@@ -65,13 +66,19 @@ master_role_main_fn master_role_main(enum proc_role);
 int	 master_bound_socket(const struct listen_conf *, int shared,
 	    const char *taken);
 void	 master_send_listeners(struct child_proc *);
+struct child_proc *master_storage(void);
+void	 master_set_verbose(int);
 
-/* master_respawn.c: the frontends' heartbeat and replacement */
-void	 respawn_init(void);
+/*
+ * master_respawn.c: the frontends' heartbeat and replacement.  A
+ * replacement's channel gets master.c's dispatch and closed; reap is
+ * master_reap, run before one starts.
+ */
+void	 respawn_init(imsgev_dispatch_cb dispatch, imsgev_closed_cb closed,
+	    void (*reap)(void));
 void	 respawn_heartbeat(struct child_proc *, struct imsg *);
 void	 respawn_schedule(struct child_proc *);
 void	 respawn_channel_closed(struct child_proc *, const char *why);
-__dead void	 master_shutdown(int);
 
 /* master_sandbox.c */
 void	 sandbox_local_spawn(struct child_proc *);

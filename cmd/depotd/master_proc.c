@@ -260,3 +260,28 @@ proc_kill_all(struct child_list *children)
 			cp->pid = 0;
 		}
 }
+
+/* The storage helper's slot, or NULL before it is started. */
+struct child_proc *
+master_storage(void)
+{
+	struct child_proc	*cp;
+
+	TAILQ_FOREACH(cp, &master.children, entry)
+		if (cp->role == ROLE_STORAGE)
+			return cp;
+	return NULL;
+}
+
+/* The log level, for the master and every child with a channel. */
+void
+master_set_verbose(int v)
+{
+	struct child_proc	*cp;
+
+	log_setverbose(v);
+	TAILQ_FOREACH(cp, &master.children, entry)
+		if (cp->fd != -1)
+			imsgev_compose(&cp->iev, IMSG_LOG_VERBOSE, 0, 0, -1,
+			    &v, sizeof(v));
+}

@@ -52,6 +52,10 @@
 #define START_GRACE	10	/* s a replacement may take to start */
 
 static struct event	*ev_watchdog;
+/* master.c's, handed over by respawn_init: it is above this file. */
+static imsgev_dispatch_cb	 child_dispatch;
+static imsgev_closed_cb		 child_closed;
+static void			(*child_reap)(void);
 
 static int64_t
 now_ms(void)
@@ -172,9 +176,14 @@ watchdog(evutil_socket_t fd, short what, void *arg)
 }
 
 void
-respawn_init(void)
+respawn_init(imsgev_dispatch_cb dispatch, imsgev_closed_cb closed,
+    void (*reap)(void))
 {
 	struct timeval	 tv = { 1, 0 };
+
+	child_dispatch = dispatch;
+	child_closed = closed;
+	child_reap = reap;
 
 	ev_watchdog = event_new(master.base, -1, EV_PERSIST, watchdog, NULL);
 	if (ev_watchdog == NULL || event_add(ev_watchdog, &tv) == -1)
@@ -205,8 +214,8 @@ respawn_start(struct child_proc *cp)
 	cp->started = time(NULL);
 	memset(&cp->beat, 0, sizeof(cp->beat));
 	master_role_spawn(cp);
-	if (imsgev_init(&cp->iev, master.base, cp->fd, master_dispatch_child,
-	    master_child_closed, cp) == -1)
+	if (imsgev_init(&cp->iev, master.base, cp->fd, child_dispatch,
+	    child_closed, cp) == -1)
 		fatal("imsgev_init");
 	imsgev_set_channel(&cp->iev, proto_channel(ROLE_MASTER, cp->role));
 	proc_send_conf(cp, master.conf, master.generation);
@@ -230,7 +239,7 @@ respawn_due(evutil_socket_t fd, short what, void *arg)
 	event_free(cp->ev_respawn);
 	cp->ev_respawn = NULL;
 	/* A sibling that died meanwhile (the storage helper?) ends all. */
-	master_reap();
+	child_reap();
 	if (master.shutting_down || cp->pid != 0)
 		return;
 	respawn_start(cp);
