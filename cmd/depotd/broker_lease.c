@@ -232,8 +232,7 @@ broker_lease_open(struct broker_peer *p, struct imsg *imsg)
 	struct sbx_open		 req;
 	struct json_object	*o;
 	struct broker_lease	*l;
-	int			 max = broker.conf->max_sessions > 0 ?
-				    broker.conf->max_sessions : 16;
+	int			 max = broker.conf->max_sessions;
 	char			 msg[160];
 
 	memcpy(&req, imsg->data, sizeof(req));
@@ -395,8 +394,7 @@ broker_lease_produced(struct broker_lease *l, struct json_object *after)
 {
 	struct json_object	*out, *f, *v;
 	size_t			 i, n;
-	int			 max = broker.conf->max_output_files > 0 ?
-				    broker.conf->max_output_files : 20;
+	int			 max = broker.conf->max_output_files;
 
 	out = json_object_new_array();
 	n = json_object_array_length(after);
@@ -518,8 +516,7 @@ broker_lease_exec_start(struct broker_lease *l)
 {
 	struct json_object	*req, *in = l->exec_req;
 	char			 path[256];
-	int			 timeout = broker.conf->exec_timeout > 0 ?
-				    broker.conf->exec_timeout : 60;
+	int			 timeout = broker.conf->exec_timeout;
 
 	l->exec_req = NULL;
 	req = json_object_new_object();

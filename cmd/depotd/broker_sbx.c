@@ -43,6 +43,7 @@
 
 #define SBX_ANSWER_MAX	(4 * 1024 * 1024)	/* a JSON answer */
 #define SBX_JSON_DEPTH	32			/* and its nesting */
+#define SBX_CONNECT_TIMEOUT	10L		/* seconds: no setting names it */
 
 struct sbx_request {
 	struct sbx_backend	*be;
@@ -295,8 +296,7 @@ sbx_request_new(struct sbx_backend *be, const char *method, const char *path,
 	curl_easy_setopt(c->easy, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT,
-	    be->connect_timeout > 0 ? be->connect_timeout : 10L);
+	curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT, SBX_CONNECT_TIMEOUT);
 	if (timeout > 0)
 		curl_easy_setopt(c->easy, CURLOPT_TIMEOUT, timeout);
 	curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, sbx_write_answer);

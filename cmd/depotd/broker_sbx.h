@@ -37,7 +37,6 @@ struct sbx_backend {
 	const char	*resolve;	/* CURLOPT_RESOLVE entry, or NULL */
 	const char	*ca_pem;	/* CA bundle for https, or NULL */
 	size_t		 ca_len;
-	long		 connect_timeout; /* seconds */
 	long		 transfer_timeout; /* PutFile, GetFile: seconds */
 };
 
