@@ -41,9 +41,9 @@ void
 master_shutdown(int status)
 {
 	master.shutting_down = 1;
-	proc_kill_all(&master.children);
-	control_cleanup();
-	sandbox_local_cleanup();
+	master_proc_kill_all(&master.children);
+	master_control_cleanup();
+	master_sandbox_cleanup();
 	if (master.pidfile != NULL)
 		unlink(master.pidfile);
 	log_info("exiting");
@@ -88,7 +88,7 @@ reap_exited(void)
 			log_warnx("frontend %d (pid %d) %s; replacing it",
 			    cp->instance, (int)pid, how);
 			cp->pid = 0;
-			respawn_schedule(cp);
+			master_respawn_schedule(cp);
 			continue;
 		}
 		if (!master.shutting_down)
@@ -96,7 +96,7 @@ reap_exited(void)
 			    role_name(cp->role), cp->instance, (int)pid, how);
 		cp->pid = 0;
 		if (!master.shutting_down && cp->role == ROLE_SANDBOXD &&
-		    sandbox_local_respawn(cp) == 0)
+		    master_sandbox_respawn(cp) == 0)
 			continue;
 		n++;
 	}
@@ -183,7 +183,7 @@ conf_acked(struct child_proc *cp, struct imsg *imsg)
 		log_info("reloaded %s", master.conffile);
 		logged = oldest;
 	}
-	control_reload_acked(oldest);
+	master_control_reload_acked(oldest);
 }
 
 static void
@@ -217,11 +217,11 @@ master_dispatch_child(struct imsgev *iev, struct imsg *imsg, void *arg)
 		conf_acked(cp, imsg);
 		break;
 	case IMSG_HEARTBEAT:
-		respawn_heartbeat(cp, imsg);
+		master_respawn_heartbeat(cp, imsg);
 		break;
 	case IMSG_CTL_LINE:
 	case IMSG_CTL_END:
-		control_relay(imsg);
+		master_control_relay(imsg);
 		break;
 	}
 }
@@ -233,7 +233,7 @@ master_child_closed(struct imsgev *iev, const char *why, void *arg)
 
 	if (!master.shutting_down && cp->role == ROLE_FRONTEND &&
 	    (cp->beat_ms != 0 || cp->replaced))
-		respawn_channel_closed(cp, why);
+		master_respawn_channel_closed(cp, why);
 	else
 		lost_child(cp, why);
 }

@@ -74,25 +74,25 @@ void	 master_set_verbose(int);
  * replacement's channel gets master.c's dispatch and closed; reap is
  * master_reap, run before one starts.
  */
-void	 respawn_init(imsgev_dispatch_cb dispatch, imsgev_closed_cb closed,
-	    void (*reap)(void));
-void	 respawn_heartbeat(struct child_proc *, struct imsg *);
-void	 respawn_schedule(struct child_proc *);
-void	 respawn_channel_closed(struct child_proc *, const char *why);
+void	 master_respawn_init(imsgev_dispatch_cb dispatch,
+	    imsgev_closed_cb closed, void (*reap)(void));
+void	 master_respawn_heartbeat(struct child_proc *, struct imsg *);
+void	 master_respawn_schedule(struct child_proc *);
+void	 master_respawn_channel_closed(struct child_proc *, const char *why);
 
 /* master_sandbox.c */
-void	 sandbox_local_spawn(struct child_proc *);
-void	 sandbox_local_cleanup(void);
+void	 master_sandbox_spawn(struct child_proc *);
+void	 master_sandbox_cleanup(void);
 /* Starts it again; -1 when it dies too often to try. */
-int	 sandbox_local_respawn(struct child_proc *);
-const char *sandbox_local_dir(void);
+int	 master_sandbox_respawn(struct child_proc *);
+const char *master_sandbox_dir(void);
 
 /* master_control.c */
-void	 control_init(const char *path);
-int	 control_in_use(const char *path);
-void	 control_relay(struct imsg *);
+void	 master_control_init(const char *path);
+int	 master_control_in_use(const char *path);
+void	 master_control_relay(struct imsg *);
 /* Every child has applied generation: answer who waits for it. */
-void	 control_reload_acked(uint32_t generation);
-void	 control_cleanup(void);
+void	 master_control_reload_acked(uint32_t generation);
+void	 master_control_cleanup(void);
 
 #endif

@@ -198,7 +198,7 @@ control_closed(struct imsgev *iev, const char *why, void *arg)
 }
 
 void
-control_relay(struct imsg *imsg)
+master_control_relay(struct imsg *imsg)
 {
 	struct ctl_conn	*c;
 
@@ -211,7 +211,7 @@ control_relay(struct imsg *imsg)
 }
 
 void
-control_reload_acked(uint32_t generation)
+master_control_reload_acked(uint32_t generation)
 {
 	struct call_entry	*e;
 	struct ctl_conn		*c;
@@ -261,7 +261,7 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 
 /* 1 when a process accepts connections on path: binding would steal it. */
 int
-control_in_use(const char *path)
+master_control_in_use(const char *path)
 {
 	struct sockaddr_un	 sun;
 	int			 fd, rv;
@@ -276,7 +276,7 @@ control_in_use(const char *path)
 }
 
 void
-control_init(const char *path)
+master_control_init(const char *path)
 {
 	struct sockaddr_un	 sun;
 	mode_t			 old;
@@ -303,7 +303,7 @@ control_init(const char *path)
 }
 
 void
-control_cleanup(void)
+master_control_cleanup(void)
 {
 	if (control_fd != -1) {
 		close(control_fd);

@@ -48,13 +48,14 @@ struct child_proc {
 TAILQ_HEAD(child_list, child_proc);
 
 /* The whole environment of every program the master starts. */
-extern char *const	 proc_env[];
+extern char *const	 master_proc_env[];
 
-void		 proc_spawn(struct child_proc *);
-int		 proc_connect_pair(struct child_proc *, struct child_proc *);
-void		 proc_send_conf(struct child_proc *, const struct depotd_conf *,
-		    uint32_t generation);
-void		 proc_kill_all(struct child_list *);
-int		 proc_signal(const struct child_proc *, int sig);
+void		 master_proc_spawn(struct child_proc *);
+int		 master_proc_connect_pair(struct child_proc *,
+		    struct child_proc *);
+void		 master_proc_send_conf(struct child_proc *,
+		    const struct depotd_conf *, uint32_t generation);
+void		 master_proc_kill_all(struct child_list *);
+int		 master_proc_signal(const struct child_proc *, int sig);
 
 #endif

@@ -89,7 +89,7 @@ master_reload(char *why, size_t whylen)
 	master.generation++;
 	TAILQ_FOREACH(cp, &master.children, entry)
 		if (cp->fd != -1)
-			proc_send_conf(cp, conf, master.generation);
+			master_proc_send_conf(cp, conf, master.generation);
 	snprintf(why, whylen, "reloaded %s", master.conffile);
 	return master.generation;
 }

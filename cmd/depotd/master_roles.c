@@ -36,11 +36,11 @@ struct role_start {
 };
 
 static const struct role_start role_starts[ROLE_MAX] = {
-	[ROLE_STORAGE] = { proc_spawn, storage_main },
-	[ROLE_BROKER] = { proc_spawn, broker_main },
-	[ROLE_FRONTEND] = { proc_spawn, frontend_main },
-	[ROLE_SANDBOXD] = { sandbox_local_spawn, NULL },
-	[ROLE_EXTRACT] = { proc_spawn, extract_main },
+	[ROLE_STORAGE] = { master_proc_spawn, storage_main },
+	[ROLE_BROKER] = { master_proc_spawn, broker_main },
+	[ROLE_FRONTEND] = { master_proc_spawn, frontend_main },
+	[ROLE_SANDBOXD] = { master_sandbox_spawn, NULL },
+	[ROLE_EXTRACT] = { master_proc_spawn, extract_main },
 };
 
 void
