@@ -84,6 +84,18 @@ calltab_take_any(struct calltab *t)
 	return e;
 }
 
+struct call_entry *
+calltab_first(struct calltab *t)
+{
+	return RB_MIN(call_tree, &t->tree);
+}
+
+struct call_entry *
+calltab_next(struct calltab *t, struct call_entry *e)
+{
+	return RB_NEXT(call_tree, &t->tree, e);
+}
+
 size_t
 calltab_count(const struct calltab *t)
 {

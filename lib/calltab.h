@@ -18,8 +18,8 @@
  * calltab.h: the calls a process has in flight to one peer, by the id
  * that rides in the imsg header's peer id.  Each call embeds a struct
  * call_entry; the table hands out ids that are never 0 and never those
- * of a call still in flight, finds a call by the id of its answer, and
- * gives up every call when the peer goes away.
+ * of a call still in flight, finds a call by the id of its answer,
+ * visits every call, and gives up every call when the peer goes away.
  */
 #ifndef DEPOT_CALLTAB_H
 #define DEPOT_CALLTAB_H
@@ -55,6 +55,9 @@ struct call_entry	*calltab_find(struct calltab *, uint32_t);
 void			 calltab_remove(struct calltab *, struct call_entry *);
 /* Removes and returns any one call, or NULL: for giving up every call. */
 struct call_entry	*calltab_take_any(struct calltab *);
+/* Every call in order of id; the loop must not remove any. */
+struct call_entry	*calltab_first(struct calltab *);
+struct call_entry	*calltab_next(struct calltab *, struct call_entry *);
 size_t			 calltab_count(const struct calltab *);
 
 #endif /* DEPOT_CALLTAB_H */

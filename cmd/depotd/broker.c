@@ -52,9 +52,9 @@ broker_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct broker_peer	*p = arg;
 
 	if (p->role == ROLE_STORAGE)
-		output_storage_msg(imsg);
+		broker_dispatch_storage(imsg);
 	else
-		lease_dispatch(p, imsg);
+		broker_dispatch_frontend(p, imsg);
 }
 
 static void
@@ -63,8 +63,8 @@ broker_peer_closed(struct imsgev *iev, const char *why, void *arg)
 	struct broker_peer	*p = arg;
 
 	if (p->role == ROLE_STORAGE)
-		output_storage_attach(NULL);
-	lease_peer_gone(p);
+		broker_output_storage_attach(NULL);
+	broker_lease_peer_gone(p);
 	imsgev_clear(&p->iev);
 	free(p);
 }
@@ -82,7 +82,7 @@ broker_add_peer(enum proc_role role, int instance, int fd)
 	child_peer_init(&p->iev, role, fd, broker_dispatch_peer,
 	    broker_peer_closed, p);
 	if (role == ROLE_STORAGE)
-		output_storage_attach(&p->iev);
+		broker_output_storage_attach(&p->iev);
 }
 
 /*
@@ -146,7 +146,7 @@ broker_shutdown(void)
 	struct timespec	 start, now;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (broker.backend.curl != NULL && lease_end_all() > 0) {
+	while (broker.backend.curl != NULL && broker_lease_end_all() > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - start.tv_sec >= 3)
 			break;

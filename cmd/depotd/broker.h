@@ -16,8 +16,9 @@
 
 /*
  * broker.h: the sandbox broker's parts: the process and its channels
- * (broker.c), leases of backend sessions (broker_lease.c), and calls
- * to the backend (broker_sbx.c).
+ * (broker.c), leases of backend sessions (broker_lease.c), the outputs
+ * they store (broker_output.c) and HTTP requests to the backend
+ * (broker_sbx.c).
  */
 #ifndef DEPOTD_BROKER_H
 #define DEPOTD_BROKER_H
@@ -29,38 +30,39 @@
 
 struct json_object;
 struct broker_peer;
-struct lease;
-struct output;
+struct broker_lease;
+struct broker_output;
 
 /* The stored outputs of a run: {stored: [...], skipped: [...]}. */
-typedef void	(*output_done_cb)(struct lease *, struct json_object *);
+typedef void	(*broker_output_done_cb)(struct broker_lease *,
+		    struct json_object *);
 
 /* One backend session, for one request of one frontend. */
-struct lease {
-	TAILQ_ENTRY(lease)	 entry;		/* every lease */
-	TAILQ_ENTRY(lease)	 peer_entry;	/* its frontend's */
+struct broker_lease {
+	TAILQ_ENTRY(broker_lease) entry;	/* every lease */
+	TAILQ_ENTRY(broker_lease) peer_entry;	/* its frontend's */
 	struct broker_peer	*peer;
 	uint32_t		 peerid;	/* the frontend's number */
 	char			 session[130];	/* "" until created */
 	char			 handle[HANDLE_LEN];
 	char			 key_id[IDLEN];	/* the caller's API key */
 	int			 admitted;	/* counts against its key */
-	struct sbx_call		*call;		/* at most one at a time */
+	struct sbx_request	*request;	/* at most one at a time */
 	char			*input;		/* the next Execute's */
 	size_t			 inlen;
 	struct json_object	*exec_req;	/* waiting on the baseline */
 	struct json_object	*result;	/* the last result block */
 	struct json_object	*listing;	/* files before the run */
 	struct json_object	*produced;	/* by the last run */
-	struct output		*output;	/* storing them */
+	struct broker_output	*output;	/* storing them */
 };
-TAILQ_HEAD(lease_list, lease);
+TAILQ_HEAD(broker_lease_list, broker_lease);
 
 struct broker_peer {
 	enum proc_role		 role;
 	int			 instance;
 	struct imsgev		 iev;
-	struct lease_list	 leases;
+	struct broker_lease_list leases;
 };
 
 struct broker {
@@ -70,17 +72,17 @@ struct broker {
 extern struct broker broker;
 
 /* broker_lease.c */
-void	 lease_dispatch(struct broker_peer *, struct imsg *);
-void	 lease_peer_gone(struct broker_peer *);
-int	 lease_count(void);
-int	 lease_end_all(void);
+void	 broker_dispatch_frontend(struct broker_peer *, struct imsg *);
+void	 broker_lease_peer_gone(struct broker_peer *);
+int	 broker_lease_count(void);
+int	 broker_lease_end_all(void);
 
 /* broker_output.c */
-void	 output_storage_attach(struct imsgev *);
-void	 output_storage_msg(struct imsg *);
-void	 output_store(struct lease *, struct json_object *produced,
-	    output_done_cb);
-void	 output_cancel(struct lease *);
-void	 output_release(const char *handle);
+void	 broker_output_storage_attach(struct imsgev *);
+void	 broker_dispatch_storage(struct imsg *);
+void	 broker_output_store(struct broker_lease *,
+	    struct json_object *produced, broker_output_done_cb);
+void	 broker_output_cancel(struct broker_lease *);
+void	 broker_output_release(const char *handle);
 
 #endif

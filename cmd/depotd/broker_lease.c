@@ -39,20 +39,21 @@
 #include "broker.h"
 #include "broker_sbx.h"
 
-static struct lease_list all_leases = TAILQ_HEAD_INITIALIZER(all_leases);
+static struct broker_lease_list all_leases = TAILQ_HEAD_INITIALIZER(all_leases);
 static int nleases;
 static int ndeleting;		/* DELETEs still under way */
 
-static void	lease_exec_start(struct lease *);
+static void	broker_lease_exec_start(struct broker_lease *);
 
 int
-lease_count(void)
+broker_lease_count(void)
 {
 	return nleases;
 }
 
 static void
-lease_status(struct lease *l, uint32_t type, int status, const char *msg)
+broker_lease_status(struct broker_lease *l, uint32_t type, int status,
+    const char *msg)
 {
 	struct sbx_status	 st;
 
@@ -67,8 +68,8 @@ lease_status(struct lease *l, uint32_t type, int status, const char *msg)
 
 /* A JSON answer for the frontend, in pieces, then the closing type. */
 static void
-lease_send_json(struct lease *l, struct json_object *o, uint32_t type,
-    int status, const char *msg)
+broker_lease_send_json(struct broker_lease *l, struct json_object *o,
+    uint32_t type, int status, const char *msg)
 {
 	const char	*s;
 	size_t		 len, off, n;
@@ -82,13 +83,13 @@ lease_send_json(struct lease *l, struct json_object *o, uint32_t type,
 		imsgev_compose(&l->peer->iev, IMSG_SBX_DATA, l->peerid, 0, -1,
 		    s + off, n);
 	}
-	lease_status(l, type, len > SBX_JSON_MAX ? 502 : status,
+	broker_lease_status(l, type, len > SBX_JSON_MAX ? 502 : status,
 	    len > SBX_JSON_MAX ? "result too large" : msg);
 }
 
 /* Why the backend refused: its error's message, else err, else what. */
 static const char *
-lease_why(struct json_object *body, const char *err, const char *what)
+broker_lease_why(struct json_object *body, const char *err, const char *what)
 {
 	struct json_object	*e, *m;
 
@@ -104,10 +105,10 @@ lease_why(struct json_object *body, const char *err, const char *what)
 	return what;
 }
 
-static struct lease *
-lease_find(struct broker_peer *p, uint32_t peerid)
+static struct broker_lease *
+broker_lease_find(struct broker_peer *p, uint32_t peerid)
 {
-	struct lease	*l;
+	struct broker_lease	*l;
 
 	TAILQ_FOREACH(l, &p->leases, peer_entry)
 		if (l->peerid == peerid)
@@ -116,7 +117,7 @@ lease_find(struct broker_peer *p, uint32_t peerid)
 }
 
 static void
-lease_destroyed(void *arg, long status, struct json_object *body,
+broker_lease_destroyed(void *arg, long status, struct json_object *body,
     int64_t bytes, const char *err)
 {
 	char	*sid = arg;
@@ -133,17 +134,17 @@ lease_destroyed(void *arg, long status, struct json_object *body,
  * DELETE outlives the lease, which may go with its frontend.
  */
 static void
-lease_free(struct lease *l)
+broker_lease_free(struct broker_lease *l)
 {
 	char	 path[256], *sid;
 
-	sbx_cancel(l->call);
-	output_cancel(l);
-	output_release(l->handle);
+	sbx_cancel(l->request);
+	broker_output_cancel(l);
+	broker_output_release(l->handle);
 	if (l->session[0] != '\0' && sbx_session_path(path, sizeof(path),
 	    l->session, "") == 0 && (sid = strdup(l->session)) != NULL) {
 		if (sbx_json(&broker.backend, "DELETE", path, NULL, 30,
-		    lease_destroyed, sid) == NULL)
+		    broker_lease_destroyed, sid) == NULL)
 			free(sid);
 		else
 			ndeleting++;
@@ -162,57 +163,57 @@ lease_free(struct lease *l)
 
 /* Every lease goes; the number of sessions still being destroyed. */
 int
-lease_end_all(void)
+broker_lease_end_all(void)
 {
-	struct lease	*l;
+	struct broker_lease	*l;
 
 	while ((l = TAILQ_FIRST(&all_leases)) != NULL)
-		lease_free(l);
+		broker_lease_free(l);
 	return ndeleting;
 }
 
 void
-lease_peer_gone(struct broker_peer *p)
+broker_lease_peer_gone(struct broker_peer *p)
 {
-	struct lease	*l;
+	struct broker_lease	*l;
 
 	while ((l = TAILQ_FIRST(&p->leases)) != NULL)
-		lease_free(l);
+		broker_lease_free(l);
 }
 
 static void
-lease_created(void *arg, long status, struct json_object *body,
+broker_lease_created(void *arg, long status, struct json_object *body,
     int64_t bytes, const char *err)
 {
-	struct lease		*l = arg;
+	struct broker_lease	*l = arg;
 	struct json_object	*id;
 	char			 msg[256];
 
-	l->call = NULL;
+	l->request = NULL;
 	if (status == 201 && json_object_object_get_ex(body, "session_id",
 	    &id) && json_object_is_type(id, json_type_string) &&
 	    sbx_session_ok(json_object_get_string(id)) &&
 	    strlcpy(l->session, json_object_get_string(id),
 	    sizeof(l->session)) < sizeof(l->session)) {
-		lease_status(l, IMSG_SBX_STATUS, 0, NULL);
+		broker_lease_status(l, IMSG_SBX_STATUS, 0, NULL);
 		return;
 	}
 	l->session[0] = '\0';
 	/* An id that is no id goes into no path and no log line. */
 	snprintf(msg, sizeof(msg), "sandbox backend: %s",
 	    status == 503 ? "at capacity" : status == 201 ?
-	    "a malformed session id" : lease_why(body, err,
+	    "a malformed session id" : broker_lease_why(body, err,
 	    "session refused"));
 	log_warnx("%s (status %ld)", msg, status);
-	lease_status(l, IMSG_SBX_STATUS, status == 503 ? 503 : 502, msg);
+	broker_lease_status(l, IMSG_SBX_STATUS, status == 503 ? 503 : 502, msg);
 }
 
 /* Sessions held or being made for key, by every frontend. */
 static int
-lease_count_of_key(const char *key)
+broker_lease_count_of_key(const char *key)
 {
-	struct lease	*l;
-	int		 n = 0;
+	struct broker_lease	*l;
+	int			 n = 0;
 
 	TAILQ_FOREACH(l, &all_leases, entry)
 		if (l->admitted && strcmp(l->key_id, key) == 0)
@@ -226,19 +227,18 @@ lease_count_of_key(const char *key)
  * tenant sends piles up here.
  */
 static void
-lease_open(struct broker_peer *p, struct imsg *imsg)
+broker_lease_open(struct broker_peer *p, struct imsg *imsg)
 {
 	struct sbx_open		 req;
 	struct json_object	*o;
-	struct lease		*l;
-	int			 max = broker.conf->max_sessions > 0 ?
-				    broker.conf->max_sessions : 16;
+	struct broker_lease	*l;
+	int			 max = broker.conf->max_sessions;
 	char			 msg[160];
 
 	memcpy(&req, imsg->data, sizeof(req));
 	req.handle[sizeof(req.handle) - 1] = '\0';
 	req.key_id[sizeof(req.key_id) - 1] = '\0';
-	if (lease_find(p, imsg->hdr.peerid) != NULL)
+	if (broker_lease_find(p, imsg->hdr.peerid) != NULL)
 		fatalx("broker: lease %u opened twice", imsg->hdr.peerid);
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		fatal("calloc");
@@ -250,37 +250,38 @@ lease_open(struct broker_peer *p, struct imsg *imsg)
 	TAILQ_INSERT_TAIL(&all_leases, l, entry);
 	nleases++;
 	if (nleases > max) {
-		lease_status(l, IMSG_SBX_STATUS, 503,
+		broker_lease_status(l, IMSG_SBX_STATUS, 503,
 		    "too many code-execution sessions");
 		return;
 	}
-	if (lease_count_of_key(l->key_id) >=
+	if (broker_lease_count_of_key(l->key_id) >=
 	    conf_sessions_per_key(broker.conf)) {
 		snprintf(msg, sizeof(msg), "this key holds %d code-execution "
 		    "sessions already (max-sessions-per-key); retry shortly",
 		    conf_sessions_per_key(broker.conf));
-		lease_status(l, IMSG_SBX_STATUS, 429, msg);
+		broker_lease_status(l, IMSG_SBX_STATUS, 429, msg);
 		return;
 	}
 	l->admitted = 1;
 	o = json_object_new_object();
-	l->call = sbx_json(&broker.backend, "POST", "/sessions", o, 30,
-	    lease_created, l);
+	l->request = sbx_json(&broker.backend, "POST", "/sessions", o, 30,
+	    broker_lease_created, l);
 	json_object_put(o);
-	if (l->call == NULL)
-		lease_status(l, IMSG_SBX_STATUS, 502, "sandbox call failed");
+	if (l->request == NULL)
+		broker_lease_status(l, IMSG_SBX_STATUS, 502,
+		    "sandbox call failed");
 }
 
 static void
-lease_seeded(void *arg, long status, struct json_object *body,
+broker_lease_seeded(void *arg, long status, struct json_object *body,
     int64_t bytes, const char *err)
 {
-	struct lease	*l = arg;
-	char		 msg[256];
+	struct broker_lease	*l = arg;
+	char			 msg[256];
 
-	l->call = NULL;
+	l->request = NULL;
 	if (status == 201) {
-		lease_status(l, IMSG_SBX_STATUS, 0, NULL);
+		broker_lease_status(l, IMSG_SBX_STATUS, 0, NULL);
 		return;
 	}
 	if (status == SBX_TIMEDOUT)
@@ -289,35 +290,37 @@ lease_seeded(void *arg, long status, struct json_object *body,
 		    broker.backend.transfer_timeout);
 	else
 		snprintf(msg, sizeof(msg), "sandbox refused a file (%s)",
-		    status == 413 ? "too large" : lease_why(body, err,
+		    status == 413 ? "too large" : broker_lease_why(body, err,
 		    "refused"));
 	log_warnx("session %s: %s, status %ld", l->session, msg, status);
-	lease_status(l, IMSG_SBX_STATUS, status == SBX_TIMEDOUT ?
+	broker_lease_status(l, IMSG_SBX_STATUS, status == SBX_TIMEDOUT ?
 	    SBX_TIMEDOUT : 502, msg);
 }
 
 static void
-lease_seed(struct lease *l, struct imsg *imsg)
+broker_lease_seed(struct broker_lease *l, struct imsg *imsg)
 {
 	struct sbx_seed	 req;
 	int		 fd = imsg_get_fd(imsg);
 
 	memcpy(&req, imsg->data, sizeof(req));
 	req.name[sizeof(req.name) - 1] = '\0';
-	if (l->session[0] == '\0' || l->call != NULL || req.size < 0) {
+	if (l->session[0] == '\0' || l->request != NULL || req.size < 0) {
 		close(fd);
-		lease_status(l, IMSG_SBX_STATUS, 502, "no session to seed");
+		broker_lease_status(l, IMSG_SBX_STATUS, 502,
+		    "no session to seed");
 		return;
 	}
-	l->call = sbx_put(&broker.backend, l->session, req.name, fd, req.size,
-	    lease_seeded, l);
-	if (l->call == NULL)
-		lease_status(l, IMSG_SBX_STATUS, 502, "sandbox call failed");
+	l->request = sbx_put(&broker.backend, l->session, req.name, fd,
+	    req.size, broker_lease_seeded, l);
+	if (l->request == NULL)
+		broker_lease_status(l, IMSG_SBX_STATUS, 502,
+		    "sandbox call failed");
 }
 
 /* Pieces of the next Execute's input. */
 static void
-lease_data(struct lease *l, struct imsg *imsg)
+broker_lease_data(struct broker_lease *l, struct imsg *imsg)
 {
 	size_t	 n = imsg->datalen;
 	char	*p;
@@ -334,7 +337,7 @@ lease_data(struct lease *l, struct imsg *imsg)
 
 /* Does the listing before hold path with the same size and time? */
 static int
-lease_unchanged(struct json_object *before, struct json_object *f)
+broker_lease_unchanged(struct json_object *before, struct json_object *f)
 {
 	struct json_object	*b, *v;
 	const char		*path, *bp;
@@ -362,7 +365,7 @@ lease_unchanged(struct json_object *before, struct json_object *f)
 
 /* Is path named as an output in the result block? */
 static int
-lease_named(struct json_object *block, const char *path)
+broker_lease_named(struct json_object *block, const char *path)
 {
 	struct json_object	*c, *list, *f, *name;
 	size_t			 i, n;
@@ -387,12 +390,11 @@ lease_named(struct json_object *block, const char *path)
  * names, as they are listed now; at most max-output-files of them.
  */
 static struct json_object *
-lease_produced(struct lease *l, struct json_object *after)
+broker_lease_produced(struct broker_lease *l, struct json_object *after)
 {
 	struct json_object	*out, *f, *v;
 	size_t			 i, n;
-	int			 max = broker.conf->max_output_files > 0 ?
-				    broker.conf->max_output_files : 20;
+	int			 max = broker.conf->max_output_files;
 
 	out = json_object_new_array();
 	n = json_object_array_length(after);
@@ -401,8 +403,8 @@ lease_produced(struct lease *l, struct json_object *after)
 		if (!json_object_object_get_ex(f, "path", &v) ||
 		    !json_object_is_type(v, json_type_string))
 			continue;
-		if (lease_unchanged(l->listing, f) &&
-		    !lease_named(l->result, json_object_get_string(v)))
+		if (broker_lease_unchanged(l->listing, f) &&
+		    !broker_lease_named(l->result, json_object_get_string(v)))
 			continue;
 		if ((int)json_object_array_length(out) >= max) {
 			log_info("session %s: outputs past %d not kept",
@@ -416,7 +418,7 @@ lease_produced(struct lease *l, struct json_object *after)
 
 /* The run's result, what it produced, and what of that was stored. */
 static void
-lease_exec_done(struct lease *l, struct json_object *stored)
+broker_lease_exec_done(struct broker_lease *l, struct json_object *stored)
 {
 	struct json_object	*o;
 
@@ -428,14 +430,15 @@ lease_exec_done(struct lease *l, struct json_object *stored)
 	    json_object_object_get(stored, "stored")));
 	json_object_object_add(o, "skipped", json_object_get(
 	    json_object_object_get(stored, "skipped")));
-	lease_send_json(l, o, IMSG_SBX_RESULT, 0, NULL);
+	broker_lease_send_json(l, o, IMSG_SBX_RESULT, 0, NULL);
 	json_object_put(o);
 	json_object_put(l->result);
 	l->result = NULL;
 }
 
 static void
-lease_fail(struct lease *l, const char *what, long status, const char *err)
+broker_lease_fail(struct broker_lease *l, const char *what, long status,
+    const char *err)
 {
 	char	 msg[256];
 
@@ -444,75 +447,76 @@ lease_fail(struct lease *l, const char *what, long status, const char *err)
 	log_warnx("session %s: %s, status %ld", l->session, msg, status);
 	json_object_put(l->result);
 	l->result = NULL;
-	lease_status(l, IMSG_SBX_RESULT, 502, msg);
+	broker_lease_status(l, IMSG_SBX_RESULT, 502, msg);
 }
 
 static int
-lease_files(struct json_object *body, struct json_object **files)
+broker_lease_files(struct json_object *body, struct json_object **files)
 {
 	return json_object_object_get_ex(body, "files", files) &&
 	    json_object_is_type(*files, json_type_array);
 }
 
 static void
-lease_listed(void *arg, long status, struct json_object *body,
+broker_lease_listed(void *arg, long status, struct json_object *body,
     int64_t bytes, const char *err)
 {
-	struct lease		*l = arg;
+	struct broker_lease	*l = arg;
 	struct json_object	*files;
 
-	l->call = NULL;
-	if (status != 200 || !lease_files(body, &files)) {
-		lease_fail(l, "listing", status, lease_why(body, err, NULL));
+	l->request = NULL;
+	if (status != 200 || !broker_lease_files(body, &files)) {
+		broker_lease_fail(l, "listing", status,
+		    broker_lease_why(body, err, NULL));
 		return;
 	}
 	if (l->result == NULL) {	/* the baseline, before the first run */
 		l->listing = json_object_get(files);
-		lease_exec_start(l);
+		broker_lease_exec_start(l);
 		return;
 	}
-	l->produced = lease_produced(l, files);
-	output_store(l, l->produced, lease_exec_done);
+	l->produced = broker_lease_produced(l, files);
+	broker_output_store(l, l->produced, broker_lease_exec_done);
 	json_object_put(l->listing);
 	l->listing = json_object_get(files);
 }
 
 static void
-lease_exec_list(struct lease *l)
+broker_lease_exec_list(struct broker_lease *l)
 {
 	char	 path[256];
 
 	if (sbx_session_path(path, sizeof(path), l->session,
-	    "/files/list?path=.") == -1 || (l->call = sbx_json(&broker.backend,
-	    "GET", path, NULL, 30, lease_listed, l)) == NULL)
-		lease_fail(l, "listing", 0, "call failed");
+	    "/files/list?path=.") == -1 ||
+	    (l->request = sbx_json(&broker.backend, "GET", path, NULL, 30,
+	    broker_lease_listed, l)) == NULL)
+		broker_lease_fail(l, "listing", 0, "call failed");
 }
 
 static void
-lease_executed(void *arg, long status, struct json_object *body,
+broker_lease_executed(void *arg, long status, struct json_object *body,
     int64_t bytes, const char *err)
 {
-	struct lease		*l = arg;
+	struct broker_lease	*l = arg;
 	struct json_object	*block;
 
-	l->call = NULL;
+	l->request = NULL;
 	if (status != 200 || !json_object_object_get_ex(body, "result_block",
 	    &block) || !json_object_is_type(block, json_type_object)) {
-		lease_fail(l, "execution", status, lease_why(body, err,
-		    NULL));
+		broker_lease_fail(l, "execution", status,
+		    broker_lease_why(body, err, NULL));
 		return;
 	}
 	l->result = json_object_get(block);
-	lease_exec_list(l);
+	broker_lease_exec_list(l);
 }
 
 static void
-lease_exec_start(struct lease *l)
+broker_lease_exec_start(struct broker_lease *l)
 {
 	struct json_object	*req, *in = l->exec_req;
 	char			 path[256];
-	int			 timeout = broker.conf->exec_timeout > 0 ?
-				    broker.conf->exec_timeout : 60;
+	int			 timeout = broker.conf->exec_timeout;
 
 	l->exec_req = NULL;
 	req = json_object_new_object();
@@ -527,16 +531,16 @@ lease_exec_start(struct lease *l)
 	    json_object_new_int(timeout));
 	json_object_put(in);
 	/* The backend has the whole budget; the call a little more. */
-	l->call = sbx_session_path(path, sizeof(path), l->session,
+	l->request = sbx_session_path(path, sizeof(path), l->session,
 	    "/exec") == -1 ? NULL : sbx_json(&broker.backend, "POST", path,
-	    req, timeout + 10, lease_executed, l);
+	    req, timeout + 10, broker_lease_executed, l);
 	json_object_put(req);
-	if (l->call == NULL)
-		lease_fail(l, "execution", 0, "call failed");
+	if (l->request == NULL)
+		broker_lease_fail(l, "execution", 0, "call failed");
 }
 
 static void
-lease_exec(struct lease *l)
+broker_lease_exec(struct broker_lease *l)
 {
 	struct json_object	*in;
 
@@ -544,32 +548,32 @@ lease_exec(struct lease *l)
 	free(l->input);
 	l->input = NULL;
 	l->inlen = 0;
-	if (l->session[0] == '\0' || l->call != NULL || l->output != NULL ||
+	if (l->session[0] == '\0' || l->request != NULL || l->output != NULL ||
 	    in == NULL || !json_object_is_type(in, json_type_object) ||
 	    !json_object_is_type(json_object_object_get(in, "tool"),
 	    json_type_string)) {
 		json_object_put(in);
-		lease_status(l, IMSG_SBX_RESULT, 502, "no session, or a bad "
-		    "execution request");
+		broker_lease_status(l, IMSG_SBX_RESULT, 502,
+		    "no session, or a bad execution request");
 		return;
 	}
 	l->exec_req = in;
 	if (l->listing == NULL)
-		lease_exec_list(l);	/* the baseline first */
+		broker_lease_exec_list(l);	/* the baseline first */
 	else
-		lease_exec_start(l);
+		broker_lease_exec_start(l);
 }
 
 void
-lease_dispatch(struct broker_peer *p, struct imsg *imsg)
+broker_dispatch_frontend(struct broker_peer *p, struct imsg *imsg)
 {
-	struct lease	*l;
+	struct broker_lease	*l;
 
 	if (imsg->hdr.type == IMSG_SBX_OPEN) {
-		lease_open(p, imsg);
+		broker_lease_open(p, imsg);
 		return;
 	}
-	if ((l = lease_find(p, imsg->hdr.peerid)) == NULL) {
+	if ((l = broker_lease_find(p, imsg->hdr.peerid)) == NULL) {
 		/* A close may cross the open's failure: nothing to do. */
 		if (imsg->hdr.type == IMSG_SBX_CLOSE)
 			return;
@@ -577,16 +581,16 @@ lease_dispatch(struct broker_peer *p, struct imsg *imsg)
 	}
 	switch (imsg->hdr.type) {
 	case IMSG_SBX_SEED:
-		lease_seed(l, imsg);
+		broker_lease_seed(l, imsg);
 		break;
 	case IMSG_SBX_DATA:
-		lease_data(l, imsg);
+		broker_lease_data(l, imsg);
 		break;
 	case IMSG_SBX_EXEC:
-		lease_exec(l);
+		broker_lease_exec(l);
 		break;
 	case IMSG_SBX_CLOSE:
-		lease_free(l);
+		broker_lease_free(l);
 		break;
 	}
 }

@@ -26,7 +26,6 @@
  * never fails the run.
  */
 #include <sys/types.h>
-#include <sys/queue.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +35,7 @@
 
 #include <json-c/json.h>
 
+#include "calltab.h"
 #include "log.h"
 #include "mediatype.h"
 #include "names.h"
@@ -45,11 +45,10 @@
 
 #define OUTPUT_PROGRESS	5	/* seconds between heartbeats */
 
-struct output {
-	TAILQ_ENTRY(output)	 entry;
-	struct lease		*lease;		/* NULL once the lease went */
+struct broker_output {
+	struct call_entry	 ce;		/* storage call; id 0: none */
+	struct broker_lease	*lease;		/* NULL once the lease went */
 	char			 handle[HANDLE_LEN];
-	uint32_t		 call;		/* storage call, 0 none */
 	struct json_object	*queue;		/* produced files, in turn */
 	size_t			 next;
 	int64_t			 budget;	/* bytes left for this call */
@@ -57,37 +56,51 @@ struct output {
 	struct json_object	*skipped;	/* [{path, reason}] */
 	struct file_rec		 rec;		/* the one being stored */
 	const char		*path;
-	struct sbx_call		*get;
+	struct sbx_request	*get;
 	struct sha256_ctx	 sha;
 	time_t			 last_progress;
-	output_done_cb		 done;
+	broker_output_done_cb	 done;
 };
 
-static TAILQ_HEAD(, output)	 outputs = TAILQ_HEAD_INITIALIZER(outputs);
+/* The outputs waiting on the storage helper, by the id of their call. */
+static struct calltab		 calls = CALLTAB_INITIALIZER(calls);
 static struct imsgev		*storage_iev;
-static uint32_t			 next_call = 1;
 
-static void	output_next(struct output *);
+static void	broker_output_next(struct broker_output *);
 
 void
-output_storage_attach(struct imsgev *iev)
+broker_output_storage_attach(struct imsgev *iev)
 {
 	storage_iev = iev;
 }
 
-static uint32_t
-output_send(struct output *o, uint32_t type, const void *data, size_t len)
+/* A call the storage helper answers; -1 when it could not be sent. */
+static int
+broker_output_call(struct broker_output *o, uint32_t type, const void *data,
+    size_t len)
 {
-	uint32_t	 id = next_call++;
+	if (storage_iev == NULL)
+		return -1;
+	calltab_add(&calls, &o->ce);
+	if (imsgev_compose(storage_iev, type, o->ce.id, 0, -1, data,
+	    len) == -1) {
+		calltab_remove(&calls, &o->ce);
+		o->ce.id = 0;
+		return -1;
+	}
+	return 0;
+}
 
-	if (storage_iev == NULL || imsgev_compose(storage_iev, type, id, 0,
-	    -1, data, len) == -1)
-		return 0;
-	return id;
+/* A message no answer comes for (abort, progress). */
+static void
+broker_output_tell(uint32_t type, const void *data, size_t len)
+{
+	if (storage_iev != NULL)
+		imsgev_compose(storage_iev, type, 0, 0, -1, data, len);
 }
 
 static void
-output_skip(struct output *o, const char *reason)
+broker_output_skip(struct broker_output *o, const char *reason)
 {
 	struct json_object	*s = json_object_new_object();
 
@@ -99,9 +112,8 @@ output_skip(struct output *o, const char *reason)
 }
 
 static void
-output_free(struct output *o)
+broker_output_free(struct broker_output *o)
 {
-	TAILQ_REMOVE(&outputs, o, entry);
 	sbx_cancel(o->get);
 	sha256_abort(&o->sha);
 	json_object_put(o->queue);
@@ -111,7 +123,7 @@ output_free(struct output *o)
 }
 
 static void
-output_finish(struct output *o)
+broker_output_finish(struct broker_output *o)
 {
 	struct json_object	*res = json_object_new_object();
 
@@ -122,12 +134,12 @@ output_finish(struct output *o)
 		o->done(o->lease, res);
 	}
 	json_object_put(res);
-	output_free(o);
+	broker_output_free(o);
 }
 
 /* The file being stored is given up: the storage helper drops it. */
 static void
-output_abort(struct output *o)
+broker_output_abort(struct broker_output *o)
 {
 	struct file_key	 fk;
 
@@ -135,16 +147,16 @@ output_abort(struct output *o)
 	strlcpy(fk.handle, o->handle,
 	    sizeof(fk.handle));
 	strlcpy(fk.id, o->rec.id, sizeof(fk.id));
-	output_send(o, IMSG_FILE_ABORT, &fk, sizeof(fk));
+	broker_output_tell(IMSG_FILE_ABORT, &fk, sizeof(fk));
 	sha256_abort(&o->sha);
 }
 
 static void
-output_tap(void *arg, const void *p, size_t len)
+broker_output_tap(void *arg, const void *p, size_t len)
 {
-	struct output	*o = arg;
-	struct file_key	 fk;
-	time_t		 now = time(NULL);
+	struct broker_output	*o = arg;
+	struct file_key		 fk;
+	time_t			 now = time(NULL);
 
 	sha256_update(&o->sha, p, len);
 	/* A long fetch must not look abandoned to the storage helper. */
@@ -153,22 +165,22 @@ output_tap(void *arg, const void *p, size_t len)
 		memset(&fk, 0, sizeof(fk));
 		strlcpy(fk.handle, o->handle, sizeof(fk.handle));
 		strlcpy(fk.id, o->rec.id, sizeof(fk.id));
-		output_send(o, IMSG_FILE_PROGRESS, &fk, sizeof(fk));
+		broker_output_tell(IMSG_FILE_PROGRESS, &fk, sizeof(fk));
 	}
 }
 
 static void
-output_fetched(void *arg, long status, struct json_object *body,
+broker_output_fetched(void *arg, long status, struct json_object *body,
     int64_t bytes, const char *err)
 {
-	struct output		*o = arg;
+	struct broker_output	*o = arg;
 	struct file_commit	 fc;
 
 	o->get = NULL;
 	if (status != 200 || err != NULL || o->lease == NULL) {
-		output_skip(o, err != NULL ? err : "GetFile refused");
-		output_abort(o);
-		output_next(o);
+		broker_output_skip(o, err != NULL ? err : "GetFile refused");
+		broker_output_abort(o);
+		broker_output_next(o);
 		return;
 	}
 	o->budget -= bytes;
@@ -179,16 +191,15 @@ output_fetched(void *arg, long status, struct json_object *body,
 	sha256_final_hex(&o->sha, fc.sha256);
 	strlcpy(fc.purpose, "code_execution_output", sizeof(fc.purpose));
 	o->rec.bytes = bytes;
-	if ((o->call = output_send(o, IMSG_FILE_COMMIT, &fc,
-	    sizeof(fc))) == 0) {
-		output_skip(o, "storage unreachable");
-		output_next(o);
+	if (broker_output_call(o, IMSG_FILE_COMMIT, &fc, sizeof(fc)) == -1) {
+		broker_output_skip(o, "storage unreachable");
+		broker_output_next(o);
 	}
 }
 
 /* The storage helper made the file: fetch its bytes into it. */
 static void
-output_created(struct output *o, struct imsg *imsg)
+broker_output_created(struct broker_output *o, struct imsg *imsg)
 {
 	int	 fd = imsg_get_fd(imsg);
 
@@ -196,22 +207,22 @@ output_created(struct output *o, struct imsg *imsg)
 	o->rec.id[sizeof(o->rec.id) - 1] = '\0';
 	if (o->lease == NULL || sha256_init(&o->sha) == -1) {
 		close(fd);
-		output_abort(o);
-		output_next(o);
+		broker_output_abort(o);
+		broker_output_next(o);
 		return;
 	}
 	o->last_progress = time(NULL);
 	o->get = sbx_get(&broker.backend, o->lease->session, o->path, fd,
-	    o->budget, output_tap, output_fetched, o);
+	    o->budget, broker_output_tap, broker_output_fetched, o);
 	if (o->get == NULL) {
-		output_skip(o, "GetFile could not start");
-		output_abort(o);
-		output_next(o);
+		broker_output_skip(o, "GetFile could not start");
+		broker_output_abort(o);
+		broker_output_next(o);
 	}
 }
 
 static void
-output_committed(struct output *o)
+broker_output_committed(struct broker_output *o)
 {
 	struct json_object	*f = json_object_new_object();
 
@@ -224,43 +235,43 @@ output_committed(struct output *o)
 	json_object_object_add(f, "mime_type",
 	    json_object_new_string(o->rec.mime_type));
 	json_object_array_add(o->stored, f);
-	output_next(o);
+	broker_output_next(o);
 }
 
 /* The storage helper's answer to one of our calls. */
 void
-output_storage_msg(struct imsg *imsg)
+broker_dispatch_storage(struct imsg *imsg)
 {
-	struct output		*o;
+	struct broker_output	*o;
 	struct error_msg	 em;
 
-	TAILQ_FOREACH(o, &outputs, entry)
-		if (o->call != 0 && o->call == imsg->hdr.peerid)
-			break;
-	if (o == NULL) {	/* an abort's or progress's, or too late */
+	o = CALL_OF(calltab_find(&calls, imsg->hdr.peerid),
+	    struct broker_output, ce);
+	if (o == NULL) {	/* too late */
 		if (imsg->hdr.type == IMSG_FILE_CREATED)
 			close(imsg_get_fd(imsg));
 		return;
 	}
-	o->call = 0;
+	calltab_remove(&calls, &o->ce);
+	o->ce.id = 0;
 	switch (imsg->hdr.type) {
 	case IMSG_FILE_CREATED:
-		output_created(o, imsg);
+		broker_output_created(o, imsg);
 		break;
 	case IMSG_FILE_INFO:
-		output_committed(o);
+		broker_output_committed(o);
 		break;
 	case IMSG_ERROR:
 		memcpy(&em, imsg->data, sizeof(em));
 		em.message[sizeof(em.message) - 1] = '\0';
-		output_skip(o, em.message);
-		output_next(o);
+		broker_output_skip(o, em.message);
+		broker_output_next(o);
 		break;
 	}
 }
 
 static const char *
-output_str(struct json_object *f, const char *key)
+broker_output_str(struct json_object *f, const char *key)
 {
 	struct json_object	*v;
 
@@ -272,16 +283,16 @@ output_str(struct json_object *f, const char *key)
 
 /* name_unique's taken: a name a file stored for this call has. */
 static int
-output_taken(const char *name, void *arg)
+broker_output_taken(const char *name, void *arg)
 {
-	struct output	*o = arg;
-	const char	*have;
-	size_t		 i, n;
+	struct broker_output	*o = arg;
+	const char		*have;
+	size_t			 i, n;
 
 	n = json_object_array_length(o->stored);
 	for (i = 0; i < n; i++) {
-		have = output_str(json_object_array_get_idx(o->stored, i),
-		    "filename");
+		have = broker_output_str(
+		    json_object_array_get_idx(o->stored, i), "filename");
 		if (have != NULL && strcmp(have, name) == 0)
 			return 1;
 	}
@@ -297,7 +308,7 @@ output_taken(const char *name, void *arg)
  * they are, and a suffix never pushes one past max-filename's default.
  */
 static void
-output_name(struct output *o, char *out, size_t len)
+broker_output_name(struct broker_output *o, char *out, size_t len)
 {
 	char		 base[SBX_NAME_MAX], seg[SBX_NAME_MAX];
 	const char	*path;
@@ -308,20 +319,21 @@ output_name(struct output *o, char *out, size_t len)
 	name_last_segment(o->path, base, room);
 	n = json_object_array_length(o->stored);
 	for (i = 0; i < n; i++) {
-		path = output_str(json_object_array_get_idx(o->stored, i),
-		    "path");
+		path = broker_output_str(
+		    json_object_array_get_idx(o->stored, i), "path");
 		if (path == NULL)
 			continue;
 		name_last_segment(path, seg, room);
 		same += strcmp(seg, base) == 0;
 	}
-	if (name_unique(base, same + 1, n, output_taken, o, out, room) == -1)
+	if (name_unique(base, same + 1, n, broker_output_taken, o, out,
+	    room) == -1)
 		log_warnx("output %s: no name of its own", o->path);
 }
 
 /* The next produced file that fits, or the end. */
 static void
-output_next(struct output *o)
+broker_output_next(struct broker_output *o)
 {
 	struct file_create	 fc;
 	struct json_object	*f, *v;
@@ -331,18 +343,18 @@ output_next(struct output *o)
 	while (o->lease != NULL &&
 	    o->next < json_object_array_length(o->queue)) {
 		f = json_object_array_get_idx(o->queue, o->next++);
-		if ((o->path = output_str(f, "path")) == NULL)
+		if ((o->path = broker_output_str(f, "path")) == NULL)
 			continue;
 		if (json_object_object_get_ex(f, "size_bytes", &v) &&
 		    json_object_get_int64(v) > o->budget) {
-			output_skip(o, "over the per-call output size");
+			broker_output_skip(o, "over the per-call output size");
 			continue;
 		}
 		memset(&fc, 0, sizeof(fc));
 		strlcpy(fc.handle, o->handle, sizeof(fc.handle));
-		output_name(o, fc.rec.filename, sizeof(fc.rec.filename));
+		broker_output_name(o, fc.rec.filename, sizeof(fc.rec.filename));
 		/* The backend's word becomes a header: only a media type. */
-		mime = output_str(f, "mime_type");
+		mime = broker_output_str(f, "mime_type");
 		if (mime != NULL && !media_type_ok(mime))
 			log_warnx("session %s: output %s: malformed media "
 			    "type, stored as %s", o->lease->session, o->path,
@@ -352,12 +364,12 @@ output_next(struct output *o)
 		fc.rec.source = SOURCE_CODE_EXECUTION;
 		strlcpy(fc.rec.purpose, "code_execution_output",
 		    sizeof(fc.rec.purpose));
-		if ((o->call = output_send(o, IMSG_FILE_CREATE, &fc,
-		    sizeof(fc))) != 0)
+		if (broker_output_call(o, IMSG_FILE_CREATE, &fc,
+		    sizeof(fc)) == 0)
 			return;
-		output_skip(o, "storage unreachable");
+		broker_output_skip(o, "storage unreachable");
 	}
-	output_finish(o);
+	broker_output_finish(o);
 }
 
 /*
@@ -366,31 +378,29 @@ output_next(struct output *o)
  * is stored.
  */
 void
-output_store(struct lease *l, struct json_object *produced,
-    output_done_cb done)
+broker_output_store(struct broker_lease *l, struct json_object *produced,
+    broker_output_done_cb done)
 {
-	struct output	*o;
+	struct broker_output	*o;
 
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		fatal("calloc");
 	o->lease = l;
 	strlcpy(o->handle, l->handle, sizeof(o->handle));
 	o->queue = json_object_get(produced);
-	o->budget = broker.conf->max_output_size > 0 ?
-	    broker.conf->max_output_size : 64 * 1024 * 1024;
+	o->budget = broker.conf->max_output_size;
 	o->stored = json_object_new_array();
 	o->skipped = json_object_new_array();
 	o->done = done;
-	TAILQ_INSERT_TAIL(&outputs, o, entry);
 	l->output = o;
 	if (l->handle[0] == '\0')
 		o->next = json_object_array_length(produced);
-	output_next(o);
+	broker_output_next(o);
 }
 
 /* The lease is over: its delegated handle goes, and any upload under it. */
 void
-output_release(const char *handle)
+broker_output_release(const char *handle)
 {
 	struct auth_release	 rel;
 
@@ -407,9 +417,9 @@ output_release(const char *handle)
  * is aborted; a create still in flight is aborted when it answers.
  */
 void
-output_cancel(struct lease *l)
+broker_output_cancel(struct broker_lease *l)
 {
-	struct output	*o = l->output;
+	struct broker_output	*o = l->output;
 
 	if (o == NULL)
 		return;
@@ -417,9 +427,9 @@ output_cancel(struct lease *l)
 	if (o->get != NULL) {
 		sbx_cancel(o->get);
 		o->get = NULL;
-		output_abort(o);
+		broker_output_abort(o);
 	}
 	o->lease = NULL;
-	if (o->call == 0)
-		output_free(o);
+	if (o->ce.id == 0)
+		broker_output_free(o);
 }

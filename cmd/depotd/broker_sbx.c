@@ -15,8 +15,8 @@
  */
 
 /*
- * broker_sbx.c: one HTTP call to the sandbox backend at a time per
- * sbx_call, many at once on the broker's loop.
+ * broker_sbx.c: HTTP requests to the sandbox backend, one per
+ * struct sbx_request, many at once on the broker's loop.
  *
  * File bytes never sit whole in the broker: PutFile reads the
  * descriptor the storage helper handed over as curl sends, GetFile
@@ -43,8 +43,9 @@
 
 #define SBX_ANSWER_MAX	(4 * 1024 * 1024)	/* a JSON answer */
 #define SBX_JSON_DEPTH	32			/* and its nesting */
+#define SBX_CONNECT_TIMEOUT	10L		/* seconds: no setting names it */
 
-struct sbx_call {
+struct sbx_request {
 	struct sbx_backend	*be;
 	CURL			*easy;
 	struct curl_slist	*hdrs;
@@ -88,7 +89,7 @@ sbx_backend_set(struct sbx_backend *be, const char *url, const char *token)
 }
 
 static void
-sbx_call_free(struct sbx_call *c)
+sbx_request_free(struct sbx_request *c)
 {
 	if (c->easy != NULL) {
 		curlev_remove(c->be->curl, c->easy);
@@ -107,16 +108,16 @@ sbx_call_free(struct sbx_call *c)
 }
 
 void
-sbx_cancel(struct sbx_call *c)
+sbx_cancel(struct sbx_request *c)
 {
 	if (c != NULL)
-		sbx_call_free(c);
+		sbx_request_free(c);
 }
 
 static void
 sbx_finished(void *arg, CURLcode cc)
 {
-	struct sbx_call		*c = arg;
+	struct sbx_request	*c = arg;
 	struct json_object	*body = NULL;
 	const char		*err = NULL;
 	long			 status = 0;
@@ -140,16 +141,16 @@ sbx_finished(void *arg, CURLcode cc)
 	}
 	c->done(c->arg, status, body, c->bytes, err);
 	json_object_put(body);
-	sbx_call_free(c);
+	sbx_request_free(c);
 }
 
 /* A JSON answer, bounded. */
 static size_t
 sbx_write_answer(char *p, size_t size, size_t n, void *arg)
 {
-	struct sbx_call	*c = arg;
-	size_t		 len = size * n;
-	char		*a;
+	struct sbx_request	*c = arg;
+	size_t			 len = size * n;
+	char			*a;
 
 	if (c->anslen + len > SBX_ANSWER_MAX)
 		return 0;
@@ -164,14 +165,14 @@ sbx_write_answer(char *p, size_t size, size_t n, void *arg)
 static void
 sbx_fd_ready(evutil_socket_t fd, short what, void *arg)
 {
-	struct sbx_call	*c = arg;
+	struct sbx_request	*c = arg;
 
 	curlev_unpause(c->be->curl, c->easy);
 }
 
 /* Waits, once, for fd to be ready the way curl needs it. */
 static void
-sbx_wait_fd(struct sbx_call *c, short what)
+sbx_wait_fd(struct sbx_request *c, short what)
 {
 	if (c->fdev == NULL)
 		c->fdev = event_new(curlev_base(c->be->curl), c->fd, what,
@@ -183,9 +184,9 @@ sbx_wait_fd(struct sbx_call *c, short what)
 static size_t
 sbx_read_fd(char *p, size_t size, size_t n, void *arg)
 {
-	struct sbx_call	*c = arg;
-	size_t		 want = size * n;
-	ssize_t		 got;
+	struct sbx_request	*c = arg;
+	size_t			 want = size * n;
+	ssize_t			 got;
 
 	if ((int64_t)want > c->size - c->bytes)
 		want = c->size - c->bytes;
@@ -208,10 +209,10 @@ sbx_read_fd(char *p, size_t size, size_t n, void *arg)
 static size_t
 sbx_write_fd(char *p, size_t size, size_t n, void *arg)
 {
-	struct sbx_call	*c = arg;
-	size_t		 len = size * n, done = 0;
-	long		 status = 0;
-	ssize_t		 w;
+	struct sbx_request	*c = arg;
+	size_t			 len = size * n, done = 0;
+	long			 status = 0;
+	ssize_t			 w;
 
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200)	/* an error body: keep it as the answer */
@@ -245,7 +246,7 @@ sbx_write_fd(char *p, size_t size, size_t n, void *arg)
  * bundle, for the broker can do neither.  No bundle, no https.
  */
 static void
-sbx_remote(struct sbx_call *c)
+sbx_remote(struct sbx_request *c)
 {
 	struct sbx_backend	*be = c->be;
 	struct curl_blob	 blob;
@@ -263,12 +264,12 @@ sbx_remote(struct sbx_call *c)
 	curl_easy_setopt(c->easy, CURLOPT_CAPATH, NULL);
 }
 
-static struct sbx_call *
-sbx_call_new(struct sbx_backend *be, const char *method, const char *path,
+static struct sbx_request *
+sbx_request_new(struct sbx_backend *be, const char *method, const char *path,
     long timeout, sbx_done_cb done, void *arg)
 {
-	struct sbx_call	*c;
-	char		 url[2048], auth[1100];
+	struct sbx_request	*c;
+	char			 url[2048], auth[1100];
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
@@ -295,8 +296,7 @@ sbx_call_new(struct sbx_backend *be, const char *method, const char *path,
 	curl_easy_setopt(c->easy, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT,
-	    be->connect_timeout > 0 ? be->connect_timeout : 10L);
+	curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT, SBX_CONNECT_TIMEOUT);
 	if (timeout > 0)
 		curl_easy_setopt(c->easy, CURLOPT_TIMEOUT, timeout);
 	curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, sbx_write_answer);
@@ -304,29 +304,29 @@ sbx_call_new(struct sbx_backend *be, const char *method, const char *path,
 	return c;
 }
 
-static struct sbx_call *
-sbx_start(struct sbx_call *c)
+static struct sbx_request *
+sbx_start(struct sbx_request *c)
 {
 	curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->hdrs);
 	if (curlev_add(c->be->curl, c->easy, sbx_finished, c) == -1) {
-		sbx_call_free(c);
+		sbx_request_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-struct sbx_call *
+struct sbx_request *
 sbx_json(struct sbx_backend *be, const char *method, const char *path,
     struct json_object *req, long timeout, sbx_done_cb done, void *arg)
 {
-	struct sbx_call	*c;
+	struct sbx_request	*c;
 
-	if ((c = sbx_call_new(be, method, path, timeout, done, arg)) == NULL)
+	if ((c = sbx_request_new(be, method, path, timeout, done, arg)) == NULL)
 		return NULL;
 	if (req != NULL) {
 		if ((c->reqbody = strdup(json_object_to_json_string_ext(req,
 		    JSON_C_TO_STRING_PLAIN))) == NULL) {
-			sbx_call_free(c);
+			sbx_request_free(c);
 			return NULL;
 		}
 		c->hdrs = curl_slist_append(c->hdrs,
@@ -365,16 +365,16 @@ sbx_session_path(char *buf, size_t len, const char *session,
 	return 0;
 }
 
-struct sbx_call *
+struct sbx_request *
 sbx_put(struct sbx_backend *be, const char *session, const char *name,
     int fd, int64_t size, sbx_done_cb done, void *arg)
 {
-	struct sbx_call	*c;
-	curl_mimepart	*part;
-	char		 path[256];
+	struct sbx_request	*c;
+	curl_mimepart		*part;
+	char			 path[256];
 
 	if (sbx_session_path(path, sizeof(path), session, "/files") == -1 ||
-	    (c = sbx_call_new(be, "POST", path, be->transfer_timeout, done,
+	    (c = sbx_request_new(be, "POST", path, be->transfer_timeout, done,
 	    arg)) == NULL) {
 		close(fd);
 		return NULL;
@@ -392,7 +392,7 @@ sbx_put(struct sbx_backend *be, const char *session, const char *name,
 	    curl_mime_type(part, "application/octet-stream") != CURLE_OK ||
 	    curl_mime_data_cb(part, size, sbx_read_fd, NULL, NULL, c) !=
 	    CURLE_OK) {
-		sbx_call_free(c);
+		sbx_request_free(c);
 		return NULL;
 	}
 	curl_easy_setopt(c->easy, CURLOPT_CUSTOMREQUEST, NULL);
@@ -400,13 +400,13 @@ sbx_put(struct sbx_backend *be, const char *session, const char *name,
 	return sbx_start(c);
 }
 
-struct sbx_call *
+struct sbx_request *
 sbx_get(struct sbx_backend *be, const char *session, const char *relpath,
     int fd, int64_t cap, sbx_tap_cb tap, sbx_done_cb done, void *arg)
 {
-	struct sbx_call	*c;
-	char		*q, path[2048];
-	int		 n;
+	struct sbx_request	*c;
+	char			*q, path[2048];
+	int			 n;
 
 	if (!sbx_session_ok(session) || (q = curl_easy_escape(NULL, relpath,
 	    0)) == NULL) {
@@ -416,7 +416,7 @@ sbx_get(struct sbx_backend *be, const char *session, const char *relpath,
 	n = snprintf(path, sizeof(path), "/sessions/%s/files?path=%s",
 	    session, q);
 	curl_free(q);
-	if (n >= (int)sizeof(path) || (c = sbx_call_new(be, "GET", path,
+	if (n >= (int)sizeof(path) || (c = sbx_request_new(be, "GET", path,
 	    be->transfer_timeout, done, arg)) == NULL) {
 		close(fd);
 		return NULL;

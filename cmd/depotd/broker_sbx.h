@@ -15,9 +15,9 @@
  */
 
 /*
- * broker_sbx.h: calls to a sandbox backend speaking the code-execution
- * protocol, version 1 (SPEC.md section 7), on libcurl's multi
- * interface in the broker's event loop.
+ * broker_sbx.h: HTTP requests to a sandbox backend speaking the
+ * code-execution protocol, version 1 (SPEC.md section 7), on libcurl's
+ * multi interface in the broker's event loop.
  */
 #ifndef DEPOTD_BROKER_SBX_H
 #define DEPOTD_BROKER_SBX_H
@@ -37,32 +37,32 @@ struct sbx_backend {
 	const char	*resolve;	/* CURLOPT_RESOLVE entry, or NULL */
 	const char	*ca_pem;	/* CA bundle for https, or NULL */
 	size_t		 ca_len;
-	long		 connect_timeout; /* seconds */
 	long		 transfer_timeout; /* PutFile, GetFile: seconds */
 };
 
-/* A call's status when it passed its timeout (err says so too). */
+/* A request's status when it passed its timeout (err says so too). */
 #define SBX_TIMEDOUT	504
 
-struct sbx_call;
+struct sbx_request;
 
 /*
- * The end of a call: status is the backend's HTTP status, 0 when it
- * could not be reached (err says why), SBX_TIMEDOUT past its timeout.  body is the parsed JSON answer
- * when there was one; it is the callback's to keep (json_object_get)
- * past the call.  bytes: for sbx_get, what was written.
+ * The end of a request: status is the backend's HTTP status, 0 when it
+ * could not be reached (err says why), SBX_TIMEDOUT past its timeout.
+ * body is the parsed JSON answer when there was one; it is the
+ * callback's to keep (json_object_get) past the request.  bytes: for
+ * sbx_get, what was written.
  */
 typedef void	(*sbx_done_cb)(void *arg, long status,
 		    struct json_object *body, int64_t bytes, const char *err);
 
 int		 sbx_backend_set(struct sbx_backend *, const char *url,
 		    const char *token);
-/* A JSON call; req may be NULL (no body).  timeout in seconds. */
-struct sbx_call	*sbx_json(struct sbx_backend *, const char *method,
+/* A JSON request; req may be NULL (no body).  timeout in seconds. */
+struct sbx_request	*sbx_json(struct sbx_backend *, const char *method,
 		    const char *path, struct json_object *req, long timeout,
 		    sbx_done_cb, void *);
 /* PutFile: name in the workspace, size bytes from fd (owned). */
-struct sbx_call	*sbx_put(struct sbx_backend *, const char *session,
+struct sbx_request	*sbx_put(struct sbx_backend *, const char *session,
 		    const char *name, int fd, int64_t size, sbx_done_cb,
 		    void *);
 /*
@@ -70,7 +70,7 @@ struct sbx_call	*sbx_put(struct sbx_backend *, const char *session,
  * tap, if set, sees each piece as it is written.
  */
 typedef void	(*sbx_tap_cb)(void *arg, const void *, size_t);
-struct sbx_call	*sbx_get(struct sbx_backend *, const char *session,
+struct sbx_request	*sbx_get(struct sbx_backend *, const char *session,
 		    const char *path, int fd, int64_t cap, sbx_tap_cb,
 		    sbx_done_cb, void *);
 /* Whether a backend's session id is one we put into a path. */
@@ -78,7 +78,7 @@ int		 sbx_session_ok(const char *);
 /* "/sessions/ID" then rest into buf; -1 for a bad id or no room. */
 int		 sbx_session_path(char *buf, size_t len, const char *session,
 		    const char *rest);
-/* Stops a call; its callback never runs. */
-void		 sbx_cancel(struct sbx_call *);
+/* Stops a request; its callback never runs. */
+void		 sbx_cancel(struct sbx_request *);
 
 #endif

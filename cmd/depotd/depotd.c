@@ -42,7 +42,7 @@
 #include "privdrop.h"
 #include "depotd.h"
 #include "roster.h"
-#include "proc.h"
+#include "master_proc.h"
 #include "master.h"
 #include "confine.h"
 
@@ -81,7 +81,7 @@ spawn_role(const struct role *r)
 		cp->instance = i;
 		cp->fd = -1;
 		cp->started = time(NULL);
-		r->spawn(cp);
+		master_role_spawn(cp);
 		TAILQ_INSERT_TAIL(&master.children, cp, entry);
 	}
 }
@@ -96,7 +96,7 @@ connect_peers(void)
 		for (b = TAILQ_NEXT(a, entry); b != NULL;
 		    b = TAILQ_NEXT(b, entry))
 			if (roster_role(a->role)->peers & ROLE_BIT(b->role) &&
-			    proc_connect_pair(a, b) == -1)
+			    master_proc_connect_pair(a, b) == -1)
 				fatal("socketpair");
 }
 
@@ -123,7 +123,7 @@ spawn_children(void)
 			fatal("imsgev_init");
 		imsgev_set_channel(&cp->iev, proto_channel(ROLE_MASTER,
 		    cp->role));
-		proc_send_conf(cp, master.conf, master.generation);
+		master_proc_send_conf(cp, master.conf, master.generation);
 		if (roster_role(cp->role)->listens)
 			master_send_listeners(cp);
 	}
@@ -182,15 +182,17 @@ static void
 child_main(const char *title, const char *inst, int debug, int verbose)
 {
 	const struct role	*r;
+	master_role_main_fn	 role_main;
 	const char		*errstr;
 	int			 instance;
 
 	instance = strtonum(inst ? inst : "0", 0, FRONTEND_MAX - 1, &errstr);
 	if (errstr != NULL)
 		errx(1, "instance %s", errstr);
-	if ((r = roster_by_title(title)) == NULL || r->main == NULL)
+	if ((r = roster_by_title(title)) == NULL ||
+	    (role_main = master_role_main(r->role)) == NULL)
 		errx(1, "unknown role %s", title);
-	r->main(instance, debug, verbose);
+	role_main(instance, debug, verbose);
 }
 
 int
@@ -267,7 +269,7 @@ main(int argc, char *argv[], char *envp[])
 	master.self = self_path();
 	/* Still on stderr: a second daemon is refused before it harms. */
 	check_listeners();
-	if (control_in_use(master.conf->control_socket))
+	if (master_control_in_use(master.conf->control_socket))
 		fatalx("control socket %s answers: is depotd running?",
 		    master.conf->control_socket);
 
@@ -283,10 +285,11 @@ main(int argc, char *argv[], char *envp[])
 		fatalx("event_base_new");
 	TAILQ_INIT(&master.children);
 	master_signals();
-	control_init(master.conf->control_socket);
+	master_control_init(master.conf->control_socket);
 	confine_log_kernel();
 	spawn_children();
-	respawn_init();
+	master_respawn_init(master_dispatch_child, master_child_closed,
+	    master_reap);
 	log_info("started, %d frontends", master.conf->prefork);
 	event_base_dispatch(master.base);
 	master_shutdown(master.exit_status);

@@ -53,8 +53,8 @@ struct extract_peer {
 	struct imsgev		 iev;
 };
 
-struct job {
-	TAILQ_ENTRY(job)	 entry;
+struct extract_job {
+	TAILQ_ENTRY(extract_job) entry;
 	struct extract_peer	*peer;		/* NULL: the caller left */
 	uint32_t		 id;		/* the caller's call number */
 	int			 pdf_fd;
@@ -63,15 +63,15 @@ struct job {
 	pid_t			 pid;		/* 0 while queued */
 	struct event		*timer;
 };
-TAILQ_HEAD(job_list, job);
+TAILQ_HEAD(extract_job_list, extract_job);
 
-static struct job_list	 queued = TAILQ_HEAD_INITIALIZER(queued);
-static struct job_list	 running = TAILQ_HEAD_INITIALIZER(running);
-static int		 nqueued, nrunning;
+static struct extract_job_list	 queued = TAILQ_HEAD_INITIALIZER(queued);
+static struct extract_job_list	 running = TAILQ_HEAD_INITIALIZER(running);
+static int			 nqueued, nrunning;
 static struct event	*ev_sigchld;
 
 static void
-reply(struct extract_peer *p, uint32_t id, int status, int fd)
+extract_reply(struct extract_peer *p, uint32_t id, int status, int fd)
 {
 	struct extract_res	 res;
 
@@ -87,7 +87,7 @@ reply(struct extract_peer *p, uint32_t id, int status, int fd)
 }
 
 static void
-job_free(struct job *j)
+extract_job_free(struct extract_job *j)
 {
 	if (j->timer != NULL)
 		event_free(j->timer);
@@ -98,9 +98,9 @@ job_free(struct job *j)
 
 /* The timer: the whole group, bwrap and what runs in its jail. */
 static void
-job_expired(evutil_socket_t fd, short what, void *arg)
+extract_job_expired(evutil_socket_t fd, short what, void *arg)
 {
-	struct job	*j = arg;
+	struct extract_job	*j = arg;
 
 	log_info("extract %u: over %d s, killed", j->id, j->timeout);
 	if (j->pid > 1 && kill(-j->pid, SIGKILL) == -1 && errno != ESRCH)
@@ -109,7 +109,7 @@ job_expired(evutil_socket_t fd, short what, void *arg)
 
 /* 0 when the jail runs and the caller has its output; -1 otherwise. */
 static int
-job_start(struct job *j)
+extract_job_start(struct extract_job *j)
 {
 	struct timeval	 tv = { j->timeout, 0 };
 	int		 p[2];
@@ -127,25 +127,25 @@ job_start(struct job *j)
 	close(p[1]);
 	close(j->pdf_fd);
 	j->pdf_fd = -1;
-	if ((j->timer = evtimer_new(child_base(), job_expired, j)) == NULL ||
-	    evtimer_add(j->timer, &tv) == -1)
+	if ((j->timer = evtimer_new(child_base(), extract_job_expired,
+	    j)) == NULL || evtimer_add(j->timer, &tv) == -1)
 		fatalx("evtimer");
-	reply(j->peer, j->id, 0, p[0]);
+	extract_reply(j->peer, j->id, 0, p[0]);
 	return 0;
 }
 
 /* Starts queued jobs while there is room. */
 static void
-job_next(void)
+extract_job_next(void)
 {
-	struct job	*j;
+	struct extract_job	*j;
 
 	while (nrunning < EXTRACT_RUNNING && (j = TAILQ_FIRST(&queued))) {
 		TAILQ_REMOVE(&queued, j, entry);
 		nqueued--;
-		if (j->peer == NULL || job_start(j) == -1) {
-			reply(j->peer, j->id, -1, -1);
-			job_free(j);
+		if (j->peer == NULL || extract_job_start(j) == -1) {
+			extract_reply(j->peer, j->id, -1, -1);
+			extract_job_free(j);
 			continue;
 		}
 		TAILQ_INSERT_TAIL(&running, j, entry);
@@ -156,9 +156,9 @@ job_next(void)
 static void
 on_sigchld(evutil_socket_t sig, short what, void *arg)
 {
-	struct job	*j;
-	pid_t		 pid;
-	int		 status;
+	struct extract_job	*j;
+	pid_t			 pid;
+	int			 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		TAILQ_FOREACH(j, &running, entry)
@@ -174,9 +174,9 @@ on_sigchld(evutil_socket_t sig, short what, void *arg)
 		/* What is left in the jail dies with bwrap. */
 		TAILQ_REMOVE(&running, j, entry);
 		nrunning--;
-		job_free(j);
+		extract_job_free(j);
 	}
-	job_next();
+	extract_job_next();
 }
 
 /* Bounds the caller's bounds: a frontend is not trusted with them. */
@@ -205,7 +205,7 @@ static void
 extract_request(struct extract_peer *p, struct imsg *imsg)
 {
 	struct extract_req	 req;
-	struct job		*j;
+	struct extract_job	*j;
 	int			 fd = imsg_get_fd(imsg);
 
 	memcpy(&req, imsg->data, sizeof(req));
@@ -214,7 +214,7 @@ extract_request(struct extract_peer *p, struct imsg *imsg)
 			log_warnx("extract: %d requests waiting; refused",
 			    nqueued);
 		close(fd);
-		reply(p, imsg->hdr.peerid, -1, -1);
+		extract_reply(p, imsg->hdr.peerid, -1, -1);
 		return;
 	}
 	if ((j = calloc(1, sizeof(*j))) == NULL)
@@ -226,11 +226,11 @@ extract_request(struct extract_peer *p, struct imsg *imsg)
 	j->timeout = clamp(req.timeout, EXTRACT_TIMEOUT_MAX);
 	TAILQ_INSERT_TAIL(&queued, j, entry);
 	nqueued++;
-	job_next();
+	extract_job_next();
 }
 
 static void
-extract_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+extract_dispatch_frontend(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	/* proto.c: only IMSG_EXTRACT, with its size and a descriptor. */
 	extract_request(arg, imsg);
@@ -244,7 +244,7 @@ static void
 extract_peer_closed(struct imsgev *iev, const char *why, void *arg)
 {
 	struct extract_peer	*p = arg;
-	struct job		*j;
+	struct extract_job	*j;
 
 	TAILQ_FOREACH(j, &queued, entry)
 		if (j->peer == p)
@@ -257,7 +257,7 @@ extract_peer_closed(struct imsgev *iev, const char *why, void *arg)
 		}
 	imsgev_clear(&p->iev);
 	free(p);
-	job_next();
+	extract_job_next();
 }
 
 static void
@@ -268,7 +268,7 @@ extract_add_peer(enum proc_role role, int instance, int fd)
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		fatal("calloc");
 	p->instance = instance;
-	child_peer_init(&p->iev, role, fd, extract_dispatch,
+	child_peer_init(&p->iev, role, fd, extract_dispatch_frontend,
 	    extract_peer_closed, p);
 }
 
@@ -285,7 +285,7 @@ extract_start(void)
 static void
 extract_shutdown(void)
 {
-	struct job	*j;
+	struct extract_job	*j;
 
 	TAILQ_FOREACH(j, &running, entry)
 		if (j->pid > 1)

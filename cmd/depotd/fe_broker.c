@@ -37,12 +37,12 @@
 #include "child.h"
 #include "fe_model.h"
 
-struct sbx_lease {
+struct fe_broker_lease {
 	struct call_entry	 ce;		/* id: the lease number */
 	struct api_req		*ar;
 	uint32_t		 delegate;	/* storage call under way */
-	sbx_status_cb		 status_cb;
-	sbx_result_cb		 result_cb;
+	fe_broker_status_cb	 status_cb;
+	fe_broker_result_cb	 result_cb;
 	void			*arg;
 	char			*data;		/* pieces of a result */
 	size_t			 datalen;
@@ -52,15 +52,15 @@ static struct calltab		 leases = CALLTAB_INITIALIZER(leases);
 static struct imsgev		 broker_iev;
 static int			 broker_up;
 
-static struct sbx_lease *
-lease_find(uint32_t id)
+static struct fe_broker_lease *
+fe_broker_find(uint32_t id)
 {
-	return CALL_OF(calltab_find(&leases, id), struct sbx_lease, ce);
+	return CALL_OF(calltab_find(&leases, id), struct fe_broker_lease, ce);
 }
 
 static void
-lease_send(struct sbx_lease *l, uint32_t type, int fd, const void *data,
-    size_t len)
+fe_broker_send(struct fe_broker_lease *l, uint32_t type, int fd,
+    const void *data, size_t len)
 {
 	if (imsgev_compose(&broker_iev, type, l->ce.id, 0, fd, data,
 	    len) == -1)
@@ -69,9 +69,9 @@ lease_send(struct sbx_lease *l, uint32_t type, int fd, const void *data,
 
 /* The answer ends the call: the callback is taken before it runs. */
 static void
-lease_status(struct sbx_lease *l, struct sbx_status *st)
+fe_broker_status(struct fe_broker_lease *l, struct sbx_status *st)
 {
-	sbx_status_cb	 cb = l->status_cb;
+	fe_broker_status_cb	 cb = l->status_cb;
 
 	l->status_cb = NULL;
 	st->message[sizeof(st->message) - 1] = '\0';
@@ -80,9 +80,9 @@ lease_status(struct sbx_lease *l, struct sbx_status *st)
 }
 
 static void
-lease_result(struct sbx_lease *l, struct sbx_status *st)
+fe_broker_result(struct fe_broker_lease *l, struct sbx_status *st)
 {
-	sbx_result_cb		 cb = l->result_cb;
+	fe_broker_result_cb	 cb = l->result_cb;
 	struct json_object	*res = NULL;
 
 	l->result_cb = NULL;
@@ -99,7 +99,7 @@ lease_result(struct sbx_lease *l, struct sbx_status *st)
 }
 
 static void
-lease_data(struct sbx_lease *l, struct imsg *imsg)
+fe_broker_data(struct fe_broker_lease *l, struct imsg *imsg)
 {
 	char	*p;
 
@@ -116,28 +116,28 @@ lease_data(struct sbx_lease *l, struct imsg *imsg)
 static void
 frontend_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
-	struct sbx_lease	*l;
+	struct fe_broker_lease	*l;
 	struct sbx_status	 st;
 
-	if ((l = lease_find(imsg->hdr.peerid)) == NULL)
+	if ((l = fe_broker_find(imsg->hdr.peerid)) == NULL)
 		return;		/* closed already */
 	switch (imsg->hdr.type) {
 	case IMSG_SBX_DATA:
-		lease_data(l, imsg);
+		fe_broker_data(l, imsg);
 		return;
 	case IMSG_SBX_STATUS:
 		memcpy(&st, imsg->data, sizeof(st));
-		lease_status(l, &st);
+		fe_broker_status(l, &st);
 		return;
 	case IMSG_SBX_RESULT:
 		memcpy(&st, imsg->data, sizeof(st));
-		lease_result(l, &st);
+		fe_broker_result(l, &st);
 		return;
 	}
 }
 
 static void
-broker_closed(struct imsgev *iev, const char *why, void *arg)
+fe_broker_closed(struct imsgev *iev, const char *why, void *arg)
 {
 	fatalx("lost the broker: %s", why);
 }
@@ -148,15 +148,15 @@ fe_broker_attach(int fd)
 	if (broker_up)
 		fatalx("a second broker channel");
 	child_peer_init(&broker_iev, ROLE_BROKER, fd,
-	    frontend_dispatch_broker, broker_closed, NULL);
+	    frontend_dispatch_broker, fe_broker_closed, NULL);
 	broker_up = 1;
 }
 
 /* The storage helper lent the broker our caller: now the session. */
 static void
-lease_delegated(void *arg, struct imsg *imsg)
+fe_broker_delegated(void *arg, struct imsg *imsg)
 {
-	struct sbx_lease	*l = arg;
+	struct fe_broker_lease	*l = arg;
 	struct auth_result	 res;
 	struct sbx_open		 o;
 	struct sbx_status	 st;
@@ -176,17 +176,17 @@ lease_delegated(void *arg, struct imsg *imsg)
 		st.status = 502;
 		strlcpy(st.message, "the request's files could not be lent to "
 		    "the sandbox", sizeof(st.message));
-		lease_status(l, &st);
+		fe_broker_status(l, &st);
 		return;
 	}
-	lease_send(l, IMSG_SBX_OPEN, -1, &o, sizeof(o));
+	fe_broker_send(l, IMSG_SBX_OPEN, -1, &o, sizeof(o));
 	explicit_bzero(&o, sizeof(o));
 }
 
-struct sbx_lease *
-fe_sbx_open(struct api_req *ar, sbx_status_cb cb, void *arg)
+struct fe_broker_lease *
+fe_broker_open(struct api_req *ar, fe_broker_status_cb cb, void *arg)
 {
-	struct sbx_lease	*l;
+	struct fe_broker_lease	*l;
 	struct auth_release	 del;
 
 	if (!broker_up || !fe_storage_up())
@@ -200,13 +200,13 @@ fe_sbx_open(struct api_req *ar, sbx_status_cb cb, void *arg)
 	memset(&del, 0, sizeof(del));
 	strlcpy(del.handle, ar->who.handle, sizeof(del.handle));
 	l->delegate = fe_storage_call(IMSG_AUTH_DELEGATE, -1, &del,
-	    sizeof(del), lease_delegated, l);
+	    sizeof(del), fe_broker_delegated, l);
 	return l;
 }
 
 void
-fe_sbx_seed(struct sbx_lease *l, int fd, const char *name, int64_t size,
-    sbx_status_cb cb, void *arg)
+fe_broker_seed(struct fe_broker_lease *l, int fd, const char *name,
+    int64_t size, fe_broker_status_cb cb, void *arg)
 {
 	struct sbx_seed	 s;
 
@@ -215,12 +215,12 @@ fe_sbx_seed(struct sbx_lease *l, int fd, const char *name, int64_t size,
 	s.size = size;
 	l->status_cb = cb;
 	l->arg = arg;
-	lease_send(l, IMSG_SBX_SEED, fd, &s, sizeof(s));
+	fe_broker_send(l, IMSG_SBX_SEED, fd, &s, sizeof(s));
 }
 
 void
-fe_sbx_exec(struct sbx_lease *l, struct json_object *req, sbx_result_cb cb,
-    void *arg)
+fe_broker_exec(struct fe_broker_lease *l, struct json_object *req,
+    fe_broker_result_cb cb, void *arg)
 {
 	struct sbx_exec	 e;
 	const char	*s;
@@ -233,26 +233,26 @@ fe_sbx_exec(struct sbx_lease *l, struct json_object *req, sbx_result_cb cb,
 	if (len > SBX_JSON_MAX) {
 		struct sbx_status st = { 502, "code too large to run" };
 
-		lease_result(l, &st);
+		fe_broker_result(l, &st);
 		return;
 	}
 	for (off = 0; off < len; off += n) {
 		n = len - off > SBX_DATA_MAX ? SBX_DATA_MAX : len - off;
-		lease_send(l, IMSG_SBX_DATA, -1, s + off, n);
+		fe_broker_send(l, IMSG_SBX_DATA, -1, s + off, n);
 	}
 	memset(&e, 0, sizeof(e));
-	lease_send(l, IMSG_SBX_EXEC, -1, &e, sizeof(e));
+	fe_broker_send(l, IMSG_SBX_EXEC, -1, &e, sizeof(e));
 }
 
 void
-fe_sbx_close(struct sbx_lease *l)
+fe_broker_close(struct fe_broker_lease *l)
 {
 	if (l == NULL)
 		return;
 	if (l->delegate != 0)
 		fe_storage_cancel(l->delegate);
 	else
-		lease_send(l, IMSG_SBX_CLOSE, -1, NULL, 0);
+		fe_broker_send(l, IMSG_SBX_CLOSE, -1, NULL, 0);
 	calltab_remove(&leases, &l->ce);
 	free(l->data);
 	free(l);

@@ -70,7 +70,7 @@ coderun_tools_max(void)
 
 struct coderun {
 	struct coderun_params	 p;
-	struct sbx_lease	*lease;
+	struct fe_broker_lease	*lease;
 	struct seeding		*seeding;
 	struct upcall		*call;
 	struct upstream_body		*body;		/* this round's */
@@ -328,7 +328,7 @@ coderun_exec_next(struct coderun *cr)
 	json_object_object_add(req, "input", in);
 	json_object_object_add(req, "tool_use_id", json_object_get(
 	    json_object_object_get(call, "id")));
-	fe_sbx_exec(cr->lease, req, coderun_executed, cr);
+	fe_broker_exec(cr->lease, req, coderun_executed, cr);
 	json_object_put(req);
 }
 
@@ -540,7 +540,7 @@ coderun_start(const struct coderun_params *p)
 	cr->max_rounds = p->max_rounds > 0 ? p->max_rounds :
 	    ITERATIONS_DEFAULT;
 	cr->res.tokens_in = cr->res.tokens_out = cr->res.ttfb_us = -1;
-	if ((cr->lease = fe_sbx_open(p->ar, coderun_opened, cr)) == NULL) {
+	if ((cr->lease = fe_broker_open(p->ar, coderun_opened, cr)) == NULL) {
 		coderun_free(cr);
 		fe_reply_error(p->ar, 502, NULL, "no sandbox broker");
 		return NULL;
@@ -564,7 +564,7 @@ coderun_free(struct coderun *cr)
 	if (cr->open_call != 0)
 		fe_storage_cancel(cr->open_call);
 	fe_seed_cancel(cr->seeding);
-	fe_sbx_close(cr->lease);
+	fe_broker_close(cr->lease);
 	if (cr->body != NULL && cr->body != cr->p.body)
 		upstream_body_free(cr->body);
 	if (cr->keepalive != NULL)

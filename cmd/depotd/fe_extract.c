@@ -51,7 +51,7 @@ ex_find(uint32_t id)
 }
 
 static void
-fe_extract_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+frontend_dispatch_extract(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct extract_res	 res;
 	struct ex_call		*c;
@@ -95,8 +95,8 @@ fe_extract_attach(int fd)
 {
 	if (extract_attached)
 		fatalx("a second extract channel");
-	child_peer_init(&extract_iev, ROLE_EXTRACT, fd, fe_extract_dispatch,
-	    fe_extract_closed, NULL);
+	child_peer_init(&extract_iev, ROLE_EXTRACT, fd,
+	    frontend_dispatch_extract, fe_extract_closed, NULL);
 	extract_attached = 1;
 }
 

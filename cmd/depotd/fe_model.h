@@ -129,36 +129,38 @@ void		 fe_extract_cancel(uint32_t);
  */
 void		 seed_names(struct fref_list *);
 struct seeding;
-struct sbx_lease;
-typedef void	(*sbx_status_cb)(void *arg, int status, const char *message);
+struct fe_broker_lease;
+typedef void	(*fe_broker_status_cb)(void *arg, int status,
+		    const char *message);
 /* NULL, and no callback, when there is no file to seed. */
-struct seeding	*fe_seed(struct api_req *, struct sbx_lease *,
-		    const struct fref_list *, sbx_status_cb, void *);
+struct seeding	*fe_seed(struct api_req *, struct fe_broker_lease *,
+		    const struct fref_list *, fe_broker_status_cb, void *);
 void		 fe_seed_cancel(struct seeding *);
 
 /* fe_broker.c: sandbox sessions leased from the broker. */
-/* sbx_status_cb: 0, or what the request should get (502, 503). */
+/* fe_broker_status_cb: 0, or what the request should get (502, 503). */
 /*
  * result: {result_block, produced, outputs: [{path, filename, file_id,
  * size_bytes, mime_type}], skipped: [{path, reason}]}, NULL on failure.
  */
-typedef void	(*sbx_result_cb)(void *arg, int status, const char *message,
-		    struct json_object *result);
+typedef void	(*fe_broker_result_cb)(void *arg, int status,
+		    const char *message, struct json_object *result);
 void		 fe_broker_attach(int fd);
 /*
  * A session for the request: the caller's storage handle is delegated
  * to the broker (for the run's outputs), then the session is created.
  * NULL when there is no broker (cb not called).
  */
-struct sbx_lease *fe_sbx_open(struct api_req *, sbx_status_cb, void *);
+struct fe_broker_lease *fe_broker_open(struct api_req *, fe_broker_status_cb,
+		    void *);
 /* Takes ownership of fd; size bytes are sent under name. */
-void		 fe_sbx_seed(struct sbx_lease *, int fd, const char *name,
-		    int64_t size, sbx_status_cb, void *);
+void		 fe_broker_seed(struct fe_broker_lease *, int fd,
+		    const char *name, int64_t size, fe_broker_status_cb, void *);
 /* req: {tool, input, tool_use_id?}. */
-void		 fe_sbx_exec(struct sbx_lease *, struct json_object *req,
-		    sbx_result_cb, void *);
+void		 fe_broker_exec(struct fe_broker_lease *,
+		    struct json_object *req, fe_broker_result_cb, void *);
 /* The session is destroyed; no callback runs after this. */
-void		 fe_sbx_close(struct sbx_lease *);
+void		 fe_broker_close(struct fe_broker_lease *);
 
 /* fe_model.c, fe_catalog.c */
 void		 fe_model_route(struct api_req *, enum wire);

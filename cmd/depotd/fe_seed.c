@@ -34,11 +34,11 @@
 
 struct seeding {
 	struct api_req		*ar;
-	struct sbx_lease	*lease;
+	struct fe_broker_lease	*lease;
 	const struct fref	*next;
 	uint32_t		 call;		/* FILE_OPEN under way */
 	int			 seeding;	/* a SEED under way */
-	sbx_status_cb		 done;
+	fe_broker_status_cb	 done;
 	void			*arg;
 };
 
@@ -47,8 +47,8 @@ static void	seed_next(struct seeding *);
 static void
 seed_end(struct seeding *s, int status, const char *message)
 {
-	sbx_status_cb	 done = s->done;
-	void		*arg = s->arg;
+	fe_broker_status_cb	 done = s->done;
+	void			*arg = s->arg;
 
 	free(s);
 	done(arg, status, message);
@@ -86,7 +86,8 @@ seed_opened(void *arg, struct imsg *imsg)
 	}
 	memcpy(&fo, imsg->data, sizeof(fo));
 	s->seeding = 1;
-	fe_sbx_seed(s->lease, fd, s->next->seed_name, fo.length, seed_sent, s);
+	fe_broker_seed(s->lease, fd, s->next->seed_name, fo.length, seed_sent,
+	    s);
 }
 
 static void
@@ -107,8 +108,8 @@ seed_next(struct seeding *s)
 }
 
 struct seeding *
-fe_seed(struct api_req *ar, struct sbx_lease *lease,
-    const struct fref_list *files, sbx_status_cb done, void *arg)
+fe_seed(struct api_req *ar, struct fe_broker_lease *lease,
+    const struct fref_list *files, fe_broker_status_cb done, void *arg)
 {
 	struct seeding	*s;
 

@@ -16,7 +16,9 @@
 
 /*
  * master.c: what the master does once its children run: reap them,
- * reload, relay control replies, and shut everything down together.
+ * hear what they say (ready, a configuration applied, a heartbeat, a
+ * control reply), and shut everything down together.  The reload
+ * itself is master_reload.c's.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -35,24 +37,13 @@
 struct master		 master;
 static struct event	*ev_sigterm, *ev_sigint, *ev_sighup, *ev_sigchld;
 
-struct child_proc *
-master_storage(void)
-{
-	struct child_proc	*cp;
-
-	TAILQ_FOREACH(cp, &master.children, entry)
-		if (cp->role == ROLE_STORAGE)
-			return cp;
-	return NULL;
-}
-
 void
 master_shutdown(int status)
 {
 	master.shutting_down = 1;
-	proc_kill_all(&master.children);
-	control_cleanup();
-	sandbox_local_cleanup();
+	master_proc_kill_all(&master.children);
+	master_control_cleanup();
+	master_sandbox_cleanup();
 	if (master.pidfile != NULL)
 		unlink(master.pidfile);
 	log_info("exiting");
@@ -97,7 +88,7 @@ reap_exited(void)
 			log_warnx("frontend %d (pid %d) %s; replacing it",
 			    cp->instance, (int)pid, how);
 			cp->pid = 0;
-			respawn_schedule(cp);
+			master_respawn_schedule(cp);
 			continue;
 		}
 		if (!master.shutting_down)
@@ -105,7 +96,7 @@ reap_exited(void)
 			    role_name(cp->role), cp->instance, (int)pid, how);
 		cp->pid = 0;
 		if (!master.shutting_down && cp->role == ROLE_SANDBOXD &&
-		    sandbox_local_respawn(cp) == 0)
+		    master_sandbox_respawn(cp) == 0)
 			continue;
 		n++;
 	}
@@ -171,71 +162,6 @@ master_signals(void)
 	evsignal_add(ev_sigchld, NULL);
 }
 
-/*
- * What applies only at restart stays as it started in the running
- * configuration, since a frontend started again in its slot takes
- * its listening sockets and its root from it.
- */
-static void
-keep_restart_only(struct depotd_conf *old, struct depotd_conf *conf)
-{
-	struct listen_conf	*lc;
-
-	while ((lc = TAILQ_FIRST(&conf->listens)) != NULL) {
-		TAILQ_REMOVE(&conf->listens, lc, entry);
-		free(lc);
-	}
-	while ((lc = TAILQ_FIRST(&old->listens)) != NULL) {
-		TAILQ_REMOVE(&old->listens, lc, entry);
-		TAILQ_INSERT_TAIL(&conf->listens, lc, entry);
-	}
-	strlcpy(conf->chroot, old->chroot, sizeof(conf->chroot));
-}
-
-/*
- * Parses the file into a new configuration and sends it to the
- * children only when it parsed.  What applies only at restart (see
- * conf_restart_changes) is named in the log; the children keep running
- * with what they started with for those.  The reload is complete when
- * every child has acknowledged the new generation (conf_acked).
- */
-uint32_t
-master_reload(char *why, size_t whylen)
-{
-	struct depotd_conf	*conf;
-	struct child_proc	*cp;
-	char			 later[256];
-
-	if ((conf = parse_config(master.conffile, master.verbose)) == NULL) {
-		snprintf(why, whylen, "%s has errors; keeping the running "
-		    "configuration", master.conffile);
-		log_warnx("reload failed: %s", why);
-		return 0;
-	}
-	conf_resolve_upstreams(conf);
-	/* The running sandbox stays; its URL and token carry over. */
-	if (master.conf->sandbox == SANDBOX_LOCAL &&
-	    conf->sandbox == SANDBOX_LOCAL) {
-		strlcpy(conf->sandbox_url, master.conf->sandbox_url,
-		    sizeof(conf->sandbox_url));
-		free(conf->sandbox_token);
-		conf->sandbox_token = master.conf->sandbox_token;
-		master.conf->sandbox_token = NULL;
-	}
-	conf_restart_changes(master.conf, conf, later, sizeof(later));
-	if (later[0] != '\0')
-		log_warnx("reload: %s take effect at restart", later);
-	keep_restart_only(master.conf, conf);
-	conf_free(master.conf);
-	master.conf = conf;
-	master.generation++;
-	TAILQ_FOREACH(cp, &master.children, entry)
-		if (cp->fd != -1)
-			proc_send_conf(cp, conf, master.generation);
-	snprintf(why, whylen, "reloaded %s", master.conffile);
-	return master.generation;
-}
-
 /* A child applied a configuration: is every child at the latest? */
 static void
 conf_acked(struct child_proc *cp, struct imsg *imsg)
@@ -257,19 +183,7 @@ conf_acked(struct child_proc *cp, struct imsg *imsg)
 		log_info("reloaded %s", master.conffile);
 		logged = oldest;
 	}
-	control_reload_acked(oldest);
-}
-
-void
-master_set_verbose(int v)
-{
-	struct child_proc	*cp;
-
-	log_setverbose(v);
-	TAILQ_FOREACH(cp, &master.children, entry)
-		if (cp->fd != -1)
-			imsgev_compose(&cp->iev, IMSG_LOG_VERBOSE, 0, 0, -1,
-			    &v, sizeof(v));
+	master_control_reload_acked(oldest);
 }
 
 static void
@@ -303,11 +217,11 @@ master_dispatch_child(struct imsgev *iev, struct imsg *imsg, void *arg)
 		conf_acked(cp, imsg);
 		break;
 	case IMSG_HEARTBEAT:
-		respawn_heartbeat(cp, imsg);
+		master_respawn_heartbeat(cp, imsg);
 		break;
 	case IMSG_CTL_LINE:
 	case IMSG_CTL_END:
-		control_relay(imsg);
+		master_control_relay(imsg);
 		break;
 	}
 }
@@ -319,7 +233,7 @@ master_child_closed(struct imsgev *iev, const char *why, void *arg)
 
 	if (!master.shutting_down && cp->role == ROLE_FRONTEND &&
 	    (cp->beat_ms != 0 || cp->replaced))
-		respawn_channel_closed(cp, why);
+		master_respawn_channel_closed(cp, why);
 	else
 		lost_child(cp, why);
 }

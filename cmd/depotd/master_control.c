@@ -36,6 +36,7 @@
 
 #include <event2/event.h>
 
+#include "calltab.h"
 #include "log.h"
 #include "util.h"
 #include "depotd.h"
@@ -43,34 +44,28 @@
 #include "confine.h"
 
 struct ctl_conn {
-	TAILQ_ENTRY(ctl_conn)	 entry;
-	uint32_t		 id;
+	struct call_entry	 ce;		/* id: the client's number */
 	struct imsgev		 iev;
 	int			 waiting;	/* a relayed command runs */
 	uint32_t		 reload;	/* generation awaited, or 0 */
 };
 
-static TAILQ_HEAD(, ctl_conn)	 ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
+/* The clients, by the number their relayed commands carry. */
+static struct calltab		 ctl_conns = CALLTAB_INITIALIZER(ctl_conns);
 static struct event		*ev_control;
 static char			 control_path[1024];
 static int			 control_fd = -1;
-static uint32_t			 ctl_next_id = 1;
 
 static struct ctl_conn *
 control_find(uint32_t id)
 {
-	struct ctl_conn	*c;
-
-	TAILQ_FOREACH(c, &ctl_conns, entry)
-		if (c->id == id)
-			return c;
-	return NULL;
+	return CALL_OF(calltab_find(&ctl_conns, id), struct ctl_conn, ce);
 }
 
 static void
 control_close(struct ctl_conn *c)
 {
-	TAILQ_REMOVE(&ctl_conns, c, entry);
+	calltab_remove(&ctl_conns, &c->ce);
 	imsgev_clear(&c->iev);
 	free(c);
 }
@@ -111,7 +106,7 @@ control_forward(struct ctl_conn *c, const struct ctl_cmd *cmd)
 		return;
 	}
 	c->waiting = 1;
-	imsgev_compose(&storage->iev, IMSG_CTL_CMD, c->id, 0, -1, cmd,
+	imsgev_compose(&storage->iev, IMSG_CTL_CMD, c->ce.id, 0, -1, cmd,
 	    sizeof(*cmd));
 }
 
@@ -180,7 +175,7 @@ control_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 }
 
 static void
-control_dispatch_client(struct imsgev *iev, struct imsg *imsg, void *arg)
+master_dispatch_control(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct ctl_conn	*c = arg;
 	struct ctl_cmd	 cmd;
@@ -203,7 +198,7 @@ control_closed(struct imsgev *iev, const char *why, void *arg)
 }
 
 void
-control_relay(struct imsg *imsg)
+master_control_relay(struct imsg *imsg)
 {
 	struct ctl_conn	*c;
 
@@ -216,11 +211,14 @@ control_relay(struct imsg *imsg)
 }
 
 void
-control_reload_acked(uint32_t generation)
+master_control_reload_acked(uint32_t generation)
 {
-	struct ctl_conn	*c;
+	struct call_entry	*e;
+	struct ctl_conn		*c;
 
-	TAILQ_FOREACH(c, &ctl_conns, entry) {
+	for (e = calltab_first(&ctl_conns); e != NULL;
+	    e = calltab_next(&ctl_conns, e)) {
+		c = CALL_OF(e, struct ctl_conn, ce);
 		if (c->reload == 0 || c->reload > generation)
 			continue;
 		control_line(c, "reloaded %s", master.conffile);
@@ -250,8 +248,7 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 		close(s);
 		return;
 	}
-	c->id = ctl_next_id++;
-	if (imsgev_init(&c->iev, master.base, s, control_dispatch_client,
+	if (imsgev_init(&c->iev, master.base, s, master_dispatch_control,
 	    control_closed, c) == -1) {
 		close(s);
 		free(c);
@@ -259,12 +256,12 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 	}
 	/* A client that breaks the protocol is disconnected, not fatal. */
 	imsgev_set_channel(&c->iev, &proto_ctl_request);
-	TAILQ_INSERT_TAIL(&ctl_conns, c, entry);
+	calltab_add(&ctl_conns, &c->ce);
 }
 
 /* 1 when a process accepts connections on path: binding would steal it. */
 int
-control_in_use(const char *path)
+master_control_in_use(const char *path)
 {
 	struct sockaddr_un	 sun;
 	int			 fd, rv;
@@ -279,7 +276,7 @@ control_in_use(const char *path)
 }
 
 void
-control_init(const char *path)
+master_control_init(const char *path)
 {
 	struct sockaddr_un	 sun;
 	mode_t			 old;
@@ -306,7 +303,7 @@ control_init(const char *path)
 }
 
 void
-control_cleanup(void)
+master_control_cleanup(void)
 {
 	if (control_fd != -1) {
 		close(control_fd);

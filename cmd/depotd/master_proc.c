@@ -38,9 +38,9 @@
 #include "log.h"
 #include "depotd.h"
 #include "master.h"
-#include "proc.h"
+#include "master_proc.h"
 
-char *const proc_env[] = {
+char *const master_proc_env[] = {
 	"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
 	NULL,
 };
@@ -70,13 +70,13 @@ exec_child(const char *self, enum proc_role role, int instance, int fd,
 	for (i = 0; i < verbose && i < 4; i++)
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
-	execve(self, argv, proc_env);
+	execve(self, argv, master_proc_env);
 	fatal("execve %s", self);
 }
 
 /* Forks and re-executes a child; cp gets its pid and channel. */
 void
-proc_spawn(struct child_proc *cp)
+master_proc_spawn(struct child_proc *cp)
 {
 	pid_t	 pid;
 	int	 sv[2];
@@ -157,7 +157,7 @@ master_send_listeners(struct child_proc *cp)
  * each who is at the other end.
  */
 int
-proc_connect_pair(struct child_proc *a, struct child_proc *b)
+master_proc_connect_pair(struct child_proc *a, struct child_proc *b)
 {
 	struct peer_msg	 pm;
 	int		 sv[2];
@@ -182,7 +182,7 @@ proc_connect_pair(struct child_proc *a, struct child_proc *b)
  * the parts and secrets its roster row names.
  */
 void
-proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
+master_proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
     uint32_t generation)
 {
 	const struct role	*r = roster_role(cp->role);
@@ -196,7 +196,7 @@ proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
 		strlcpy(pc.chroot, conf->chroot, sizeof(pc.chroot));
 	/* The socket is the sandbox user's; its group lets the broker in. */
 	if (r->chroot == CHROOT_SANDBOX && conf->sandbox == SANDBOX_LOCAL) {
-		strlcpy(pc.chroot, sandbox_local_dir(), sizeof(pc.chroot));
+		strlcpy(pc.chroot, master_sandbox_dir(), sizeof(pc.chroot));
 		pc.sgid = master.users[RUN_AS_SANDBOX].gid;
 	}
 	if (imsgev_compose(&cp->iev, IMSG_CONF_BEGIN, 0, 0, -1, &generation,
@@ -215,7 +215,7 @@ proc_send_conf(struct child_proc *cp, const struct depotd_conf *conf,
  * machine, so only a real child's pid (> 1, not our own) is signalled.
  */
 int
-proc_signal(const struct child_proc *cp, int sig)
+master_proc_signal(const struct child_proc *cp, int sig)
 {
 	if (cp->pid <= 1 || cp->pid == getpid()) {
 		log_warnx("%s %d: not signalling pid %d", role_name(cp->role),
@@ -227,7 +227,7 @@ proc_signal(const struct child_proc *cp, int sig)
 
 /* Signals every child and waits up to a few seconds before SIGKILL. */
 void
-proc_kill_all(struct child_list *children)
+master_proc_kill_all(struct child_list *children)
 {
 	struct child_proc	*cp;
 	int			 i, left, status;
@@ -235,7 +235,7 @@ proc_kill_all(struct child_list *children)
 
 	TAILQ_FOREACH(cp, children, entry)
 		if (cp->pid > 0)
-			proc_signal(cp, SIGTERM);
+			master_proc_signal(cp, SIGTERM);
 	for (i = 0; i < 100; i++) {
 		left = 0;
 		TAILQ_FOREACH(cp, children, entry) {
@@ -255,8 +255,33 @@ proc_kill_all(struct child_list *children)
 		if (cp->pid > 0) {
 			log_warnx("%s %d did not stop; killing it",
 			    role_name(cp->role), cp->instance);
-			if (proc_signal(cp, SIGKILL) == 0)
+			if (master_proc_signal(cp, SIGKILL) == 0)
 				waitpid(cp->pid, &status, 0);
 			cp->pid = 0;
 		}
+}
+
+/* The storage helper's slot, or NULL before it is started. */
+struct child_proc *
+master_storage(void)
+{
+	struct child_proc	*cp;
+
+	TAILQ_FOREACH(cp, &master.children, entry)
+		if (cp->role == ROLE_STORAGE)
+			return cp;
+	return NULL;
+}
+
+/* The log level, for the master and every child with a channel. */
+void
+master_set_verbose(int v)
+{
+	struct child_proc	*cp;
+
+	log_setverbose(v);
+	TAILQ_FOREACH(cp, &master.children, entry)
+		if (cp->fd != -1)
+			imsgev_compose(&cp->iev, IMSG_LOG_VERBOSE, 0, 0, -1,
+			    &v, sizeof(v));
 }

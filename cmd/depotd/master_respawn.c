@@ -52,6 +52,10 @@
 #define START_GRACE	10	/* s a replacement may take to start */
 
 static struct event	*ev_watchdog;
+/* master.c's, handed over by master_respawn_init: it is above this file. */
+static imsgev_dispatch_cb	 child_dispatch;
+static imsgev_closed_cb		 child_closed;
+static void			(*child_reap)(void);
 
 static int64_t
 now_ms(void)
@@ -102,7 +106,7 @@ describe(const struct child_proc *cp, char *buf, size_t len)
 }
 
 void
-respawn_heartbeat(struct child_proc *cp, struct imsg *imsg)
+master_respawn_heartbeat(struct child_proc *cp, struct imsg *imsg)
 {
 	memcpy(&cp->beat, imsg->data, sizeof(cp->beat));
 	cp->beat_ms = now_ms();
@@ -124,7 +128,7 @@ start_watch(struct child_proc *cp)
 		return;
 	log_warnx("frontend %d (pid %d) did not start within %lld s; "
 	    "killing it", cp->instance, (int)cp->pid, (long long)limit);
-	proc_signal(cp, SIGKILL);
+	master_proc_signal(cp, SIGKILL);
 	cp->killed = 1;
 }
 
@@ -165,16 +169,21 @@ watchdog(evutil_socket_t fd, short what, void *arg)
 		log_warnx("frontend %d (pid %d) has not turned for %lld s, "
 		    "%s; killing it", cp->instance, (int)cp->pid,
 		    (long long)(now - cp->beat_ms) / 1000, doing);
-		proc_signal(cp, SIGKILL);
+		master_proc_signal(cp, SIGKILL);
 		/* Its channel and its death come next: no second kill. */
 		cp->killed = 1;
 	}
 }
 
 void
-respawn_init(void)
+master_respawn_init(imsgev_dispatch_cb dispatch, imsgev_closed_cb closed,
+    void (*reap)(void))
 {
 	struct timeval	 tv = { 1, 0 };
+
+	child_dispatch = dispatch;
+	child_closed = closed;
+	child_reap = reap;
 
 	ev_watchdog = event_new(master.base, -1, EV_PERSIST, watchdog, NULL);
 	if (ev_watchdog == NULL || event_add(ev_watchdog, &tv) == -1)
@@ -204,18 +213,18 @@ respawn_start(struct child_proc *cp)
 	cp->replaced = 1;
 	cp->started = time(NULL);
 	memset(&cp->beat, 0, sizeof(cp->beat));
-	r->spawn(cp);
-	if (imsgev_init(&cp->iev, master.base, cp->fd, master_dispatch_child,
-	    master_child_closed, cp) == -1)
+	master_role_spawn(cp);
+	if (imsgev_init(&cp->iev, master.base, cp->fd, child_dispatch,
+	    child_closed, cp) == -1)
 		fatal("imsgev_init");
 	imsgev_set_channel(&cp->iev, proto_channel(ROLE_MASTER, cp->role));
-	proc_send_conf(cp, master.conf, master.generation);
+	master_proc_send_conf(cp, master.conf, master.generation);
 	if (r->listens)
 		master_send_listeners(cp);
 	TAILQ_FOREACH(peer, &master.children, entry)
 		if (peer != cp && peer->fd != -1 &&
 		    (r->peers & ROLE_BIT(peer->role)) &&
-		    proc_connect_pair(peer, cp) == -1)
+		    master_proc_connect_pair(peer, cp) == -1)
 			fatal("socketpair");
 	imsgev_compose(&cp->iev, IMSG_START, 0, 0, -1, NULL, 0);
 	log_info("frontend %d started again (pid %d)", cp->instance,
@@ -230,7 +239,7 @@ respawn_due(evutil_socket_t fd, short what, void *arg)
 	event_free(cp->ev_respawn);
 	cp->ev_respawn = NULL;
 	/* A sibling that died meanwhile (the storage helper?) ends all. */
-	master_reap();
+	child_reap();
 	if (master.shutting_down || cp->pid != 0)
 		return;
 	respawn_start(cp);
@@ -238,7 +247,7 @@ respawn_due(evutil_socket_t fd, short what, void *arg)
 
 /* cp's frontend is gone, reaped: start another, when the limit says. */
 void
-respawn_schedule(struct child_proc *cp)
+master_respawn_schedule(struct child_proc *cp)
 {
 	struct timeval	 tv;
 	time_t		 now = time(NULL);
@@ -269,7 +278,7 @@ respawn_schedule(struct child_proc *cp)
  * is of no more use, and it is replaced once it has been reaped.
  */
 void
-respawn_channel_closed(struct child_proc *cp, const char *why)
+master_respawn_channel_closed(struct child_proc *cp, const char *why)
 {
 	log_warnx("frontend %d (pid %d) channel closed: %s", cp->instance,
 	    (int)cp->pid, why);
@@ -277,5 +286,5 @@ respawn_channel_closed(struct child_proc *cp, const char *why)
 	cp->fd = -1;
 	cp->ready = 0;
 	if (cp->pid > 0)
-		proc_signal(cp, SIGKILL);
+		master_proc_signal(cp, SIGKILL);
 }

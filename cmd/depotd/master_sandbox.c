@@ -80,7 +80,7 @@ socket_dir(const char *dir)
 }
 
 const char *
-sandbox_local_dir(void)
+master_sandbox_dir(void)
 {
 	return sbx_dir;
 }
@@ -120,7 +120,7 @@ exec_sandboxd(const char *prog, const char *runner, const char *workdir)
 	argv[argc++] = "-r";
 	argv[argc++] = (char *)runner;
 	argv[argc] = NULL;
-	execve(prog, argv, proc_env);
+	execve(prog, argv, master_proc_env);
 	fatal("execve %s", prog);
 }
 
@@ -145,12 +145,13 @@ sandbox_workdir(const struct depotd_conf *conf)
 }
 
 /*
- * The roster's spawn for depot-sandboxd: starts it and rewrites the
- * configuration so that the broker uses it (the URL names the socket,
- * the token is fresh).  It has no channel to the master, only a pid.
+ * master_roles.c's spawner for depot-sandboxd: starts it and rewrites
+ * the configuration so that the broker uses it (the URL names the
+ * socket, the token is fresh).  It has no channel to the master, only
+ * a pid.
  */
 void
-sandbox_local_spawn(struct child_proc *cp)
+master_sandbox_spawn(struct child_proc *cp)
 {
 	struct depotd_conf	*conf = master.conf;
 	char			 dir[PATH_MAX], prog[PATH_MAX], runner[PATH_MAX];
@@ -198,7 +199,7 @@ sandbox_local_spawn(struct child_proc *cp)
  * broker's next session is a new one.
  */
 int
-sandbox_local_respawn(struct child_proc *cp)
+master_sandbox_respawn(struct child_proc *cp)
 {
 	static time_t	 window;
 	static int	 starts;
@@ -233,7 +234,7 @@ sandbox_local_respawn(struct child_proc *cp)
 }
 
 void
-sandbox_local_cleanup(void)
+master_sandbox_cleanup(void)
 {
 	if (sbx_token[0] != '\0')
 		unlink(sbx_token);

@@ -15,16 +15,17 @@
  */
 
 /*
- * roster.c: the table of roles (see roster.h).
+ * roster.c: the table of roles (see roster.h): data and lookups only.
+ * How each role is started, its spawner in the master and its main in
+ * the re-executed child, is the master's (master_roles.c), so that
+ * every process's code can look a role up here without reaching the
+ * others'.
  */
 #include <sys/types.h>
 
 #include <stddef.h>
 #include <string.h>
 
-#include "depotd.h"
-#include "proc.h"
-#include "master.h"
 #include "roster.h"
 
 #define SANDBOX_USER	"_depotsbx"
@@ -64,8 +65,6 @@ static const struct role roster[ROLE_MAX] = {
 		.user = RUN_AS_STORAGE,
 		.chroot = CHROOT_NONE,
 		.lockdown = LOCKDOWN_STORAGE,
-		.spawn = proc_spawn,
-		.main = storage_main,
 	},
 	[ROLE_BROKER] = {
 		.role = ROLE_BROKER,
@@ -77,8 +76,6 @@ static const struct role roster[ROLE_MAX] = {
 		.user = RUN_AS_DEPOTD,
 		.chroot = CHROOT_SANDBOX,
 		.lockdown = LOCKDOWN_BROKER,
-		.spawn = proc_spawn,
-		.main = broker_main,
 	},
 	[ROLE_FRONTEND] = {
 		.role = ROLE_FRONTEND,
@@ -95,8 +92,6 @@ static const struct role roster[ROLE_MAX] = {
 		.user = RUN_AS_DEPOTD,
 		.chroot = CHROOT_CONF,
 		.lockdown = LOCKDOWN_FRONTEND,
-		.spawn = proc_spawn,
-		.main = frontend_main,
 	},
 	[ROLE_SANDBOXD] = {
 		.role = ROLE_SANDBOXD,
@@ -104,7 +99,6 @@ static const struct role roster[ROLE_MAX] = {
 		.instances = sandbox_local,
 		.user = RUN_AS_SANDBOX,
 		.lockdown = LOCKDOWN_SANDBOXD,
-		.spawn = sandbox_local_spawn,
 	},
 	/*
 	 * No secrets and no configuration: each request says its pages
@@ -121,8 +115,6 @@ static const struct role roster[ROLE_MAX] = {
 		.user = RUN_AS_EXTRACT,
 		.chroot = CHROOT_NONE,
 		.lockdown = LOCKDOWN_EXTRACT,
-		.spawn = proc_spawn,
-		.main = extract_main,
 	},
 };
 

@@ -18,15 +18,14 @@
  * roster.h: what each of depotd's roles is, in one table.  Start-up,
  * process titles, the secrets and configuration parts each role is
  * sent, which roles get channels to each other, the user each runs as,
- * its chroot and its lockdown all derive from this table.
+ * its chroot and its lockdown all derive from this table.  How a role
+ * is started is in master_roles.c.
  */
 #ifndef DEPOTD_ROSTER_H
 #define DEPOTD_ROSTER_H
 
 #include "proto.h"
 #include "config.h"
-
-struct child_proc;
 
 /* Which configured user a role runs as; the master looks them up. */
 enum run_as {
@@ -66,10 +65,6 @@ struct role {
 	enum run_as		 user;
 	enum chroot_policy	 chroot;
 	enum lockdown_policy	 lockdown;
-	/* In the master: start one instance (pid, and fd or -1). */
-	void			(*spawn)(struct child_proc *);
-	/* In the re-executed child: its main; NULL for other programs. */
-	void			(*main)(int instance, int debug, int verbose);
 };
 
 extern const enum proc_role roster_order[];	/* start-up order */

@@ -16,7 +16,8 @@
 
 /*
  * test_calltab.c: the table of calls in flight: unique ids, never 0,
- * found by id until removed, and every call given up at the end.
+ * found by id until removed, visited in order, and every call given up
+ * at the end.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -79,10 +80,38 @@ test_wrap(void)
 	T_EQ_INT(c.ce.id, 2, "ids still in flight are skipped");
 }
 
+static void
+test_walk(void)
+{
+	struct calltab		 t = CALLTAB_INITIALIZER(t);
+	struct call		 c[10];
+	struct call_entry	*e;
+	uint32_t		 last = 0;
+	int			 i, n = 0, sum = 0, ordered = 1;
+
+	T_OK(calltab_first(&t) == NULL, "an empty table has no first call");
+	for (i = 0; i < 10; i++) {
+		c[i].tag = i;
+		calltab_add(&t, &c[i].ce);
+	}
+	calltab_remove(&t, &c[3].ce);
+	for (e = calltab_first(&t); e != NULL; e = calltab_next(&t, e)) {
+		if (e->id <= last)
+			ordered = 0;
+		last = e->id;
+		sum += CALL_OF(e, struct call, ce)->tag;
+		n++;
+	}
+	T_EQ_INT(n, 9, "the walk visits every call in flight");
+	T_EQ_INT(sum, 45 - 3, "each once, not the removed one");
+	T_OK(ordered, "in order of id");
+}
+
 int
 main(void)
 {
 	test_ids();
 	test_wrap();
+	test_walk();
 	return t_done();
 }

@@ -15,10 +15,10 @@
  */
 
 /*
- * proc.h: the master's view of its children.
+ * master_proc.h: the master's view of its children (master_proc.c).
  */
-#ifndef DEPOTD_PROC_H
-#define DEPOTD_PROC_H
+#ifndef DEPOTD_MASTER_PROC_H
+#define DEPOTD_MASTER_PROC_H
 
 #include <sys/queue.h>
 #include <time.h>
@@ -36,7 +36,7 @@ struct child_proc {
 	int			 ready;
 	uint32_t		 conf_acked;	/* last generation applied */
 	struct imsgev		 iev;
-	/* Frontends: their heartbeat and their replacements (respawn.c). */
+	/* Frontends: heartbeat and replacements (master_respawn.c). */
 	int64_t			 beat_ms;	/* monotonic, last heartbeat */
 	struct heartbeat_msg	 beat;		/* as it came */
 	int			 replaced;	/* a replacement, not the first */
@@ -48,13 +48,14 @@ struct child_proc {
 TAILQ_HEAD(child_list, child_proc);
 
 /* The whole environment of every program the master starts. */
-extern char *const	 proc_env[];
+extern char *const	 master_proc_env[];
 
-void		 proc_spawn(struct child_proc *);
-int		 proc_connect_pair(struct child_proc *, struct child_proc *);
-void		 proc_send_conf(struct child_proc *, const struct depotd_conf *,
-		    uint32_t generation);
-void		 proc_kill_all(struct child_list *);
-int		 proc_signal(const struct child_proc *, int sig);
+void		 master_proc_spawn(struct child_proc *);
+int		 master_proc_connect_pair(struct child_proc *,
+		    struct child_proc *);
+void		 master_proc_send_conf(struct child_proc *,
+		    const struct depotd_conf *, uint32_t generation);
+void		 master_proc_kill_all(struct child_list *);
+int		 master_proc_signal(const struct child_proc *, int sig);
 
 #endif
