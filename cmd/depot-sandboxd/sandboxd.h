@@ -20,10 +20,13 @@
  * session.
  *
  *	depot-sandboxd.c	options, listening socket, privilege drop
- *	api.c			authentication, routing, replies (api.h)
- *	api_session.c		CreateSession, Execute, DestroySession
- *	api_files.c		ListFiles, GetFile, PutFile
- *	session.c		sessions, the runner process, the reaper
+ *	service_route.c		authentication, routing (service.h)
+ *	service_session.c	CreateSession, Execute, DestroySession
+ *	service_files.c		ListFiles, GetFile, PutFile
+ *	service.c		replies and request helpers of the routes
+ *	session.c		sessions, the spare jail, the reaper
+ *	session_exec.c		a session's calls, their output, the pause
+ *	runner.c		a session's jailed interpreter process
  *	jail.c			the bubblewrap command line and rlimits
  *	seccomp.c		the jails' system-call filter
  *	cgroup.c		per-session memory, process and CPU limits
@@ -210,8 +213,8 @@ void	*session_exec(struct session *, struct json_object *request,
 	    int timeout, exec_done_cb done, void *arg);
 void	 session_exec_cancel(void *handle);
 
-/* api.c */
+/* service_route.c */
 struct http_handler;
-void	 api_handler(struct http_handler *);
+void	 service_route_handler(struct http_handler *);
 
 #endif
