@@ -182,15 +182,6 @@ void	 ws_walker_cancel(struct ws_walker *);
 
 /* session.c */
 struct session;
-struct exec_result {
-	int		 status;	/* 200, or an HTTP error */
-	const char	*error;		/* message when status != 200 */
-	struct json_object *reply;	/* stdout, stderr, return_code */
-	struct json_object *produced;	/* the files array */
-	int64_t		 elapsed_ms;
-};
-typedef void (*exec_done_cb)(const struct exec_result *, void *);
-
 void	 session_init(struct event_base *);
 int	 session_count(void);
 struct session *session_create(int idle, int life, const char **why);
@@ -205,6 +196,16 @@ int	 session_rootfd(const struct session *);
 struct json_object *session_describe(const struct session *);
 /* A protocol v1 time: seconds since the epoch with a fraction. */
 struct json_object *json_time(int64_t usec);
+
+/* session_exec.c */
+struct exec_result {
+	int		 status;	/* 200, or an HTTP error */
+	const char	*error;		/* message when status != 200 */
+	struct json_object *reply;	/* stdout, stderr, return_code */
+	struct json_object *produced;	/* the files array */
+	int64_t		 elapsed_ms;
+};
+typedef void (*exec_done_cb)(const struct exec_result *, void *);
 /*
  * Runs one tool call; done is called exactly once, possibly later.
  * Returns a handle for session_exec_cancel (the client went away).
