@@ -27,6 +27,10 @@
  * call.  Killing them instead (the runner's own sweep kills the children
  * it finds at the end of a call) would lose the threads, and with them
  * the state the next call may rely on.
+ *
+ * What the runner's channel brings, and the end of a freeze, go up to
+ * session_exec.c through the session's runner_calls: this file calls
+ * no function above it by name.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

@@ -459,7 +459,7 @@ session_exec(struct session *s, struct json_object *request, int timeout,
 	c->done = done;
 	c->arg = arg;
 	TAILQ_INSERT_TAIL(&s->calls, c, entry);
-	/* session_touch, which is above this file. */
+	/* As session_touch (session.c, above this file) does. */
 	s->last_activity = now_usec();
 	session_exec_start_next(s);
 	return c;
