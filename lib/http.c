@@ -376,6 +376,7 @@ dispatch(struct http_conn *c)
 		c->phase = PH_BODY;
 }
 
+/* Answered by http_layer_error, above this file: see http_conn_calls. */
 static void
 parse_failed(struct http_conn *c)
 {
@@ -386,24 +387,25 @@ parse_failed(struct http_conn *c)
 	if (status == 0)
 		status = err == HPE_HEADER_OVERFLOW ? 431 : 400;
 	if (c->parse_why != NULL) {
-		http_layer_error(c, status, c->parse_why, 1);
+		c->calls->layer_error(c, status, c->parse_why, 1);
 		return;
 	}
 	switch (status) {
 	case 414:
-		http_layer_error(c, 414, "The request URI is too long.", 1);
+		c->calls->layer_error(c, 414, "The request URI is too long.",
+		    1);
 		break;
 	case 431:
-		http_layer_error(c, 431, "The request header fields are too "
-		    "large or too many.", 1);
+		c->calls->layer_error(c, 431, "The request header fields "
+		    "are too large or too many.", 1);
 		break;
 	case 503:
-		http_layer_error(c, 503, "Out of memory.", 0);
+		c->calls->layer_error(c, 503, "Out of memory.", 0);
 		break;
 	default:
 		snprintf(msg, sizeof(msg), "Malformed HTTP request: %s.",
 		    http_errno_description(err));
-		http_layer_error(c, 400, msg, 1);
+		c->calls->layer_error(c, 400, msg, 1);
 		break;
 	}
 }

@@ -17,6 +17,10 @@
 /*
  * http_conn.c: a connection's life: reading its socket, its one timer,
  * lingering after a refused body, reuse between requests, and the end.
+ * The bottom of the layer: what it asks of the parser and the reply
+ * writer above it (parse the input, end the request, answer an error)
+ * goes through the connection's calls, set by http_server.c, as a
+ * bufferevent calls its callbacks.
  *
  * Freeing: a connection may be closed from inside any callback, even
  * from inside http_parser_execute().  http_conn_close() tears
@@ -233,6 +237,21 @@ conn_rd_cb(evutil_socket_t fd, short what, void *arg)
 	conn_read_cb(c->bev, c);
 }
 
+/* A response's stream (http_reply_stream_fd) ends: fd, event, buffer. */
+void
+http_stream_stop(struct http_conn *c)
+{
+	if (c->stream != NULL) {
+		event_free(c->stream);
+		c->stream = NULL;
+		close(c->stream_fd);
+		c->stream_fd = -1;
+	}
+	free(c->stream_buf);
+	c->stream_buf = NULL;
+	c->stream_blocked = 0;
+}
+
 /* The memory of a connection closed, or one half made. */
 static void
 conn_free(struct http_conn *c)
@@ -305,7 +324,7 @@ static void
 response_done(struct http_conn *c)
 {
 	c->resp = RS_NONE;
-	http_request_end(c);
+	c->calls->request_end(c);
 	if (c->dead)
 		return;
 	if (c->srv->closing)
@@ -332,7 +351,7 @@ http_conn_close(struct http_conn *c)
 		return;
 	c->dead = 1;
 	c->inuse++;
-	http_request_end(c);
+	c->calls->request_end(c);
 	http_stream_stop(c);
 	/* Closes the socket and any file still queued for sending. */
 	event_free(c->rd);
@@ -352,7 +371,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	struct http_conn	*c = arg;
 
 	c->inuse++;
-	http_conn_process(c);
+	c->calls->process(c);
 	http_conn_release(c);
 }
 
@@ -415,7 +434,7 @@ conn_kick_cb(evutil_socket_t fd, short what, void *arg)
 		cb(c->req, c->ondrain_arg);
 	}
 	if (!c->dead)
-		http_conn_process(c);
+		c->calls->process(c);
 	http_conn_release(c);
 }
 
@@ -428,7 +447,7 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	c->inuse++;
 	c->timer_kind = TM_NONE;
 	if (kind == TM_HEADER && c->phase == PH_HEAD)
-		http_layer_error(c, 408,
+		c->calls->layer_error(c, 408,
 		    "Timed out reading the request headers.", 0);
 	else {
 		if (kind == TM_BODY)
@@ -443,7 +462,7 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 
 int
 http_conn_new(struct http_server *srv, int fd, const char *peer,
-    const struct http_addr *addr)
+    const struct http_addr *addr, const struct http_conn_calls *calls)
 {
 	const struct http_limits *lim = &srv->limits;
 	struct http_conn	*c;
@@ -452,6 +471,7 @@ http_conn_new(struct http_server *srv, int fd, const char *peer,
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		goto fail;
 	c->srv = srv;
+	c->calls = calls;
 	strlcpy(c->peer, peer, sizeof(c->peer));
 	c->addr = *addr;
 	c->resp_remaining = -1;

@@ -16,9 +16,12 @@
 
 /*
  * http_private.h: what the files of the HTTP layer share and callers
- * never see.  http.c parses requests, http_conn.c runs a connection's
- * life and timers, http_reply.c writes responses, http_server.c
- * accepts connections, http_query.c decodes query strings.
+ * never see.  http_conn.c runs a connection's life and timers, http.c
+ * parses requests, http_reply.c writes responses, http_server.c
+ * accepts connections, http_query.c decodes query strings.  Calls go
+ * down that list, never up: what a connection needs of the parser and
+ * the reply writer it calls through its http_conn_calls, which
+ * http_server.c gives it.
  */
 #ifndef DEPOT_HTTP_PRIVATE_H
 #define DEPOT_HTTP_PRIVATE_H
@@ -75,9 +78,23 @@ enum resp_state {
 	RS_FLUSHING,	/* complete; waiting for the socket to take it */
 };
 
+struct http_conn;
+
+/* What a connection calls in the layers above it (see http_server.c). */
+struct http_conn_calls {
+	/* Input came, or the phase moved on: parse (http_conn_process). */
+	void	(*process)(struct http_conn *);
+	/* The response left, or the connection closes (http_request_end). */
+	void	(*request_end)(struct http_conn *);
+	/* An error the layer answers itself (http_layer_error). */
+	void	(*layer_error)(struct http_conn *, int status,
+		    const char *message, int linger);
+};
+
 struct http_conn {
 	TAILQ_ENTRY(http_conn)	 entry;
 	struct http_server	*srv;
+	const struct http_conn_calls *calls;
 	struct bufferevent	*bev;
 	struct event		*rd;		/* our reads: see conn_rd_cb */
 	int			 rd_want;
@@ -141,16 +158,9 @@ struct http_server {
 	int			 closing;
 };
 
-/* http.c: requests and the parser. */
-void	 http_request_id(char [33]);
-struct http_request *
-	 http_request_new(struct http_conn *);
-void	 http_request_end(struct http_conn *);
-void	 http_conn_process(struct http_conn *);
-
 /* http_conn.c: a connection's life and its timer. */
 int	 http_conn_new(struct http_server *, int fd, const char *peer,
-	    const struct http_addr *);
+	    const struct http_addr *, const struct http_conn_calls *);
 void	 http_conn_close(struct http_conn *);
 void	 http_conn_release(struct http_conn *);
 void	 http_conn_kick(struct http_conn *);
@@ -162,10 +172,17 @@ void	 http_body_window_start(struct http_conn *);
 void	 http_body_window_progress(struct http_conn *, size_t);
 void	 http_body_window_hold(struct http_conn *);
 void	 http_body_window_resume(struct http_conn *);
+void	 http_stream_stop(struct http_conn *);
+
+/* http.c: requests and the parser. */
+void	 http_request_id(char [33]);
+struct http_request *
+	 http_request_new(struct http_conn *);
+void	 http_request_end(struct http_conn *);
+void	 http_conn_process(struct http_conn *);
 
 /* http_reply.c: responses. */
 void	 http_layer_error(struct http_conn *, int status, const char *,
 	    int linger);
-void	 http_stream_stop(struct http_conn *);
 
 #endif

@@ -393,20 +393,6 @@ http_reply_file(struct http_request *req, int status, const char *ctype,
 	http_conn_release(c);
 }
 
-void
-http_stream_stop(struct http_conn *c)
-{
-	if (c->stream != NULL) {
-		event_free(c->stream);
-		c->stream = NULL;
-		close(c->stream_fd);
-		c->stream_fd = -1;
-	}
-	free(c->stream_buf);
-	c->stream_buf = NULL;
-	c->stream_blocked = 0;
-}
-
 /* A plain body needs no framing: read straight into the output. */
 static ssize_t
 stream_read_direct(struct http_conn *c, int fd, size_t want)

@@ -47,6 +47,16 @@ struct listener {
 	struct event		*retry;
 };
 
+/*
+ * What a connection calls in the layers above http_conn.c: the parser
+ * (http.c) and the reply writer (http_reply.c).
+ */
+static const struct http_conn_calls server_conn_calls = {
+	http_conn_process,
+	http_request_end,
+	http_layer_error,
+};
+
 /* Why a connection is turned away at once. */
 struct refusal {
 	int		 status;
@@ -171,7 +181,7 @@ admit(struct http_server *srv, int fd, const struct sockaddr *sa,
 		refuse(fd, &refuse_crowded);
 		return -1;
 	}
-	return http_conn_new(srv, fd, peer, &a);
+	return http_conn_new(srv, fd, peer, &a, &server_conn_calls);
 }
 
 static void

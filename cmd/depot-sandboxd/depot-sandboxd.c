@@ -475,7 +475,7 @@ main(int argc, char *argv[])
 	session_init(base);
 	http_limits_default(&hl);
 	hl.body_timeout = 300;
-	api_handler(&handler);
+	service_route_handler(&handler);
 	if ((server = http_server_new(base, &hl, &handler)) == NULL)
 		fatalx("http_server_new");
 	if (http_server_listen_fd(server, fd) == -1)

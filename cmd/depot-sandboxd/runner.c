@@ -27,6 +27,10 @@
  * call.  Killing them instead (the runner's own sweep kills the children
  * it finds at the end of a call) would lose the threads, and with them
  * the state the next call may rely on.
+ *
+ * What the runner's channel brings, and the end of a freeze, go up to
+ * session_exec.c through the session's runner_calls: this file calls
+ * no function above it by name.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -134,7 +138,8 @@ runner_spawn(struct session *s)
 	    BEV_OPT_CLOSE_ON_FREE);
 	if (s->bev == NULL)
 		fatalx("bufferevent_socket_new");
-	bufferevent_setcb(s->bev, runner_read, NULL, runner_event, s);
+	bufferevent_setcb(s->bev, s->runner_calls->read, NULL,
+	    s->runner_calls->event, s);
 	bufferevent_enable(s->bev, EV_READ);
 	s->info_fd = info[0];
 	evutil_make_socket_nonblocking(s->info_fd);
@@ -253,7 +258,7 @@ runner_pause_poll(int fd, short ev, void *arg)
 
 	if (!s->frozen) {
 		/* Killed and thawed meanwhile: nothing of it is left. */
-		exec_paused(s, 1);
+		s->runner_calls->paused(s, 1);
 		return;
 	}
 	if ((rv = cgroup_session_frozen(s->id)) == 0 && now_usec() -
@@ -267,7 +272,7 @@ runner_pause_poll(int fd, short ev, void *arg)
 	else
 		log_debug("%s: frozen in %lld us", s->id,
 		    (long long)(now_usec() - s->pause_start));
-	exec_paused(s, rv == 1 ? 1 : -1);
+	s->runner_calls->paused(s, rv == 1 ? 1 : -1);
 }
 
 int

@@ -20,10 +20,13 @@
  * session.
  *
  *	depot-sandboxd.c	options, listening socket, privilege drop
- *	api.c			authentication, routing, replies (api.h)
- *	api_session.c		CreateSession, Execute, DestroySession
- *	api_files.c		ListFiles, GetFile, PutFile
- *	session.c		sessions, the runner process, the reaper
+ *	service_route.c		authentication, routing (service.h)
+ *	service_session.c	CreateSession, Execute, DestroySession
+ *	service_files.c		ListFiles, GetFile, PutFile
+ *	service.c		replies and request helpers of the routes
+ *	session.c		sessions, the spare jail, the reaper
+ *	session_exec.c		a session's calls, their output, the pause
+ *	runner.c		a session's jailed interpreter process
  *	jail.c			the bubblewrap command line and rlimits
  *	seccomp.c		the jails' system-call filter
  *	cgroup.c		per-session memory, process and CPU limits
@@ -179,15 +182,6 @@ void	 ws_walker_cancel(struct ws_walker *);
 
 /* session.c */
 struct session;
-struct exec_result {
-	int		 status;	/* 200, or an HTTP error */
-	const char	*error;		/* message when status != 200 */
-	struct json_object *reply;	/* stdout, stderr, return_code */
-	struct json_object *produced;	/* the files array */
-	int64_t		 elapsed_ms;
-};
-typedef void (*exec_done_cb)(const struct exec_result *, void *);
-
 void	 session_init(struct event_base *);
 int	 session_count(void);
 struct session *session_create(int idle, int life, const char **why);
@@ -202,6 +196,16 @@ int	 session_rootfd(const struct session *);
 struct json_object *session_describe(const struct session *);
 /* A protocol v1 time: seconds since the epoch with a fraction. */
 struct json_object *json_time(int64_t usec);
+
+/* session_exec.c */
+struct exec_result {
+	int		 status;	/* 200, or an HTTP error */
+	const char	*error;		/* message when status != 200 */
+	struct json_object *reply;	/* stdout, stderr, return_code */
+	struct json_object *produced;	/* the files array */
+	int64_t		 elapsed_ms;
+};
+typedef void (*exec_done_cb)(const struct exec_result *, void *);
 /*
  * Runs one tool call; done is called exactly once, possibly later.
  * Returns a handle for session_exec_cancel (the client went away).
@@ -210,8 +214,8 @@ void	*session_exec(struct session *, struct json_object *request,
 	    int timeout, exec_done_cb done, void *arg);
 void	 session_exec_cancel(void *handle);
 
-/* api.c */
+/* service_route.c */
 struct http_handler;
-void	 api_handler(struct http_handler *);
+void	 service_route_handler(struct http_handler *);
 
 #endif

@@ -15,9 +15,11 @@
  */
 
 /*
- * session.h: what session.c (sessions, their calls, the reaper) and
- * runner.c (a session's jailed interpreter process) share; private to
- * depot-sandboxd's session code.
+ * session.h: what session.c (sessions, the reaper), session_exec.c
+ * (their calls) and runner.c (a session's jailed interpreter process)
+ * share; private to depot-sandboxd's session code.  Each calls only the
+ * files after it in that list; runner.c reaches back up through the
+ * session's runner_calls, as libevent calls a bufferevent's callbacks.
  */
 #ifndef DEPOT_SANDBOXD_SESSION_H
 #define DEPOT_SANDBOXD_SESSION_H
@@ -61,6 +63,15 @@ struct exec_call {
 };
 TAILQ_HEAD(exec_queue, exec_call);
 
+/* What runner.c calls in the file above it, set by session_exec_setup. */
+struct runner_calls {
+	/* The runner's protocol channel: a reply line, or its end. */
+	bufferevent_data_cb	 read;
+	bufferevent_event_cb	 event;
+	/* The session's processes are all frozen (1), or cannot be (-1). */
+	void			(*paused)(struct session *, int);
+};
+
 struct session {
 	TAILQ_ENTRY(session)	 entry;
 	char			 id[ID_BUFSIZE];
@@ -72,6 +83,7 @@ struct session {
 	int			 life;
 	pid_t			 pid;		/* bwrap, our child */
 	struct bufferevent	*bev;
+	const struct runner_calls *runner_calls;
 	int			 info_fd;	/* bwrap's --info-fd */
 	struct event		*info_ev;
 	int			 jail_pidfd;	/* the jail's pid 1 */
@@ -89,11 +101,11 @@ TAILQ_HEAD(session_list, session);
 
 extern struct event_base	*session_base;
 
-/* session.c: the callbacks of the runner's protocol channel. */
-void	runner_read(struct bufferevent *, void *);
-void	runner_event(struct bufferevent *, short, void *);
-/* The session's processes are all frozen (1), or cannot be (-1). */
-void	exec_paused(struct session *, int);
+/* session_exec.c */
+/* The timers of a new session's calls, and its runner_calls. */
+void	session_exec_setup(struct session *);
+/* Every call of a destroyed session is answered 404 and freed. */
+void	session_exec_drop_all(struct session *);
 
 /* runner.c */
 int	runner_spawn(struct session *);
@@ -108,7 +120,7 @@ void	runner_restart(struct session *, const char *why);
 /*
  * Between calls: freezes every process of the session (its cgroup).
  * 1: frozen, or no freezer; -1: it cannot be; 0: under way, and
- * exec_paused is called when it is done.
+ * runner_calls->paused is called when it is done.
  */
 int	runner_pause(struct session *);
 /* Thaws the session, if frozen, before a call. */

@@ -15,28 +15,30 @@
  */
 
 /*
- * api.h: what the route files of depot-sandboxd share: the state of one
- * request and the reply helpers.
+ * service.h: what the files of depot-sandboxd's protocol service share:
+ * the state of one request and the reply helpers.  Calls go down the
+ * list: the router calls the routes, and both call service.c.
  *
- *	api.c		authentication, routing, request bodies, replies
- *	api_session.c	CreateSession, Execute, DestroySession
- *	api_files.c	ListFiles, GetFile, PutFile
+ *	service_route.c		authentication, routing, request bodies
+ *	service_session.c	CreateSession, Execute, DestroySession
+ *	service_files.c		ListFiles, GetFile, PutFile
+ *	service.c		replies, the session a path names, JSON bodies
  */
-#ifndef DEPOT_SANDBOXD_API_H
-#define DEPOT_SANDBOXD_API_H
+#ifndef DEPOT_SANDBOXD_SERVICE_H
+#define DEPOT_SANDBOXD_SERVICE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "util.h"
 
-#define API_MAX_JSON	(4 * 1024 * 1024)
+#define SERVICE_MAX_JSON	(4 * 1024 * 1024)
 
-enum api_route {
-	R_NONE,
-	R_CREATE,
-	R_EXEC,
-	R_PUT,
+enum service_route {
+	ROUTE_NONE,
+	ROUTE_CREATE,
+	ROUTE_EXEC,
+	ROUTE_PUT,
 };
 
 struct http_request;
@@ -44,9 +46,9 @@ struct multipart;
 struct json_object;
 struct session;
 
-struct api_req {
+struct service_req {
 	struct http_request	*req;
-	enum api_route		 route;
+	enum service_route		 route;
 	char			 sid[ID_BUFSIZE];
 	char			*body;
 	size_t			 len;
@@ -69,27 +71,30 @@ struct api_req {
 	const char		*put_error;
 };
 
-/* api.c */
-void	 api_error(struct http_request *, int status, const char *message);
+/* service.c */
+void	 service_error(struct http_request *, int status,
+	    const char *message);
 /* Replies with o as the body and drops the reference. */
-void	 api_json(struct http_request *, int status, struct json_object *o);
+void	 service_json(struct http_request *, int status,
+	    struct json_object *o);
 /* The session the path names, touched; NULL after a 404 reply. */
-struct session *api_session(struct api_req *);
+struct session *service_named_session(struct service_req *);
 /* The JSON body as an object (an empty body is {}); NULL if it is not. */
-struct json_object *api_body_json(struct api_req *);
+struct json_object *service_body_json(struct service_req *);
 
-/* api_session.c */
-void	 api_create(struct api_req *);
-void	 api_exec(struct api_req *);
-void	 api_destroy(struct api_req *);
+/* service_session.c */
+void	 service_session_create(struct service_req *);
+void	 service_session_exec(struct service_req *);
+void	 service_session_destroy(struct service_req *);
 
-/* api_files.c */
-void	 api_list(struct api_req *);
-void	 api_get(struct api_req *);
-void	 api_put_begin(struct api_req *);
-void	 api_put_end(struct api_req *);
-void	 api_put_fail(struct api_req *, int status, const char *message);
+/* service_files.c */
+void	 service_files_list(struct service_req *);
+void	 service_files_get(struct service_req *);
+void	 service_files_put_begin(struct service_req *);
+void	 service_files_put_end(struct service_req *);
+void	 service_files_put_fail(struct service_req *, int status,
+	    const char *message);
 /* Drops the upload's temporary file, if any. */
-void	 api_put_discard(struct api_req *);
+void	 service_files_put_discard(struct service_req *);
 
 #endif

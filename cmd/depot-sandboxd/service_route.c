@@ -15,7 +15,8 @@
  */
 
 /*
- * api.c: the routes of the code-execution protocol, version 1.
+ * service_route.c: the router of the code-execution protocol, version
+ * 1: authentication, the routes, request bodies.
  *
  *	POST   /sessions			CreateSession
  *	POST   /sessions/{id}/exec		Execute
@@ -44,58 +45,10 @@
 #include "multipart.h"
 #include "util.h"
 #include "sandboxd.h"
-#include "api.h"
-
-void
-api_error(struct http_request *req, int status, const char *message)
-{
-	struct json_object	*o, *e;
-	const char		*type, *s;
-
-	switch (status) {
-	case 401:
-		type = "authentication_error";
-		break;
-	case 403:
-		type = "permission_error";
-		break;
-	case 404:
-		type = "not_found_error";
-		break;
-	case 413:
-		type = "request_too_large";
-		break;
-	case 503:
-		type = "overloaded_error";
-		break;
-	default:
-		type = status >= 500 ? "api_error" : "invalid_request_error";
-	}
-	o = json_object_new_object();
-	e = json_object_new_object();
-	json_object_object_add(e, "type", json_object_new_string(type));
-	json_object_object_add(e, "message", json_object_new_string(message));
-	json_object_object_add(o, "type", json_object_new_string("error"));
-	json_object_object_add(o, "error", e);
-	/* What clients of the reference backend read. */
-	json_object_object_add(o, "detail", json_object_new_string(message));
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	http_reply(req, status, "application/json", s, strlen(s));
-	json_object_put(o);
-}
-
-void
-api_json(struct http_request *req, int status, struct json_object *o)
-{
-	const char	*s;
-
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	http_reply(req, status, "application/json", s, strlen(s));
-	json_object_put(o);
-}
+#include "service.h"
 
 static int
-api_authorized(struct http_request *req)
+service_route_authorized(struct http_request *req)
 {
 	const char	*h;
 
@@ -112,7 +65,7 @@ api_authorized(struct http_request *req)
 
 /* "/sessions/ID/rest" -> sid = ID, returns "/rest" or "" or NULL. */
 static const char *
-api_split(const char *path, char *sid, size_t sidlen)
+service_route_split(const char *path, char *sid, size_t sidlen)
 {
 	const char	*p, *slash;
 	size_t		 n;
@@ -129,54 +82,8 @@ api_split(const char *path, char *sid, size_t sidlen)
 	return slash ? slash : "";
 }
 
-struct session *
-api_session(struct api_req *a)
-{
-	struct session	*s;
-
-	if ((s = session_find(a->sid)) == NULL) {
-		api_error(a->req, 404, "no such session");
-		return NULL;
-	}
-	session_touch(s);
-	return s;
-}
-
-/* Parses the JSON body; an empty body is an empty object. */
-struct json_object *
-api_body_json(struct api_req *a)
-{
-	struct json_tokener	*tok;
-	struct json_object	*o;
-
-	if (a->len == 0)
-		return json_object_new_object();
-	if ((tok = json_tokener_new()) == NULL)
-		return NULL;
-	o = json_tokener_parse_ex(tok, a->body, a->len);
-	if (o != NULL && (json_tokener_get_error(tok) != json_tokener_success
-	    || tok->char_offset != (int)a->len)) {
-		/* Trailing garbage after the object. */
-		size_t i;
-
-		for (i = tok->char_offset; i < a->len; i++)
-			if (strchr(" \t\r\n", a->body[i]) == NULL) {
-				json_object_put(o);
-				o = NULL;
-				break;
-			}
-	}
-	json_tokener_free(tok);
-	if (o != NULL && !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		o = NULL;
-	}
-	return o;
-}
-
-/* An optional integer field; -1 on a wrong type. */
 static void
-api_route(struct api_req *a)
+service_route_request(struct service_req *a)
 {
 	struct http_request	*req = a->req;
 	const char		*rest;
@@ -188,50 +95,51 @@ api_route(struct api_req *a)
 		    json_object_new_string("ok"));
 		json_object_object_add(o, "sessions",
 		    json_object_new_int(session_count()));
-		api_json(req, 200, o);
+		service_json(req, 200, o);
 		return;
 	}
 	if (strcmp(req->path, "/sessions") == 0) {
 		if (req->method != HTTP_M_POST) {
-			api_error(req, 405, "method not allowed");
+			service_error(req, 405, "method not allowed");
 			return;
 		}
 		req->route = "create";
-		a->route = R_CREATE;
+		a->route = ROUTE_CREATE;
 		http_body_accept(req);
 		return;
 	}
-	if ((rest = api_split(req->path, a->sid, sizeof(a->sid))) == NULL) {
-		api_error(req, 404, "no such route");
+	if ((rest = service_route_split(req->path, a->sid,
+	    sizeof(a->sid))) == NULL) {
+		service_error(req, 404, "no such route");
 		return;
 	}
 	if (*rest == '\0' && req->method == HTTP_M_DELETE) {
 		req->route = "destroy";
-		api_destroy(a);
+		service_session_destroy(a);
 	} else if (strcmp(rest, "/exec") == 0 && req->method == HTTP_M_POST) {
 		req->route = "exec";
-		a->route = R_EXEC;
+		a->route = ROUTE_EXEC;
 		http_body_accept(req);
 	} else if (strcmp(rest, "/files/list") == 0 &&
 	    req->method == HTTP_M_GET) {
 		req->route = "list";
-		api_list(a);
+		service_files_list(a);
 	} else if (strcmp(rest, "/files") == 0 && req->method == HTTP_M_GET) {
 		req->route = "get";
-		api_get(a);
+		service_files_get(a);
 	} else if (strcmp(rest, "/files") == 0 && req->method == HTTP_M_POST) {
 		req->route = "put";
-		a->route = R_PUT;
-		api_put_begin(a);
+		a->route = ROUTE_PUT;
+		service_files_put_begin(a);
 	} else if (*rest == '\0' || strcmp(rest, "/exec") == 0 ||
 	    strcmp(rest, "/files") == 0 || strcmp(rest, "/files/list") == 0)
-		api_error(req, 405, "method not allowed");
+		service_error(req, 405, "method not allowed");
 	else
-		api_error(req, 404, "no such route");
+		service_error(req, 404, "no such route");
 }
 
 static int
-api_is_files_path(const char *path)
+service_route_is_files_path(const char *path)
 {
 	size_t	 n = strlen(path);
 
@@ -239,56 +147,57 @@ api_is_files_path(const char *path)
 }
 
 static void
-api_on_request(struct http_request *req, void *arg)
+service_route_on_request(struct http_request *req, void *arg)
 {
-	struct api_req	*a;
+	struct service_req	*a;
 
 	if ((a = calloc(1, sizeof(*a))) == NULL) {
-		api_error(req, 500, "out of memory");
+		service_error(req, 500, "out of memory");
 		return;
 	}
 	a->req = req;
 	a->tmpfd = -1;
 	req->arg = a;
-	if (!api_authorized(req)) {
-		api_error(req, 401, "missing or wrong bearer token");
+	if (!service_route_authorized(req)) {
+		service_error(req, 401, "missing or wrong bearer token");
 		return;
 	}
-	if (req->method == HTTP_M_POST && req->content_length > API_MAX_JSON &&
-	    !api_is_files_path(req->path)) {
-		api_error(req, 413, "request body too large");
+	if (req->method == HTTP_M_POST &&
+	    req->content_length > SERVICE_MAX_JSON &&
+	    !service_route_is_files_path(req->path)) {
+		service_error(req, 413, "request body too large");
 		return;
 	}
-	api_route(a);
+	service_route_request(a);
 }
 
 static void
-api_on_body(struct http_request *req, const void *data, size_t len,
+service_route_on_body(struct http_request *req, const void *data, size_t len,
     void *arg)
 {
-	struct api_req	*a = req->arg;
+	struct service_req	*a = req->arg;
 	char		*p;
 
 	if (a == NULL || a->replied || req->replied)
 		return;
-	if (a->route == R_PUT) {
+	if (a->route == ROUTE_PUT) {
 		if (multipart_feed(a->mp, data, len) == -1) {
 			if (a->put_status == 0) {
 				a->put_status = 400;
 				a->put_error = multipart_error(a->mp);
 			}
-			api_put_fail(a, a->put_status, a->put_error);
+			service_files_put_fail(a, a->put_status, a->put_error);
 		}
 		return;
 	}
-	if (a->len + len > API_MAX_JSON) {
+	if (a->len + len > SERVICE_MAX_JSON) {
 		a->replied = 1;
-		api_error(req, 413, "request body too large");
+		service_error(req, 413, "request body too large");
 		return;
 	}
 	if ((p = realloc(a->body, a->len + len + 1)) == NULL) {
 		a->replied = 1;
-		api_error(req, 500, "out of memory");
+		service_error(req, 500, "out of memory");
 		return;
 	}
 	a->body = p;
@@ -298,21 +207,21 @@ api_on_body(struct http_request *req, const void *data, size_t len,
 }
 
 static void
-api_on_body_end(struct http_request *req, void *arg)
+service_route_on_body_end(struct http_request *req, void *arg)
 {
-	struct api_req	*a = req->arg;
+	struct service_req	*a = req->arg;
 
 	if (a == NULL || a->replied || req->replied)
 		return;
 	switch (a->route) {
-	case R_CREATE:
-		api_create(a);
+	case ROUTE_CREATE:
+		service_session_create(a);
 		break;
-	case R_EXEC:
-		api_exec(a);
+	case ROUTE_EXEC:
+		service_session_exec(a);
 		break;
-	case R_PUT:
-		api_put_end(a);
+	case ROUTE_PUT:
+		service_files_put_end(a);
 		break;
 	default:
 		break;
@@ -320,15 +229,15 @@ api_on_body_end(struct http_request *req, void *arg)
 }
 
 static void
-api_on_free(struct http_request *req, void *arg)
+service_route_on_free(struct http_request *req, void *arg)
 {
-	struct api_req	*a = req->arg;
+	struct service_req	*a = req->arg;
 
 	if (a == NULL)
 		return;
 	if (a->exec != NULL)
 		session_exec_cancel(a->exec);
-	api_put_discard(a);
+	service_files_put_discard(a);
 	if (a->mp != NULL)
 		multipart_free(a->mp);
 	free(a->body);
@@ -337,11 +246,11 @@ api_on_free(struct http_request *req, void *arg)
 }
 
 void
-api_handler(struct http_handler *h)
+service_route_handler(struct http_handler *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->on_request = api_on_request;
-	h->on_body = api_on_body;
-	h->on_body_end = api_on_body_end;
-	h->on_free = api_on_free;
+	h->on_request = service_route_on_request;
+	h->on_body = service_route_on_body;
+	h->on_body_end = service_route_on_body_end;
+	h->on_free = service_route_on_free;
 }

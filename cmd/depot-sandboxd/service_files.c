@@ -15,7 +15,7 @@
  */
 
 /*
- * api_files.c: the file routes of protocol v1: ListFiles, GetFile and
+ * service_files.c: the file routes of protocol v1: ListFiles, GetFile and
  * PutFile.  Every path is confined to the session's workspace.
  */
 #include <sys/types.h>
@@ -33,60 +33,61 @@
 #include "multipart.h"
 #include "util.h"
 #include "sandboxd.h"
-#include "api.h"
+#include "service.h"
 
 /* The path query parameter, confined; replies and returns -1 on error. */
 static int
-api_path_param(struct api_req *a, const char *dflt, char *rel, size_t len)
+service_files_path_param(struct service_req *a, const char *dflt, char *rel,
+    size_t len)
 {
 	char	 raw[4096];
 	ssize_t	 n;
 
 	n = http_query_param(a->req->query, "path", raw, sizeof(raw), NULL);
 	if (n == -2) {
-		api_error(a->req, 400, "bad path parameter");
+		service_error(a->req, 400, "bad path parameter");
 		return -1;
 	}
 	if (n == -1) {
 		if (dflt == NULL) {
-			api_error(a->req, 400, "the path parameter is "
+			service_error(a->req, 400, "the path parameter is "
 			    "required");
 			return -1;
 		}
 		strlcpy(raw, dflt, sizeof(raw));
 	}
 	if (ws_clean_path(raw, rel, len) == -1) {
-		api_error(a->req, 403, "path outside the workspace");
+		service_error(a->req, 403, "path outside the workspace");
 		return -1;
 	}
 	return 0;
 }
 
 static void
-api_open_error(struct api_req *a, const char *what)
+service_files_open_error(struct service_req *a, const char *what)
 {
 	switch (errno) {
 	case ENOENT:
-		api_error(a->req, 404, "no such file");
+		service_error(a->req, 404, "no such file");
 		break;
 	case ENOTDIR:
-		api_error(a->req, 400, "a path component is not a "
+		service_error(a->req, 400, "a path component is not a "
 		    "directory");
 		break;
 	case EXDEV:
 	case ELOOP:
 	case EACCES:
 	case EPERM:
-		api_error(a->req, 403, "path outside the workspace");
+		service_error(a->req, 403, "path outside the workspace");
 		break;
 	default:
 		log_warn("%s %s", what, a->sid);
-		api_error(a->req, 500, "cannot open the path");
+		service_error(a->req, 500, "cannot open the path");
 	}
 }
 
 void
-api_list(struct api_req *a)
+service_files_list(struct service_req *a)
 {
 	struct session		*s;
 	struct ws_listing	 l;
@@ -94,11 +95,11 @@ api_list(struct api_req *a)
 	char			 rel[4096];
 	size_t			 i;
 
-	if ((s = api_session(a)) == NULL ||
-	    api_path_param(a, ".", rel, sizeof(rel)) == -1)
+	if ((s = service_named_session(a)) == NULL ||
+	    service_files_path_param(a, ".", rel, sizeof(rel)) == -1)
 		return;
 	if (ws_list(session_rootfd(s), rel, &l) == -1) {
-		api_open_error(a, "list");
+		service_files_open_error(a, "list");
 		return;
 	}
 	files = json_object_new_array();
@@ -124,30 +125,30 @@ api_list(struct api_req *a)
 		    json_object_new_boolean(1));
 	log_info("list %s %s: %zu files", a->sid, rel, l.n);
 	ws_listing_free(&l);
-	api_json(a->req, 200, o);
+	service_json(a->req, 200, o);
 }
 
 void
-api_get(struct api_req *a)
+service_files_get(struct service_req *a)
 {
 	struct session	*s;
 	struct stat	 st;
 	char		 rel[4096];
 	int		 fd;
 
-	if ((s = api_session(a)) == NULL ||
-	    api_path_param(a, NULL, rel, sizeof(rel)) == -1)
+	if ((s = service_named_session(a)) == NULL ||
+	    service_files_path_param(a, NULL, rel, sizeof(rel)) == -1)
 		return;
 	/* Non-blocking: a fifo planted by the code must not hang us. */
 	fd = ws_open(session_rootfd(s), rel, O_RDONLY | O_NONBLOCK | O_NOCTTY,
 	    0);
 	if (fd == -1) {
-		api_open_error(a, "get");
+		service_files_open_error(a, "get");
 		return;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		api_error(a->req, 400, S_ISDIR(st.st_mode) ?
+		service_error(a->req, 400, S_ISDIR(st.st_mode) ?
 		    "the path is a directory" : "not a regular file");
 		return;
 	}
@@ -156,7 +157,7 @@ api_get(struct api_req *a)
 }
 
 void
-api_put_discard(struct api_req *a)
+service_files_put_discard(struct service_req *a)
 {
 	if (a->tmpfd != -1) {
 		close(a->tmpfd);
@@ -169,9 +170,9 @@ api_put_discard(struct api_req *a)
 }
 
 static int
-put_part_begin(void *arg, const struct multipart_part *p)
+service_files_put_part_begin(void *arg, const struct multipart_part *p)
 {
-	struct api_req	*a = arg;
+	struct service_req	*a = arg;
 
 	a->part = 0;
 	if (strcmp(p->name, "file") == 0) {
@@ -192,9 +193,9 @@ put_part_begin(void *arg, const struct multipart_part *p)
 }
 
 static int
-put_part_data(void *arg, const void *data, size_t len)
+service_files_put_part_data(void *arg, const void *data, size_t len)
 {
-	struct api_req	*a = arg;
+	struct service_req	*a = arg;
 	const char	*p = data;
 	ssize_t		 n;
 
@@ -233,33 +234,35 @@ put_part_data(void *arg, const void *data, size_t len)
 }
 
 static int
-put_part_end(void *arg)
+service_files_put_part_end(void *arg)
 {
 	return 0;
 }
 
-static const struct multipart_cb put_cb = {
-	put_part_begin, put_part_data, put_part_end
+static const struct multipart_cb service_files_put_calls = {
+	service_files_put_part_begin, service_files_put_part_data,
+	service_files_put_part_end
 };
 
 void
-api_put_begin(struct api_req *a)
+service_files_put_begin(struct service_req *a)
 {
 	const char	*why, *ctype;
 	char		 rnd[ID_BUFSIZE];
 
 	if (session_find(a->sid) == NULL) {
-		api_error(a->req, 404, "no such session");
+		service_error(a->req, 404, "no such session");
 		return;
 	}
 	if (a->req->content_length > sbx_conf->limits.max_put + 65536) {
-		api_error(a->req, 413, "file larger than the backend's cap");
+		service_error(a->req, 413,
+		    "file larger than the backend's cap");
 		return;
 	}
 	ctype = http_header_get(a->req, "content-type");
-	if ((a->mp = multipart_new(ctype ? ctype : "", &put_cb, a,
-	    &why)) == NULL) {
-		api_error(a->req, 400, why);
+	if ((a->mp = multipart_new(ctype ? ctype : "",
+	    &service_files_put_calls, a, &why)) == NULL) {
+		service_error(a->req, 400, why);
 		return;
 	}
 	id_new(rnd, sizeof(rnd), "up-");
@@ -269,24 +272,24 @@ api_put_begin(struct api_req *a)
 	if (a->tmpfd == -1) {
 		log_warn("put: temporary file");
 		a->tmpname[0] = '\0';
-		api_error(a->req, 500, "cannot store the file");
+		service_error(a->req, 500, "cannot store the file");
 		return;
 	}
 	http_body_accept(a->req);
 }
 
 void
-api_put_fail(struct api_req *a, int status, const char *message)
+service_files_put_fail(struct service_req *a, int status, const char *message)
 {
-	api_put_discard(a);
+	service_files_put_discard(a);
 	if (!a->req->replied)
-		api_error(a->req, status, message);
+		service_error(a->req, status, message);
 	a->replied = 1;
 }
 
 /* Would the upload take the workspace past its quota? */
 static int
-put_over_quota(struct session *s, int64_t size)
+service_files_put_over_quota(struct session *s, int64_t size)
 {
 	const struct sbx_limits	*lim = &sbx_conf->limits;
 	struct ws_listing	 l;
@@ -301,7 +304,7 @@ put_over_quota(struct session *s, int64_t size)
 }
 
 void
-api_put_end(struct api_req *a)
+service_files_put_end(struct service_req *a)
 {
 	struct session	*s;
 	struct json_object *o;
@@ -310,16 +313,16 @@ api_put_end(struct api_req *a)
 	int		 dirfd;
 
 	if (multipart_finish(a->mp) == -1) {
-		api_put_fail(a, 400, multipart_error(a->mp));
+		service_files_put_fail(a, 400, multipart_error(a->mp));
 		return;
 	}
 	if (!a->have_file) {
-		api_put_fail(a, 400, "no file part");
+		service_files_put_fail(a, 400, "no file part");
 		return;
 	}
 	target = a->pathlen > 0 ? a->path : a->filename;
 	if (*target == '\0') {
-		api_put_fail(a, 400, "no path and no filename");
+		service_files_put_fail(a, 400, "no path and no filename");
 		return;
 	}
 	if (target[strlen(target) - 1] == '/') {
@@ -330,24 +333,26 @@ api_put_end(struct api_req *a)
 		target = joined;
 	}
 	if (ws_clean_path(target, rel, sizeof(rel)) == -1) {
-		api_put_fail(a, 403, "path outside the workspace");
+		service_files_put_fail(a, 403, "path outside the workspace");
 		return;
 	}
 	if (strcmp(rel, ".") == 0) {
-		api_put_fail(a, 400, "the path names the workspace itself");
+		service_files_put_fail(a, 400,
+		    "the path names the workspace itself");
 		return;
 	}
-	if ((s = api_session(a)) == NULL) {
-		api_put_discard(a);
+	if ((s = service_named_session(a)) == NULL) {
+		service_files_put_discard(a);
 		return;
 	}
-	if (put_over_quota(s, a->written)) {
-		api_put_fail(a, 413, "the workspace is over its quota");
+	if (service_files_put_over_quota(s, a->written)) {
+		service_files_put_fail(a, 413,
+		    "the workspace is over its quota");
 		return;
 	}
 	if ((dirfd = ws_open_parent(session_rootfd(s), rel, &leaf)) == -1) {
-		api_put_discard(a);
-		api_open_error(a, "put");
+		service_files_put_discard(a);
+		service_files_open_error(a, "put");
 		return;
 	}
 	close(a->tmpfd);
@@ -356,12 +361,12 @@ api_put_end(struct api_req *a)
 		int saved = errno;
 
 		close(dirfd);
-		api_put_discard(a);
+		service_files_put_discard(a);
 		if (saved == EISDIR || saved == ENOTEMPTY || saved == EEXIST)
-			api_error(a->req, 400, "the path is a directory");
+			service_error(a->req, 400, "the path is a directory");
 		else {
 			errno = saved;
-			api_open_error(a, "put");
+			service_files_open_error(a, "put");
 		}
 		return;
 	}
@@ -372,6 +377,6 @@ api_put_end(struct api_req *a)
 	json_object_object_add(o, "path", json_object_new_string(rel));
 	json_object_object_add(o, "size_bytes",
 	    json_object_new_int64(a->written));
-	api_json(a->req, 201, o);
+	service_json(a->req, 201, o);
 }
 

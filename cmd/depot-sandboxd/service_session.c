@@ -15,7 +15,7 @@
  */
 
 /*
- * api_session.c: the session routes of protocol v1: CreateSession,
+ * service_session.c: the session routes of protocol v1: CreateSession,
  * Execute and DestroySession.
  */
 #include <sys/types.h>
@@ -28,10 +28,11 @@
 #include "log.h"
 #include "util.h"
 #include "sandboxd.h"
-#include "api.h"
+#include "service.h"
 
+/* An optional integer field; -1 on a wrong type. */
 static int
-api_int_field(struct json_object *o, const char *name, int64_t *v,
+service_session_int_field(struct json_object *o, const char *name, int64_t *v,
     int *present)
 {
 	struct json_object	*f;
@@ -56,13 +57,13 @@ api_int_field(struct json_object *o, const char *name, int64_t *v,
 }
 
 static int
-api_clamp(int64_t v, int lo, int hi)
+service_session_clamp(int64_t v, int lo, int hi)
 {
 	return v < lo ? lo : v > hi ? hi : (int)v;
 }
 
 void
-api_create(struct api_req *a)
+service_session_create(struct service_req *a)
 {
 	struct json_object	*body;
 	struct session		*s;
@@ -70,41 +71,43 @@ api_create(struct api_req *a)
 	int64_t			 idle, life;
 	int			 p1, p2;
 
-	if ((body = api_body_json(a)) == NULL) {
-		api_error(a->req, 400, "the body is not a JSON object");
+	if ((body = service_body_json(a)) == NULL) {
+		service_error(a->req, 400, "the body is not a JSON object");
 		return;
 	}
 	idle = sbx_conf->limits.idle_default;
 	life = sbx_conf->limits.life_default;
-	if (api_int_field(body, "idle_timeout_seconds", &idle, &p1) == -1 ||
-	    api_int_field(body, "max_lifetime_seconds", &life, &p2) == -1) {
+	if (service_session_int_field(body, "idle_timeout_seconds", &idle,
+	    &p1) == -1 ||
+	    service_session_int_field(body, "max_lifetime_seconds", &life,
+	    &p2) == -1) {
 		json_object_put(body);
-		api_error(a->req, 422, "lifetime hints must be integers");
+		service_error(a->req, 422, "lifetime hints must be integers");
 		return;
 	}
 	json_object_put(body);
 	if (session_count() >= sbx_conf->limits.max_sessions) {
 		log_warnx("create: at capacity (%d sessions)",
 		    session_count());
-		api_error(a->req, 503, "at capacity: too many sessions");
+		service_error(a->req, 503, "at capacity: too many sessions");
 		return;
 	}
 	/* Hints are clamped, not refused; the reply says what was granted. */
-	idle = api_clamp(idle, 1, sbx_conf->limits.idle_max);
-	life = api_clamp(life, 1, sbx_conf->limits.life_max);
+	idle = service_session_clamp(idle, 1, sbx_conf->limits.idle_max);
+	life = service_session_clamp(life, 1, sbx_conf->limits.life_max);
 	if ((s = session_create(idle, life, &why)) == NULL) {
 		log_warnx("create: %s", why);
-		api_error(a->req, 503, why);
+		service_error(a->req, 503, why);
 		return;
 	}
 	log_info("create %s idle %llds lifetime %llds", session_id(s),
 	    (long long)idle, (long long)life);
-	api_json(a->req, 201, session_describe(s));
+	service_json(a->req, 201, session_describe(s));
 }
 
 /* to[key] = from[key] when that is a string, else "". */
 static void
-copy_string(struct json_object *to, struct json_object *from,
+service_session_copy_string(struct json_object *to, struct json_object *from,
     const char *key)
 {
 	struct json_object	*v;
@@ -117,9 +120,9 @@ copy_string(struct json_object *to, struct json_object *from,
 }
 
 static void
-api_exec_done(const struct exec_result *r, void *arg)
+service_session_exec_done(const struct exec_result *r, void *arg)
 {
-	struct api_req		*a = arg;
+	struct service_req		*a = arg;
 	struct json_object	*o, *block, *content, *v;
 	char			 type[96];
 	int			 rc = -1;
@@ -128,15 +131,15 @@ api_exec_done(const struct exec_result *r, void *arg)
 	a->exec_done = 1;
 	if (r->status != 200) {
 		log_warnx("exec %s: %s", a->sid, r->error);
-		api_error(a->req, r->status, r->error);
+		service_error(a->req, r->status, r->error);
 		return;
 	}
 	content = json_object_new_object();
 	/* Protocol v1: the same constant for every tool kind. */
 	json_object_object_add(content, "type",
 	    json_object_new_string("code_execution_result"));
-	copy_string(content, r->reply, "stdout");
-	copy_string(content, r->reply, "stderr");
+	service_session_copy_string(content, r->reply, "stdout");
+	service_session_copy_string(content, r->reply, "stderr");
 	if (json_object_object_get_ex(r->reply, "return_code", &v) &&
 	    json_object_is_type(v, json_type_int))
 		rc = json_object_get_int(v);
@@ -160,11 +163,11 @@ api_exec_done(const struct exec_result *r, void *arg)
 	json_object_object_add(o, "result_block", block);
 	log_info("exec %s %s rc %d %lld ms %zu files", a->sid, a->tool, rc,
 	    (long long)r->elapsed_ms, json_object_array_length(r->produced));
-	api_json(a->req, 200, o);
+	service_json(a->req, 200, o);
 }
 
 static size_t
-utf8_chars(const char *s)
+service_session_utf8_chars(const char *s)
 {
 	size_t	 n = 0;
 
@@ -176,7 +179,7 @@ utf8_chars(const char *s)
 
 /* Checks input against the tool; NULL when fine, else the message. */
 static const char *
-api_check_input(const char *tool, struct json_object *input)
+service_session_check_input(const char *tool, struct json_object *input)
 {
 	struct json_object	*f;
 	const char		*field;
@@ -197,13 +200,14 @@ api_check_input(const char *tool, struct json_object *input)
 		return strcmp(field, "code") == 0 ?
 		    "input.code must be a string" :
 		    "input.command must be a string";
-	if (utf8_chars(json_object_get_string(f)) > SBX_MAX_CODE_CHARS)
+	if (service_session_utf8_chars(json_object_get_string(f)) >
+	    SBX_MAX_CODE_CHARS)
 		return "code or command longer than 200000 characters";
 	return NULL;
 }
 
 void
-api_exec(struct api_req *a)
+service_session_exec(struct service_req *a)
 {
 	struct json_object	*body, *tool, *input, *id, *request;
 	struct session		*s;
@@ -211,8 +215,8 @@ api_exec(struct api_req *a)
 	int64_t			 timeout = sbx_conf->limits.exec_timeout;
 	int			 present;
 
-	if ((body = api_body_json(a)) == NULL) {
-		api_error(a->req, 400, "the body is not a JSON object");
+	if ((body = service_body_json(a)) == NULL) {
+		service_error(a->req, 400, "the body is not a JSON object");
 		return;
 	}
 	if (!json_object_object_get_ex(body, "tool", &tool) ||
@@ -220,20 +224,22 @@ api_exec(struct api_req *a)
 	    strlcpy(a->tool, json_object_get_string(tool),
 	    sizeof(a->tool)) >= sizeof(a->tool)) {
 		json_object_put(body);
-		api_error(a->req, 422, "tool must be a string naming a tool");
+		service_error(a->req, 422,
+		    "tool must be a string naming a tool");
 		return;
 	}
 	if (!json_object_object_get_ex(body, "input", &input))
 		input = NULL;
-	if ((why = api_check_input(a->tool, input)) != NULL) {
+	if ((why = service_session_check_input(a->tool, input)) != NULL) {
 		json_object_put(body);
-		api_error(a->req, 422, why);
+		service_error(a->req, 422, why);
 		return;
 	}
-	if (api_int_field(body, "timeout_seconds", &timeout, &present) == -1 ||
+	if (service_session_int_field(body, "timeout_seconds", &timeout,
+	    &present) == -1 ||
 	    timeout < 1 || timeout > SBX_EXEC_TIMEOUT_MAX) {
 		json_object_put(body);
-		api_error(a->req, 422, "timeout_seconds must be an integer "
+		service_error(a->req, 422, "timeout_seconds must be an integer "
 		    "from 1 to 120");
 		return;
 	}
@@ -243,7 +249,7 @@ api_exec(struct api_req *a)
 		    sizeof(a->tool_use_id));
 	else
 		id_new(a->tool_use_id, sizeof(a->tool_use_id), "toolu_");
-	if ((s = api_session(a)) == NULL) {
+	if ((s = service_named_session(a)) == NULL) {
 		json_object_put(body);
 		return;
 	}
@@ -251,7 +257,8 @@ api_exec(struct api_req *a)
 	json_object_object_add(request, "tool", json_object_get(tool));
 	json_object_object_add(request, "input", json_object_get(input));
 	json_object_put(body);
-	a->exec = session_exec(s, request, (int)timeout, api_exec_done, a);
+	a->exec = session_exec(s, request, (int)timeout,
+	    service_session_exec_done, a);
 	/* It may have finished already (a runner that could not start). */
 	if (a->exec_done)
 		a->exec = NULL;
@@ -259,7 +266,7 @@ api_exec(struct api_req *a)
 }
 
 void
-api_destroy(struct api_req *a)
+service_session_destroy(struct service_req *a)
 {
 	struct session	*s;
 

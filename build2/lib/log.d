@@ -1,0 +1,3 @@
+build2/lib/log.o: lib/log.c lib/log.h lib/cdefs.h
+lib/log.h:
+lib/cdefs.h:

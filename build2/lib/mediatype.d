@@ -1,0 +1,2 @@
+build2/lib/mediatype.o: lib/mediatype.c lib/mediatype.h
+lib/mediatype.h:

@@ -1,0 +1,2 @@
+build2/lib/sse.o: lib/sse.c lib/sse.h
+lib/sse.h:
