@@ -15,9 +15,9 @@
  */
 
 /*
- * fe_files.c: the Files API's routes and its file object in OpenAI's
- * and Anthropic's shapes; retrieve, delete and download (with Range)
- * here, uploads in fe_upload.c, listings in fe_list.c.
+ * fe_files.c: the Files API's routes: retrieve, delete and download
+ * (with Range) here, uploads in fe_upload.c, listings in fe_list.c, the
+ * file object they answer with in fe_file_object.c.
  */
 #include <sys/types.h>
 
@@ -51,61 +51,6 @@ static struct fe_file_target *
 fe_target_of(struct api_req *ar)
 {
 	return ar->route;
-}
-
-/* --- shapes --- */
-
-static struct json_object *
-fe_time_or_null(int64_t usec, int anthropic)
-{
-	char	 buf[RFC3339_LEN];
-
-	if (usec == 0)
-		return NULL;
-	if (!anthropic)
-		return json_object_new_int64(usec / 1000000);
-	time_rfc3339_usec(usec, buf, sizeof(buf));
-	return json_object_new_string(buf);
-}
-
-struct json_object *
-fe_file_object(const struct file_rec *rec, enum dialect d)
-{
-	struct json_object	*o = json_object_new_object();
-	int			 a = d == DIALECT_ANTHROPIC;
-
-	json_object_object_add(o, "id", json_object_new_string(rec->id));
-	if (a) {
-		json_object_object_add(o, "type",
-		    json_object_new_string("file"));
-		json_object_object_add(o, "filename",
-		    json_object_new_string(rec->filename));
-		json_object_object_add(o, "mime_type",
-		    json_object_new_string(rec->mime_type));
-		json_object_object_add(o, "size_bytes",
-		    json_object_new_int64(rec->bytes));
-		json_object_object_add(o, "created_at",
-		    fe_time_or_null(rec->created_us, 1));
-		json_object_object_add(o, "expires_at",
-		    fe_time_or_null(rec->expires_us, 1));
-		json_object_object_add(o, "downloadable",
-		    json_object_new_boolean(1));
-		return o;
-	}
-	json_object_object_add(o, "object", json_object_new_string("file"));
-	json_object_object_add(o, "bytes", json_object_new_int64(rec->bytes));
-	json_object_object_add(o, "created_at",
-	    fe_time_or_null(rec->created_us, 0));
-	json_object_object_add(o, "expires_at",
-	    fe_time_or_null(rec->expires_us, 0));
-	json_object_object_add(o, "filename",
-	    json_object_new_string(rec->filename));
-	json_object_object_add(o, "purpose",
-	    json_object_new_string(rec->purpose));
-	json_object_object_add(o, "status",
-	    json_object_new_string("processed"));
-	json_object_object_add(o, "status_details", NULL);
-	return o;
 }
 
 /* --- retrieve and delete --- */
