@@ -19,7 +19,8 @@
  * (frontend.c), calls to the storage helper (fe_storage.c),
  * authentication (fe_auth.c), dialects and errors (fe_reply.c), the
  * Files API (fe_files.c, with uploads in fe_upload.c and listings in
- * fe_list.c), health and metrics (fe_health.c).
+ * fe_list.c, the file object in fe_file_object.c), health
+ * (fe_health.c) and metrics (fe_metrics.c).
  */
 #ifndef DEPOTD_FRONTEND_H
 #define DEPOTD_FRONTEND_H
@@ -114,6 +115,8 @@ int	 fe_reply_storage_ok(struct api_req *, struct imsg *, uint32_t want,
 
 /* fe_files.c */
 void	 fe_files_route(struct api_req *);
+
+/* fe_file_object.c */
 struct json_object *fe_file_object(const struct file_rec *, enum dialect);
 
 /* fe_upload.c */
@@ -124,6 +127,10 @@ void	 fe_list_route(struct api_req *);
 
 /* fe_health.c */
 void	 fe_health_route(struct api_req *);
+/* The storage helper's IMSG_HEALTH answer into hm: 1 when all is up. */
+int	 fe_health_read(struct api_req *, struct imsg *, struct health_msg *);
+
+/* fe_metrics.c */
 void	 fe_metrics_route(struct api_req *);
 void	 fe_metrics_count(const struct http_request *);
 /* A model request: error 1 when the caller got no answer of 2xx. */
