@@ -33,7 +33,7 @@
 #include "log.h"
 #include "util.h"
 #include "frontend.h"
-#include "fe_upcall.h"
+#include "fe_model.h"
 
 /* When this frontend learnt of its models: their "created" time. */
 static int64_t

@@ -49,7 +49,6 @@
 
 #define KEEPALIVE_EVERY		5	/* seconds */
 #define TOOL_NO_CODE		"the call has no code argument"
-#define ITERATIONS_DEFAULT	8
 
 /*
  * Each round resends the transcript with what the rounds before added
@@ -537,8 +536,7 @@ coderun_start(const struct coderun_params *p)
 	cr->p = *p;
 	cr->ureq = json_object_get(p->ureq);
 	cr->runs = json_object_new_array();
-	cr->max_rounds = p->max_rounds > 0 ? p->max_rounds :
-	    ITERATIONS_DEFAULT;
+	cr->max_rounds = p->max_rounds;	/* conf_tool_iterations */
 	cr->res.tokens_in = cr->res.tokens_out = cr->res.ttfb_us = -1;
 	if ((cr->lease = fe_sbx_open(p->ar, coderun_opened, cr)) == NULL) {
 		coderun_free(cr);

@@ -21,7 +21,9 @@
 #ifndef DEPOTD_FE_CODERUN_H
 #define DEPOTD_FE_CODERUN_H
 
-#include "fe_upcall.h"
+#include "fe_model.h"
+
+struct upcall_result;
 
 typedef void	(*coderun_done_cb)(void *arg, const struct upcall_result *);
 

@@ -43,6 +43,7 @@
 
 #include "jsontext.h"
 #include "log.h"
+#include "util.h"
 #include "frontend.h"
 #include "fe_upcall.h"
 #include "fe_coderun.h"
@@ -70,19 +71,11 @@ struct model_req {
 	struct event		*deadline;	/* request-timeout */
 };
 
-#define REQUEST_TIMEOUT_DEFAULT	600	/* seconds */
-
 static const char *route_names[] = {
 	[WIRE_CHAT] = "chat.completions",
 	[WIRE_RESPONSES] = "responses",
 	[WIRE_MESSAGES] = "messages",
 };
-
-struct json_object *
-api_json_parse(const char *s, size_t len)
-{
-	return json_text_parse(s, len, JSON_DEPTH_MAX);
-}
 
 /* --- the end --- */
 
@@ -112,7 +105,7 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	    who->workspace_name[0] ? who->workspace_name : "-",
 	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
 	    res->tokens_in, res->tokens_out, res->sent, ttfb,
-	    (fe_mono_usec() - mr->t0) / 1000.0);
+	    (mono_usec() - mr->t0) / 1000.0);
 	fe_metrics_model(mr->model.name, status < 200 || status > 299,
 	    res->tokens_in, res->tokens_out);
 }
@@ -217,8 +210,7 @@ model_run_code(struct model_req *mr, struct json_object *up)
 	p.upstream = mr->model.upstream;
 	p.asked = mr->asked;
 	p.stream = mr->stream;
-	p.max_rounds = mr->model.max_tool_iterations > 0 ?
-	    mr->model.max_tool_iterations : fe.conf->max_tool_iterations;
+	p.max_rounds = conf_tool_iterations(fe.conf, &mr->model);
 	p.ureq = up;
 	p.body = mr->ub;
 	p.files = refs_files(mr->refs);
@@ -320,13 +312,11 @@ model_refs_done(void *arg, int ok)
 
 /* --- the caller's request --- */
 
-#define MAX_REQUEST_DEFAULT	(32 * 1024 * 1024)
-
+/* conf_new() has the default (http_limits_default). */
 static int64_t
 model_max_request(void)
 {
-	return fe.conf->http.max_request_size > 0 ?
-	    fe.conf->http.max_request_size : MAX_REQUEST_DEFAULT;
+	return fe.conf->http.max_request_size;
 }
 
 static const struct model_conf *
@@ -548,8 +538,7 @@ model_deadline(evutil_socket_t fd, short what, void *arg)
 		mr->refs = NULL;
 	}
 	snprintf(msg, sizeof(msg), "the request took longer than %d s "
-	    "(request-timeout)", fe.conf->request_timeout > 0 ?
-	    fe.conf->request_timeout : REQUEST_TIMEOUT_DEFAULT);
+	    "(request-timeout)", fe.conf->request_timeout);
 	model_log(mr, &res, 504);
 	if (ar->req->replied) {
 		xstream_error(mr->caller, 504, msg, model_emit, ar->req);
@@ -562,10 +551,9 @@ static void
 model_authenticated(struct api_req *ar)
 {
 	struct model_req	*mr = ar->route;
-	struct timeval		 tv = { REQUEST_TIMEOUT_DEFAULT, 0 };
+	struct timeval		 tv = { 0, 0 };
 
-	if (fe.conf->request_timeout > 0)
-		tv.tv_sec = fe.conf->request_timeout;
+	tv.tv_sec = fe.conf->request_timeout;	/* conf_new() has the default */
 	if ((mr->deadline = evtimer_new(fe.base, model_deadline,
 	    mr)) == NULL) {
 		fe_reply_error(ar, 503, NULL, "out of memory");
@@ -604,7 +592,7 @@ fe_model_route(struct api_req *ar, enum wire caller)
 	}
 	mr->ar = ar;
 	mr->caller = caller;
-	mr->t0 = fe_mono_usec();
+	mr->t0 = mono_usec();
 	ar->route = mr;
 	ar->free_route = model_free;
 	fe_authenticate(ar, model_authenticated);

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "jsontext.h"
 #include "frontend.h"
 
 struct json_object;
@@ -54,7 +55,7 @@ enum wire {
 	WIRE_MESSAGES,		/* Anthropic Messages */
 };
 
-#define JSON_DEPTH_MAX		64	/* nesting accepted in a request */
+#define JSON_DEPTH_MAX		JSON_TEXT_DEPTH_MAX	/* jsontext.h */
 
 /* xlate.c: whole requests and whole answers. */
 
@@ -295,5 +296,7 @@ char		*tools_render(struct json_object *result, const char *error);
 /* fe_model.c, fe_catalog.c */
 void		 fe_model_route(struct api_req *, enum wire);
 void		 fe_catalog_route(struct api_req *);
+/* fe_catalog.c: 404 for a model not configured, in the dialect. */
+void		 fe_catalog_not_found(struct api_req *, const char *name);
 
 #endif

@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <curl/curl.h>
 #include <event2/buffer.h>
@@ -46,6 +45,8 @@
 #include "log.h"
 #include "sse.h"
 #include "curlev.h"
+#include "jsontext.h"
+#include "util.h"
 #include "frontend.h"
 #include "fe_upcall.h"
 #include "fe_upcall_request.h"
@@ -53,8 +54,6 @@
 #define SSE_EVENT_MAX		(4 * 1024 * 1024)	/* one event */
 #define ERROR_BODY_MAX		(64 * 1024)	/* what an error may say */
 #define UPSTREAM_MESSAGE_MAX	400	/* of it, passed on */
-#define CONNECT_TIMEOUT		10	/* when none is configured */
-#define IDLE_TIMEOUT		120
 /*
  * A pooled connection idle longer than this is not reused: model
  * servers (uvicorn, llama.cpp) close theirs after 5 s, and a request
@@ -110,15 +109,6 @@ upcall_tools_max(void)
 static void	upcall_destroy(struct upcall *);
 static void	upcall_emit_cb(void *, const char *, const char *, size_t);
 
-int64_t
-fe_mono_usec(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 void
 upcall_init(void)
 {
@@ -141,7 +131,7 @@ static void
 upcall_heard(struct upcall *u)
 {
 	if (u->res.ttfb_us == -1)
-		u->res.ttfb_us = fe_mono_usec() - u->t0;
+		u->res.ttfb_us = mono_usec() - u->t0;
 	upcall_idle_arm(u);
 }
 
@@ -235,7 +225,7 @@ upcall_upstream_message(struct upcall *u, char *out, size_t outlen)
 	size_t			 i, n = 0;
 
 	out[0] = '\0';
-	o = api_json_parse((const char *)evbuffer_pullup(u->answer, -1),
+	o = json_text_parse_default((const char *)evbuffer_pullup(u->answer, -1),
 	    evbuffer_get_length(u->answer));
 	if (o != NULL) {
 		if (json_object_object_get_ex(o, "error", &e) &&
@@ -302,7 +292,7 @@ upcall_answer_ok(struct upcall *u)
 		upcall_error(u, 502, "the upstream did not stream its answer");
 		return;
 	}
-	resp = api_json_parse((const char *)evbuffer_pullup(u->answer, -1),
+	resp = json_text_parse_default((const char *)evbuffer_pullup(u->answer, -1),
 	    evbuffer_get_length(u->answer));
 	if (resp == NULL || !json_object_is_type(resp, json_type_object)) {
 		json_object_put(resp);
@@ -648,8 +638,8 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	if ((u->headers = upcall_headers(up, u->p.stream)) == NULL ||
 	    upcall_tls(e, up) == -1)
 		return -1;
-	u->idle_timeout = up->idle_timeout > 0 ? up->idle_timeout :
-	    IDLE_TIMEOUT;
+	/* Every setting as configured: conf_upstream_init has defaults. */
+	u->idle_timeout = up->idle_timeout;
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
@@ -669,10 +659,8 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, u->headers);
 	if (u->resolve != NULL)
 		curl_easy_setopt(e, CURLOPT_RESOLVE, u->resolve);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)(up->connect_timeout
-	    > 0 ? up->connect_timeout : CONNECT_TIMEOUT));
-	if (up->timeout > 0)
-		curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)up->timeout);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)up->connect_timeout);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)up->timeout);
 	return 0;
 }
 
@@ -709,7 +697,7 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	u->res.tokens_in = u->res.tokens_out = u->res.ttfb_us = -1;
 	u->done = done;
 	u->arg = arg;
-	u->t0 = fe_mono_usec();
+	u->t0 = mono_usec();
 	if ((u->answer = evbuffer_new()) == NULL ||
 	    (u->frame = evbuffer_new()) == NULL ||
 	    (u->idle = evtimer_new(fe.base, upcall_idle, u)) == NULL ||

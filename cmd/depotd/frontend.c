@@ -30,6 +30,7 @@
 #include <curl/curl.h>
 
 #include "log.h"
+#include "util.h"
 #include "child.h"
 #include "frontend.h"
 #include "fe_model.h"
@@ -182,13 +183,12 @@ fe_heartbeat(evutil_socket_t fd, short what, void *arg)
 {
 	struct heartbeat_msg	 hb;
 	struct api_req		*ar;
-	struct timespec		 now;
 
 	memset(&hb, 0, sizeof(hb));
 	hb.inflight = nrunning;
 	if ((ar = TAILQ_FIRST(&running)) != NULL) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		hb.age = now.tv_sec - ar->req->start.tv_sec;
+		/* req->start is CLOCK_MONOTONIC too (http.c). */
+		hb.age = mono_seconds() - ar->req->start.tv_sec;
 		strlcpy(hb.id, ar->req->id, sizeof(hb.id));
 		strlcpy(hb.method, ar->req->method_str, sizeof(hb.method));
 		strlcpy(hb.path, ar->req->path, sizeof(hb.path));
