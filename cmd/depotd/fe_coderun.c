@@ -80,6 +80,7 @@ struct coderun {
 	struct json_object	*runs;		/* native: every run */
 	size_t			 next_call;
 	size_t			 next_file;	/* being opened again */
+	size_t			 reopened;	/* this round, for the log */
 	uint32_t		 open_call;
 	int			 rounds;
 	int			 max_rounds;
@@ -419,7 +420,7 @@ coderun_call(struct coderun *cr)
 
 static void	coderun_open_next(struct coderun *);
 
-/* A file of the request opened again, for this round's body. */
+/* A pipe or stream of the request opened again, for this round's body. */
 static void
 coderun_reopened(void *arg, struct imsg *imsg)
 {
@@ -442,10 +443,18 @@ coderun_open_next(struct coderun *cr)
 {
 	struct file_open	 fo;
 
+	/* A regular file's descriptor came with the body (pread). */
+	while (cr->next_file < upstream_body_nfiles(cr->body) &&
+	    upstream_body_file_bound(cr->body, cr->next_file))
+		cr->next_file++;
 	if (cr->next_file == upstream_body_nfiles(cr->body)) {
+		log_debug("%s: round %d: %zu of %zu files opened again",
+		    cr->p.ar->req->id, cr->rounds + 1, cr->reopened,
+		    upstream_body_nfiles(cr->body));
 		coderun_call(cr);
 		return;
 	}
+	cr->reopened++;
 	memset(&fo, 0, sizeof(fo));
 	strlcpy(fo.key.handle, cr->p.ar->who.handle, sizeof(fo.key.handle));
 	strlcpy(fo.key.id, upstream_body_file_tag(cr->body, cr->next_file),
@@ -456,8 +465,9 @@ coderun_open_next(struct coderun *cr)
 }
 
 /*
- * Each round sends the whole transcript again; a body reads its files'
- * descriptors once, so a later round opens them afresh.
+ * Each round sends the whole transcript again; a body reads a pipe
+ * once, so a later round opens its file afresh, while a regular file
+ * is read again with pread from a duplicate (upstream_body_again).
  */
 static void
 coderun_round(struct coderun *cr)
@@ -481,7 +491,7 @@ coderun_round(struct coderun *cr)
 		coderun_fail(cr, 503, "out of memory");
 		return;
 	}
-	cr->next_file = 0;
+	cr->next_file = cr->reopened = 0;
 	coderun_open_next(cr);
 }
 

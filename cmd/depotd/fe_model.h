@@ -160,12 +160,16 @@ const char	*upstream_body_placeholder_tagged(struct upstream_body *, int fd,
 		    int64_t size, const char *tag);
 /*
  * For a JSON sent again (a code-execution round): the same
- * placeholders, each to be bound to a fresh descriptor of the file its
- * tag names.
+ * placeholders; a regular file's is bound already (a duplicate of its
+ * descriptor, read with pread), every other one is to be bound to a
+ * fresh descriptor of the file its tag names.  NULL: out of memory or
+ * descriptors.
  */
 struct upstream_body	*upstream_body_again(const struct upstream_body *, struct event_base *);
 size_t		 upstream_body_nfiles(const struct upstream_body *);
 const char	*upstream_body_file_tag(const struct upstream_body *, size_t);
+/* 1 when the i-th placeholder has its descriptor. */
+int		 upstream_body_file_bound(const struct upstream_body *, size_t);
 void		 upstream_body_bind(struct upstream_body *, size_t, int fd);
 /* Serialises obj, cutting it at the placeholders.  0 or -1. */
 int		 upstream_body_set_json(struct upstream_body *, struct json_object *);
