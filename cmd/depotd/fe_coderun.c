@@ -71,9 +71,9 @@ struct coderun {
 	struct coderun_params	 p;
 	struct sbx_lease	*lease;
 	struct seeding		*seeding;
-	struct upcall		*call;
+	struct upcall		*upcall;
 	struct upstream_body		*body;		/* this round's */
-	struct json_object	*ureq;		/* grows round by round */
+	struct json_object	*upstream_request; /* grows round by round */
 	struct json_object	*answer;	/* the round's, its calls */
 	struct json_object	*calls;
 	struct json_object	*results;
@@ -81,7 +81,7 @@ struct coderun {
 	size_t			 next_call;
 	size_t			 next_file;	/* being opened again */
 	size_t			 reopened;	/* this round, for the log */
-	uint32_t		 open_call;
+	uint32_t		 open_pending;
 	int			 rounds;
 	int			 max_rounds;
 	int64_t			 grown;		/* bytes the rounds added */
@@ -304,8 +304,8 @@ coderun_exec_next(struct coderun *cr)
 			coderun_fail(cr, 502, msg);
 			return;
 		}
-		if (tools_append_round(cr->p.wire, cr->ureq, cr->answer,
-		    cr->results) == -1) {
+		if (tools_append_round(cr->p.wire, cr->upstream_request,
+		    cr->answer, cr->results) == -1) {
 			coderun_fail(cr, 502, "the upstream's answer cannot "
 			    "be continued");
 			return;
@@ -354,7 +354,7 @@ coderun_answered(void *arg, const struct upcall_result *res)
 	char		 msg[160];
 	int		 foreign;
 
-	cr->call = NULL;
+	cr->upcall = NULL;
 	coderun_sum(cr, res);
 	if (res->status != 200 || res->answer == NULL) {
 		if (res->status == 429 && res->retry_after[0] != '\0' &&
@@ -398,11 +398,11 @@ coderun_answered(void *arg, const struct upcall_result *res)
 /* --- the rounds --- */
 
 static void
-coderun_call(struct coderun *cr)
+coderun_upcall(struct coderun *cr)
 {
 	struct upcall_params	 up;
 
-	if (upstream_body_set_json(cr->body, cr->ureq) == -1) {
+	if (upstream_body_set_json(cr->body, cr->upstream_request) == -1) {
 		coderun_fail(cr, 500, "the upstream request could not be made");
 		return;
 	}
@@ -413,7 +413,7 @@ coderun_call(struct coderun *cr)
 	up.model = cr->p.asked;
 	up.body = cr->body;
 	up.collect = 1;
-	if ((cr->call = upcall_start(cr->p.ar, &up, coderun_answered,
+	if ((cr->upcall = upcall_start(cr->p.ar, &up, coderun_answered,
 	    cr)) == NULL)
 		coderun_fail(cr, 502, "the upstream call could not start");
 }
@@ -427,7 +427,7 @@ coderun_reopened(void *arg, struct imsg *imsg)
 	struct coderun	*cr = arg;
 	int		 fd;
 
-	cr->open_call = 0;
+	cr->open_pending = 0;
 	if (imsg->hdr.type != IMSG_FILE_OPENED ||
 	    (fd = imsg_get_fd(imsg)) == -1) {
 		coderun_fail(cr, 502, "a file of the request could not be "
@@ -451,7 +451,7 @@ coderun_open_next(struct coderun *cr)
 		log_debug("%s: round %d: %zu of %zu files opened again",
 		    cr->p.ar->req->id, cr->rounds + 1, cr->reopened,
 		    upstream_body_nfiles(cr->body));
-		coderun_call(cr);
+		coderun_upcall(cr);
 		return;
 	}
 	cr->reopened++;
@@ -460,8 +460,8 @@ coderun_open_next(struct coderun *cr)
 	strlcpy(fo.key.id, upstream_body_file_tag(cr->body, cr->next_file),
 	    sizeof(fo.key.id));
 	fo.range_first = fo.range_last = -1;
-	cr->open_call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
-	    coderun_reopened, cr);
+	cr->open_pending = fe_storage_request(IMSG_FILE_OPEN, -1, &fo,
+	    sizeof(fo), coderun_reopened, cr);
 }
 
 /*
@@ -482,7 +482,7 @@ coderun_round(struct coderun *cr)
 	}
 	if (cr->rounds == 0) {
 		cr->body = cr->p.body;
-		coderun_call(cr);
+		coderun_upcall(cr);
 		return;
 	}
 	if (cr->body != cr->p.body)
@@ -544,7 +544,7 @@ coderun_start(const struct coderun_params *p)
 		return NULL;
 	}
 	cr->p = *p;
-	cr->ureq = json_object_get(p->ureq);
+	cr->upstream_request = json_object_get(p->upstream_request);
 	cr->runs = json_object_new_array();
 	cr->max_rounds = p->max_rounds;	/* conf_tool_iterations */
 	cr->res.tokens_in = cr->res.tokens_out = cr->res.ttfb_us = -1;
@@ -568,16 +568,16 @@ coderun_free(struct coderun *cr)
 {
 	if (cr == NULL)
 		return;
-	upcall_free(cr->call);
-	if (cr->open_call != 0)
-		fe_storage_cancel(cr->open_call);
+	upcall_free(cr->upcall);
+	if (cr->open_pending != 0)
+		fe_storage_cancel(cr->open_pending);
 	fe_seed_cancel(cr->seeding);
 	fe_sbx_close(cr->lease);
 	if (cr->body != NULL && cr->body != cr->p.body)
 		upstream_body_free(cr->body);
 	if (cr->keepalive != NULL)
 		event_free(cr->keepalive);
-	json_object_put(cr->ureq);
+	json_object_put(cr->upstream_request);
 	json_object_put(cr->answer);
 	json_object_put(cr->calls);
 	json_object_put(cr->results);

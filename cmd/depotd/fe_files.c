@@ -61,7 +61,7 @@ fe_retrieve_answered(void *arg, struct imsg *imsg)
 	struct api_req	*ar = arg;
 	struct file_rec	 rec;
 
-	ar->call = 0;
+	ar->pending = 0;
 	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_INFO, sizeof(rec)))
 		return;
 	memcpy(&rec, imsg->data, sizeof(rec));
@@ -75,7 +75,7 @@ fe_delete_answered(void *arg, struct imsg *imsg)
 	struct file_key		 fk;
 	struct json_object	*o;
 
-	ar->call = 0;
+	ar->pending = 0;
 	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_DELETED, sizeof(fk)))
 		return;
 	memcpy(&fk, imsg->data, sizeof(fk));
@@ -107,7 +107,7 @@ fe_retrieve_start(struct api_req *ar)
 	struct file_key	 fk;
 
 	fe_file_key_of(ar, &fk);
-	ar->call = fe_storage_call(IMSG_FILE_GET, -1, &fk, sizeof(fk),
+	ar->pending = fe_storage_request(IMSG_FILE_GET, -1, &fk, sizeof(fk),
 	    fe_retrieve_answered, ar);
 }
 
@@ -117,7 +117,7 @@ fe_delete_start(struct api_req *ar)
 	struct file_key	 fk;
 
 	fe_file_key_of(ar, &fk);
-	ar->call = fe_storage_call(IMSG_FILE_DELETE, -1, &fk, sizeof(fk),
+	ar->pending = fe_storage_request(IMSG_FILE_DELETE, -1, &fk, sizeof(fk),
 	    fe_delete_answered, ar);
 }
 
@@ -163,7 +163,7 @@ fe_content_opened(void *arg, struct imsg *imsg)
 	char			 disp[2048];
 	int			 fd;
 
-	ar->call = 0;
+	ar->pending = 0;
 	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_OPENED, sizeof(fo)))
 		return;
 	memcpy(&fo, imsg->data, sizeof(fo));
@@ -240,7 +240,7 @@ fe_content_start(struct api_req *ar)
 	memset(&fo, 0, sizeof(fo));
 	fe_file_key_of(ar, &fo.key);
 	fe_content_parse_range(http_header_get(ar->req, "range"), &fo);
-	ar->call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
+	ar->pending = fe_storage_request(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
 	    fe_content_opened, ar);
 }
 

@@ -30,7 +30,7 @@
 int
 fe_health_read(struct api_req *ar, struct imsg *imsg, struct health_msg *hm)
 {
-	ar->call = 0;
+	ar->pending = 0;
 	if (imsg->hdr.type != IMSG_HEALTH || imsg->datalen != sizeof(*hm))
 		fatalx("bad health reply");
 	memcpy(hm, imsg->data, sizeof(*hm));
@@ -68,6 +68,6 @@ fe_health_route(struct api_req *ar)
 		fe_reply_error(ar, 405, NULL, "use GET");
 		return;
 	}
-	ar->call = fe_storage_call(IMSG_HEALTH_REQ, -1, NULL, 0,
+	ar->pending = fe_storage_request(IMSG_HEALTH_REQ, -1, NULL, 0,
 	    fe_health_done, ar);
 }

@@ -188,6 +188,6 @@ fe_metrics_route(struct api_req *ar)
 		fe_reply_error(ar, 405, NULL, "use GET");
 		return;
 	}
-	ar->call = fe_storage_call(IMSG_HEALTH_REQ, -1, NULL, 0,
+	ar->pending = fe_storage_request(IMSG_HEALTH_REQ, -1, NULL, 0,
 	    fe_metrics_done, ar);
 }

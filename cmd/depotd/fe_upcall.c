@@ -76,14 +76,14 @@ struct upcall {
 	struct evbuffer		*frame;		/* one event to the caller */
 	int64_t			 streamed;	/* bytes of the stream */
 	struct sse_parser	*sse;
-	struct xstream		*xs;
+	struct xstream		*translator;	/* into the caller's wire */
 	struct upcall_result	 res;
-	int64_t			 t0;		/* monotonic, usec */
+	int64_t			 start_us;		/* monotonic, usec */
 	char			 retry_after[32];
 	int			 event_stream;	/* its Content-Type says so */
 	int			 started;	/* our SSE reply began */
 	int			 fail;		/* status to report */
-	char			 failmsg[160];
+	char			 fail_message[160];
 	int			 reported;
 	int			 busy;		/* inside a callback */
 	int			 dead;		/* freed while busy */
@@ -131,7 +131,7 @@ static void
 upcall_heard(struct upcall *u)
 {
 	if (u->res.ttfb_us == -1)
-		u->res.ttfb_us = mono_usec() - u->t0;
+		u->res.ttfb_us = mono_usec() - u->start_us;
 	upcall_idle_arm(u);
 }
 
@@ -144,7 +144,7 @@ upcall_fail(struct upcall *u, int status, const char *fmt, ...)
 		return;
 	u->fail = status;
 	va_start(ap, fmt);
-	vsnprintf(u->failmsg, sizeof(u->failmsg), fmt, ap);
+	vsnprintf(u->fail_message, sizeof(u->fail_message), fmt, ap);
 	va_end(ap);
 }
 
@@ -190,8 +190,9 @@ upcall_report(struct upcall *u, int status)
 	u->reported = 1;
 	u->res.status = status;
 	u->res.sent = upstream_body_sent(u->p.body);
-	if (u->xs != NULL)
-		xstream_usage(u->xs, &u->res.tokens_in, &u->res.tokens_out);
+	if (u->translator != NULL)
+		xstream_usage(u->translator, &u->res.tokens_in,
+		    &u->res.tokens_out);
 	if (u->done != NULL)
 		u->done(u->arg, &u->res);
 }
@@ -225,8 +226,8 @@ upcall_upstream_message(struct upcall *u, char *out, size_t outlen)
 	size_t			 i, n = 0;
 
 	out[0] = '\0';
-	o = json_text_parse_default((const char *)evbuffer_pullup(u->answer, -1),
-	    evbuffer_get_length(u->answer));
+	o = json_text_parse_default((const char *)evbuffer_pullup(
+	    u->answer, -1), evbuffer_get_length(u->answer));
 	if (o != NULL) {
 		if (json_object_object_get_ex(o, "error", &e) &&
 		    json_object_is_type(e, json_type_object))
@@ -292,8 +293,8 @@ upcall_answer_ok(struct upcall *u)
 		upcall_error(u, 502, "the upstream did not stream its answer");
 		return;
 	}
-	resp = json_text_parse_default((const char *)evbuffer_pullup(u->answer, -1),
-	    evbuffer_get_length(u->answer));
+	resp = json_text_parse_default((const char *)evbuffer_pullup(
+	    u->answer, -1), evbuffer_get_length(u->answer));
 	if (resp == NULL || !json_object_is_type(resp, json_type_object)) {
 		json_object_put(resp);
 		upcall_error(u, 502, "the upstream's answer is not JSON");
@@ -333,7 +334,7 @@ upcall_answer(struct upcall *u, CURLcode rc)
 	int	 st = u->res.upstream_status;
 
 	if (u->fail != 0) {
-		upcall_error(u, u->fail, u->failmsg);
+		upcall_error(u, u->fail, u->fail_message);
 		return;
 	}
 	if (rc == CURLE_OPERATION_TIMEDOUT) {
@@ -386,12 +387,12 @@ upcall_stream_end(struct upcall *u, CURLcode rc)
 		upcall_fail(u, 502, "the upstream's stream broke: %s",
 		    curl_easy_strerror(rc));
 	else if (u->fail == 0 && (sse_finish(u->sse) == -1 ||
-	    xstream_end(u->xs) == -1))
+	    xstream_end(u->translator) == -1))
 		upcall_fail(u, 502, "the upstream ended its stream early");
 	if (u->fail != 0) {
 		status = u->fail;
-		xstream_error(u->p.caller, u->fail, u->failmsg, upcall_emit_cb,
-		    u);
+		xstream_error(u->p.caller, u->fail, u->fail_message,
+		    upcall_emit_cb, u);
 	}
 	upcall_report(u, status);
 	http_reply_end(u->ar->req);
@@ -440,9 +441,9 @@ upcall_sse_event(void *arg, const char *event, const char *data, size_t len)
 {
 	struct upcall	*u = arg;
 
-	if (u->fail != 0 || xstream_event(u->xs, event, data, len) == 0)
+	if (u->fail != 0 || xstream_event(u->translator, event, data, len) == 0)
 		return u->fail != 0 ? -1 : 0;
-	switch (xstream_limit(u->xs)) {
+	switch (xstream_limit(u->translator)) {
 	case XSTREAM_OVER_SIZE:
 		upcall_fail(u, 502, "the upstream's answer is larger than "
 		    "%" PRId64 " bytes (max-answer-size)", upcall_answer_max());
@@ -460,11 +461,11 @@ upcall_sse_event(void *arg, const char *event, const char *data, size_t len)
 static int
 upcall_stream_begin(struct upcall *u)
 {
-	if ((u->xs = xstream_new(u->p.wire, u->p.caller, u->model,
+	if ((u->translator = xstream_new(u->p.wire, u->p.caller, u->model,
 	    upcall_emit_cb, u)) == NULL ||
 	    (u->sse = sse_new(SSE_EVENT_MAX, upcall_sse_event, u)) == NULL)
 		return -1;
-	xstream_limits(u->xs, upcall_answer_max(), upcall_tools_max());
+	xstream_limits(u->translator, upcall_answer_max(), upcall_tools_max());
 	http_reply_header(u->ar->req, "Cache-Control", "no-cache");
 	http_reply_start(u->ar->req, 200, "text/event-stream; charset=utf-8",
 	    -1);
@@ -697,7 +698,7 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	u->res.tokens_in = u->res.tokens_out = u->res.ttfb_us = -1;
 	u->done = done;
 	u->arg = arg;
-	u->t0 = mono_usec();
+	u->start_us = mono_usec();
 	if ((u->answer = evbuffer_new()) == NULL ||
 	    (u->frame = evbuffer_new()) == NULL ||
 	    (u->idle = evtimer_new(fe.base, upcall_idle, u)) == NULL ||
@@ -735,8 +736,8 @@ upcall_destroy(struct upcall *u)
 		evbuffer_free(u->frame);
 	if (u->sse != NULL)
 		sse_free(u->sse);
-	if (u->xs != NULL)
-		xstream_free(u->xs);
+	if (u->translator != NULL)
+		xstream_free(u->translator);
 	free(u);
 }
 
@@ -758,6 +759,6 @@ upcall_result(const struct upcall *u, struct upcall_result *res)
 {
 	*res = u->res;
 	res->sent = upstream_body_sent(u->p.body);
-	if (u->xs != NULL)
-		xstream_usage(u->xs, &res->tokens_in, &res->tokens_out);
+	if (u->translator != NULL)
+		xstream_usage(u->translator, &res->tokens_in, &res->tokens_out);
 }
