@@ -43,7 +43,7 @@ static int	 nlisten;
 /* What the heartbeat names: the requests in flight, oldest first. */
 static TAILQ_HEAD(, api_req)	 running = TAILQ_HEAD_INITIALIZER(running);
 static int			 nrunning;
-static struct event		*ev_heartbeat;
+static struct event		*heartbeat_event;
 
 static void
 frontend_not_found(struct api_req *ar)
@@ -121,9 +121,9 @@ frontend_request_free(struct http_request *req, void *arg)
 	/*
 	 * The route first: an upload whose create is in flight takes the
 	 * storage request over (ar->pending becomes 0), so that the answer
-	 * still finds it and the storage helper is told to abort.  Then the handle
-	 * goes, and with it anything the storage helper still holds for
-	 * this request.
+	 * still finds it and the storage helper is told to abort.  Then
+	 * the handle goes, and with it anything the storage helper still
+	 * holds for this request.
 	 */
 	if (ar->free_route != NULL)
 		ar->free_route(ar);
@@ -202,9 +202,9 @@ frontend_heartbeat_start(void)
 {
 	struct timeval	 tv = { HEARTBEAT_INTERVAL, 0 };
 
-	ev_heartbeat = event_new(fe.base, -1, EV_PERSIST, frontend_heartbeat,
+	heartbeat_event = event_new(fe.base, -1, EV_PERSIST, frontend_heartbeat,
 	    NULL);
-	if (ev_heartbeat == NULL || event_add(ev_heartbeat, &tv) == -1)
+	if (heartbeat_event == NULL || event_add(heartbeat_event, &tv) == -1)
 		fatalx("heartbeat timer");
 	frontend_heartbeat(-1, 0, NULL);
 }
