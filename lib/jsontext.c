@@ -188,3 +188,9 @@ json_text_parse(const char *s, size_t len, int depth)
 	json_tokener_free(tok);
 	return o;
 }
+
+struct json_object *
+json_text_parse_default(const char *s, size_t len)
+{
+	return json_text_parse(s, len, JSON_TEXT_DEPTH_MAX);
+}

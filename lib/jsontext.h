@@ -28,6 +28,9 @@
 
 struct json_object;
 
+/* The nesting a peer's text may have: a request, an answer, an event. */
+#define JSON_TEXT_DEPTH_MAX	64
+
 /*
  * What building a text's tree would take, found by a scan of the bytes
  * before json-c builds anything: the values (object member names
@@ -65,6 +68,8 @@ struct json_text_size {
  * blanks after it; NULL for anything else, non-finite numbers included.
  */
 struct json_object	*json_text_parse(const char *s, size_t len, int depth);
+/* json_text_parse nested at most JSON_TEXT_DEPTH_MAX deep. */
+struct json_object	*json_text_parse_default(const char *s, size_t len);
 /*
  * Measure len bytes at s into sz, stopping as soon as a limit of b is
  * passed; JSON_TEXT_OK or the limit passed.  O(len), allocates nothing.

@@ -245,6 +245,16 @@ mono_seconds(void)
 	return ts.tv_sec;
 }
 
+int64_t
+mono_usec(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("%s: clock_gettime", __func__);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 void
 time_rfc3339_usec(int64_t usec, char *buf, size_t len)
 {

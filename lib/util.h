@@ -72,6 +72,8 @@ int	 timingsafe_streq(const char *a, const char *b);
 int64_t	 now_usec(void);
 /* Seconds of a clock that never steps back: for deadlines and ages. */
 int64_t	 mono_seconds(void);
+/* The same clock in microseconds: for durations in logs. */
+int64_t	 mono_usec(void);
 /* "2026-11-29T10:15:30.123456Z"; len >= RFC3339_LEN. */
 void	 time_rfc3339_usec(int64_t usec, char *buf, size_t len);
 

@@ -92,6 +92,13 @@ conf_sessions_per_key(const struct depotd_conf *c)
 	return n > 0 ? n : 1;
 }
 
+int
+conf_tool_iterations(const struct depotd_conf *c, const struct model_conf *m)
+{
+	return m->max_tool_iterations > 0 ? m->max_tool_iterations :
+	    c->max_tool_iterations;
+}
+
 void
 conf_upstream_init(struct upstream_conf *u)
 {

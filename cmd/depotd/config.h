@@ -199,6 +199,9 @@ void			 conf_upstream_init(struct upstream_conf *);
 void			 conf_model_init(struct model_conf *);
 /* max-sessions-per-key as set, else half of max-sessions, at least 1. */
 int			 conf_sessions_per_key(const struct depotd_conf *);
+/* A model's max-tool-iterations as set, else the global one. */
+int			 conf_tool_iterations(const struct depotd_conf *,
+			    const struct model_conf *);
 /*
  * The host (brackets removed from an IPv6 literal) and port of an
  * http:// or https:// URL, the port from the scheme when it has none.

@@ -62,7 +62,7 @@ struct fe_auth_wait {
 
 /* "addr:port" or "[v6]:port" less the port. */
 static void
-fe_auth_addr(const struct http_request *req, char *buf, size_t len)
+fe_auth_address(const struct http_request *req, char *buf, size_t len)
 {
 	char	*colon;
 
@@ -96,7 +96,7 @@ fe_auth_throttled(const struct http_request *req)
 
 	if (nfails == 0)
 		return 0;
-	fe_auth_addr(req, addr, sizeof(addr));
+	fe_auth_address(req, addr, sizeof(addr));
 	return (f = fe_auth_fails_of(addr)) != NULL &&
 	    f->count >= AUTH_FAIL_MAX;
 }
@@ -107,7 +107,7 @@ fe_auth_failed(const struct http_request *req)
 	struct fe_auth_fails	*f;
 	char			 addr[64];
 
-	fe_auth_addr(req, addr, sizeof(addr));
+	fe_auth_address(req, addr, sizeof(addr));
 	if ((f = fe_auth_fails_of(addr)) == NULL) {
 		if (nfails >= AUTH_FAIL_ADDRS) {
 			f = TAILQ_LAST(&fails, fe_auth_fail_list);
@@ -230,7 +230,7 @@ fe_auth_looked_up(void *arg, struct imsg *imsg)
 	struct fe_auth_wait	 w;
 	struct auth_result	 res;
 
-	ar->call = 0;
+	ar->pending = 0;
 	w = *(struct fe_auth_wait *)ar->auth;
 	free(ar->auth);
 	ar->auth = NULL;
@@ -264,7 +264,7 @@ fe_auth_ask(struct api_req *ar, const char *user, const char *workspace,
 	strlcpy(al.workspace_name, workspace ? workspace : "",
 	    sizeof(al.workspace_name));
 	ar->auth = w;
-	ar->call = fe_storage_call(IMSG_AUTH_LOOKUP, -1, &al, sizeof(al),
+	ar->pending = fe_storage_request(IMSG_AUTH_LOOKUP, -1, &al, sizeof(al),
 	    fe_auth_looked_up, ar);
 	explicit_bzero(&al, sizeof(al));
 }

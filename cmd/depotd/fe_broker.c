@@ -199,7 +199,7 @@ fe_broker_open(struct api_req *ar, fe_broker_status_cb cb, void *arg)
 	calltab_add(&leases, &l->ce);
 	memset(&del, 0, sizeof(del));
 	strlcpy(del.handle, ar->who.handle, sizeof(del.handle));
-	l->delegate = fe_storage_call(IMSG_AUTH_DELEGATE, -1, &del,
+	l->delegate = fe_storage_request(IMSG_AUTH_DELEGATE, -1, &del,
 	    sizeof(del), fe_broker_delegated, l);
 	return l;
 }

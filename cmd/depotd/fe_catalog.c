@@ -33,11 +33,11 @@
 #include "log.h"
 #include "util.h"
 #include "frontend.h"
-#include "fe_upcall.h"
+#include "fe_model.h"
 
 /* When this frontend learnt of its models: their "created" time. */
 static int64_t
-models_created(void)
+catalog_created(void)
 {
 	static int64_t	 created;
 
@@ -47,13 +47,13 @@ models_created(void)
 }
 
 static struct json_object *
-model_object(const struct model_conf *m, enum dialect d)
+catalog_model_object(const struct model_conf *m, enum dialect d)
 {
 	struct json_object	*o = json_object_new_object();
 	char			 t[RFC3339_LEN];
 
 	if (d == DIALECT_ANTHROPIC) {
-		time_rfc3339_usec(models_created() / 1000000 * 1000000, t,
+		time_rfc3339_usec(catalog_created() / 1000000 * 1000000, t,
 		    sizeof(t));
 		json_object_object_add(o, "type",
 		    json_object_new_string("model"));
@@ -68,7 +68,7 @@ model_object(const struct model_conf *m, enum dialect d)
 	json_object_object_add(o, "id", json_object_new_string(m->name));
 	json_object_object_add(o, "object", json_object_new_string("model"));
 	json_object_object_add(o, "created",
-	    json_object_new_int64(models_created() / 1000000));
+	    json_object_new_int64(catalog_created() / 1000000));
 	json_object_object_add(o, "owned_by", json_object_new_string("depotd"));
 	return o;
 }
@@ -97,7 +97,7 @@ fe_catalog_not_found(struct api_req *ar, const char *name)
 }
 
 static void
-models_list(struct api_req *ar)
+catalog_list(struct api_req *ar)
 {
 	const struct model_conf	*m, *first = NULL, *last = NULL;
 	struct json_object	*root, *data;
@@ -106,7 +106,8 @@ models_list(struct api_req *ar)
 	root = json_object_new_object();
 	data = json_object_new_array();
 	TAILQ_FOREACH(m, &fe.conf->models, entry) {
-		json_object_array_add(data, model_object(m, ar->dialect));
+		json_object_array_add(data, catalog_model_object(m,
+		    ar->dialect));
 		if (first == NULL)
 			first = m;
 		last = m;
@@ -128,7 +129,7 @@ models_list(struct api_req *ar)
 
 /* The name after /v1/models/, percent-decoded (names may hold '/'). */
 static int
-models_name(const char *p, char *out, size_t len)
+catalog_name(const char *p, char *out, size_t len)
 {
 	size_t		 n = 0;
 	unsigned int	 c;
@@ -150,23 +151,24 @@ models_name(const char *p, char *out, size_t len)
 }
 
 static void
-models_authenticated(struct api_req *ar)
+catalog_authenticated(struct api_req *ar)
 {
 	const struct model_conf	*m;
 	const char		*p = ar->req->path + strlen("/v1/models");
 	char			 name[256];
 
 	if (*p == '\0' || strcmp(p, "/") == 0) {
-		models_list(ar);
+		catalog_list(ar);
 		return;
 	}
-	if (models_name(p + 1, name, sizeof(name)) == -1) {
+	if (catalog_name(p + 1, name, sizeof(name)) == -1) {
 		fe_reply_error(ar, 404, "model", "no such model");
 		return;
 	}
 	TAILQ_FOREACH(m, &fe.conf->models, entry)
 		if (strcmp(m->name, name) == 0) {
-			fe_reply_json(ar, 200, model_object(m, ar->dialect));
+			fe_reply_json(ar, 200, catalog_model_object(m,
+			    ar->dialect));
 			return;
 		}
 	fe_catalog_not_found(ar, name);
@@ -183,5 +185,5 @@ fe_catalog_route(struct api_req *ar)
 		fe_reply_error(ar, 405, NULL, "use GET");
 		return;
 	}
-	fe_authenticate(ar, models_authenticated);
+	fe_authenticate(ar, catalog_authenticated);
 }

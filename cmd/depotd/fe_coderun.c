@@ -49,7 +49,6 @@
 
 #define KEEPALIVE_EVERY		5	/* seconds */
 #define TOOL_NO_CODE		"the call has no code argument"
-#define ITERATIONS_DEFAULT	8
 
 /*
  * Each round resends the transcript with what the rounds before added
@@ -72,16 +71,17 @@ struct coderun {
 	struct coderun_params	 p;
 	struct fe_broker_lease	*lease;
 	struct seeding		*seeding;
-	struct upcall		*call;
+	struct upcall		*upcall;
 	struct upstream_body		*body;		/* this round's */
-	struct json_object	*ureq;		/* grows round by round */
+	struct json_object	*upstream_request; /* grows round by round */
 	struct json_object	*answer;	/* the round's, its calls */
 	struct json_object	*calls;
 	struct json_object	*results;
 	struct json_object	*runs;		/* native: every run */
 	size_t			 next_call;
 	size_t			 next_file;	/* being opened again */
-	uint32_t		 open_call;
+	size_t			 reopened;	/* this round, for the log */
+	uint32_t		 open_pending;
 	int			 rounds;
 	int			 max_rounds;
 	int64_t			 grown;		/* bytes the rounds added */
@@ -304,8 +304,8 @@ coderun_exec_next(struct coderun *cr)
 			coderun_fail(cr, 502, msg);
 			return;
 		}
-		if (tools_append_round(cr->p.wire, cr->ureq, cr->answer,
-		    cr->results) == -1) {
+		if (tools_append_round(cr->p.wire, cr->upstream_request,
+		    cr->answer, cr->results) == -1) {
 			coderun_fail(cr, 502, "the upstream's answer cannot "
 			    "be continued");
 			return;
@@ -354,7 +354,7 @@ coderun_answered(void *arg, const struct upcall_result *res)
 	char		 msg[160];
 	int		 foreign;
 
-	cr->call = NULL;
+	cr->upcall = NULL;
 	coderun_sum(cr, res);
 	if (res->status != 200 || res->answer == NULL) {
 		if (res->status == 429 && res->retry_after[0] != '\0' &&
@@ -398,11 +398,11 @@ coderun_answered(void *arg, const struct upcall_result *res)
 /* --- the rounds --- */
 
 static void
-coderun_call(struct coderun *cr)
+coderun_upcall(struct coderun *cr)
 {
 	struct upcall_params	 up;
 
-	if (upstream_body_set_json(cr->body, cr->ureq) == -1) {
+	if (upstream_body_set_json(cr->body, cr->upstream_request) == -1) {
 		coderun_fail(cr, 500, "the upstream request could not be made");
 		return;
 	}
@@ -413,21 +413,21 @@ coderun_call(struct coderun *cr)
 	up.model = cr->p.asked;
 	up.body = cr->body;
 	up.collect = 1;
-	if ((cr->call = upcall_start(cr->p.ar, &up, coderun_answered,
+	if ((cr->upcall = upcall_start(cr->p.ar, &up, coderun_answered,
 	    cr)) == NULL)
 		coderun_fail(cr, 502, "the upstream call could not start");
 }
 
 static void	coderun_open_next(struct coderun *);
 
-/* A file of the request opened again, for this round's body. */
+/* A pipe or stream of the request opened again, for this round's body. */
 static void
 coderun_reopened(void *arg, struct imsg *imsg)
 {
 	struct coderun	*cr = arg;
 	int		 fd;
 
-	cr->open_call = 0;
+	cr->open_pending = 0;
 	if (imsg->hdr.type != IMSG_FILE_OPENED ||
 	    (fd = imsg_get_fd(imsg)) == -1) {
 		coderun_fail(cr, 502, "a file of the request could not be "
@@ -443,22 +443,31 @@ coderun_open_next(struct coderun *cr)
 {
 	struct file_open	 fo;
 
+	/* A regular file's descriptor came with the body (pread). */
+	while (cr->next_file < upstream_body_nfiles(cr->body) &&
+	    upstream_body_file_bound(cr->body, cr->next_file))
+		cr->next_file++;
 	if (cr->next_file == upstream_body_nfiles(cr->body)) {
-		coderun_call(cr);
+		log_debug("%s: round %d: %zu of %zu files opened again",
+		    cr->p.ar->req->id, cr->rounds + 1, cr->reopened,
+		    upstream_body_nfiles(cr->body));
+		coderun_upcall(cr);
 		return;
 	}
+	cr->reopened++;
 	memset(&fo, 0, sizeof(fo));
 	strlcpy(fo.key.handle, cr->p.ar->who.handle, sizeof(fo.key.handle));
 	strlcpy(fo.key.id, upstream_body_file_tag(cr->body, cr->next_file),
 	    sizeof(fo.key.id));
 	fo.range_first = fo.range_last = -1;
-	cr->open_call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
-	    coderun_reopened, cr);
+	cr->open_pending = fe_storage_request(IMSG_FILE_OPEN, -1, &fo,
+	    sizeof(fo), coderun_reopened, cr);
 }
 
 /*
- * Each round sends the whole transcript again; a body reads its files'
- * descriptors once, so a later round opens them afresh.
+ * Each round sends the whole transcript again; a body reads a pipe
+ * once, so a later round opens its file afresh, while a regular file
+ * is read again with pread from a duplicate (upstream_body_again).
  */
 static void
 coderun_round(struct coderun *cr)
@@ -473,7 +482,7 @@ coderun_round(struct coderun *cr)
 	}
 	if (cr->rounds == 0) {
 		cr->body = cr->p.body;
-		coderun_call(cr);
+		coderun_upcall(cr);
 		return;
 	}
 	if (cr->body != cr->p.body)
@@ -482,7 +491,7 @@ coderun_round(struct coderun *cr)
 		coderun_fail(cr, 503, "out of memory");
 		return;
 	}
-	cr->next_file = 0;
+	cr->next_file = cr->reopened = 0;
 	coderun_open_next(cr);
 }
 
@@ -535,10 +544,9 @@ coderun_start(const struct coderun_params *p)
 		return NULL;
 	}
 	cr->p = *p;
-	cr->ureq = json_object_get(p->ureq);
+	cr->upstream_request = json_object_get(p->upstream_request);
 	cr->runs = json_object_new_array();
-	cr->max_rounds = p->max_rounds > 0 ? p->max_rounds :
-	    ITERATIONS_DEFAULT;
+	cr->max_rounds = p->max_rounds;	/* conf_tool_iterations */
 	cr->res.tokens_in = cr->res.tokens_out = cr->res.ttfb_us = -1;
 	if ((cr->lease = fe_broker_open(p->ar, coderun_opened, cr)) == NULL) {
 		coderun_free(cr);
@@ -560,16 +568,16 @@ coderun_free(struct coderun *cr)
 {
 	if (cr == NULL)
 		return;
-	upcall_free(cr->call);
-	if (cr->open_call != 0)
-		fe_storage_cancel(cr->open_call);
+	upcall_free(cr->upcall);
+	if (cr->open_pending != 0)
+		fe_storage_cancel(cr->open_pending);
 	fe_seed_cancel(cr->seeding);
 	fe_broker_close(cr->lease);
 	if (cr->body != NULL && cr->body != cr->p.body)
 		upstream_body_free(cr->body);
 	if (cr->keepalive != NULL)
 		event_free(cr->keepalive);
-	json_object_put(cr->ureq);
+	json_object_put(cr->upstream_request);
 	json_object_put(cr->answer);
 	json_object_put(cr->calls);
 	json_object_put(cr->results);

@@ -21,7 +21,9 @@
 #ifndef DEPOTD_FE_CODERUN_H
 #define DEPOTD_FE_CODERUN_H
 
-#include "fe_upcall.h"
+#include "fe_model.h"
+
+struct upcall_result;
 
 typedef void	(*coderun_done_cb)(void *arg, const struct upcall_result *);
 
@@ -34,7 +36,7 @@ struct coderun_params {
 	int			 stream;
 	int			 max_rounds;	/* max-tool-iterations */
 	/* The upstream request (code_execution declared), not taken. */
-	struct json_object	*ureq;
+	struct json_object	*upstream_request;
 	/* Its body, placeholders bound; the route keeps and frees it. */
 	struct upstream_body		*body;
 	const struct fref_list	*files;		/* to seed, or NULL */

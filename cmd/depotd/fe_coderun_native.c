@@ -36,7 +36,7 @@
 #include "fe_coderun.h"
 
 static struct json_object *
-get(struct json_object *o, const char *key)
+native_get(struct json_object *o, const char *key)
 {
 	struct json_object	*v;
 
@@ -50,14 +50,16 @@ native_record(struct json_object *runs, struct json_object *call,
 {
 	struct json_object	*r = json_object_new_object();
 
-	json_object_object_add(r, "id", json_object_get(get(call, "id")));
-	json_object_object_add(r, "code", json_object_get(get(call, "code")));
+	json_object_object_add(r, "id",
+	    json_object_get(native_get(call, "id")));
+	json_object_object_add(r, "code",
+	    json_object_get(native_get(call, "code")));
 	json_object_object_add(r, "result", json_object_get(result));
 	json_object_array_add(runs, r);
 }
 
 static struct json_object *
-str_or_empty(struct json_object *v)
+native_string_or_empty(struct json_object *v)
 {
 	return json_object_is_type(v, json_type_string) ?
 	    json_object_get(v) : json_object_new_string("");
@@ -65,17 +67,17 @@ str_or_empty(struct json_object *v)
 
 /* Anthropic's pair of blocks for one run. */
 static void
-messages_blocks(struct json_object *list, struct json_object *run)
+native_messages_blocks(struct json_object *list, struct json_object *run)
 {
 	struct json_object	*use, *res, *c, *files, *out, *f, *o;
-	struct json_object	*result = get(run, "result");
-	struct json_object	*rc = get(get(get(result, "result_block"),
-				    "content"), "return_code");
+	struct json_object	*result = native_get(run, "result");
+	struct json_object	*rc = native_get(native_get(native_get(result,
+				    "result_block"), "content"), "return_code");
 	char			 id[160];
 	size_t			 i;
 
 	snprintf(id, sizeof(id), "srvtoolu_%s",
-	    json_object_get_string(get(run, "id")));
+	    json_object_get_string(native_get(run, "id")));
 	use = json_object_new_object();
 	json_object_object_add(use, "type",
 	    json_object_new_string("server_tool_use"));
@@ -83,27 +85,30 @@ messages_blocks(struct json_object *list, struct json_object *run)
 	json_object_object_add(use, "name",
 	    json_object_new_string("code_execution"));
 	c = json_object_new_object();
-	json_object_object_add(c, "code", str_or_empty(get(run, "code")));
+	json_object_object_add(c, "code",
+	    native_string_or_empty(native_get(run, "code")));
 	json_object_object_add(use, "input", c);
 	json_object_array_add(list, use);
 
-	c = get(get(result, "result_block"), "content");
+	c = native_get(native_get(result, "result_block"), "content");
 	res = json_object_new_object();
 	json_object_object_add(res, "type",
 	    json_object_new_string("code_execution_result"));
-	json_object_object_add(res, "stdout", str_or_empty(get(c, "stdout")));
-	json_object_object_add(res, "stderr", str_or_empty(get(c, "stderr")));
+	json_object_object_add(res, "stdout",
+	    native_string_or_empty(native_get(c, "stdout")));
+	json_object_object_add(res, "stderr",
+	    native_string_or_empty(native_get(c, "stderr")));
 	json_object_object_add(res, "return_code", json_object_new_int(
 	    rc != NULL ? json_object_get_int(rc) : -1));
 	files = json_object_new_array();
-	out = get(result, "outputs");
+	out = native_get(result, "outputs");
 	for (i = 0; out != NULL && i < json_object_array_length(out); i++) {
 		o = json_object_array_get_idx(out, i);
 		f = json_object_new_object();
 		json_object_object_add(f, "type",
 		    json_object_new_string("code_execution_output"));
 		json_object_object_add(f, "file_id",
-		    json_object_get(get(o, "file_id")));
+		    json_object_get(native_get(o, "file_id")));
 		json_object_array_add(files, f);
 	}
 	json_object_object_add(res, "content", files);
@@ -117,21 +122,22 @@ messages_blocks(struct json_object *list, struct json_object *run)
 
 /* The Responses API's item for one run; files named in its logs. */
 static void
-responses_item(struct json_object *list, struct json_object *run,
+native_responses_item(struct json_object *list, struct json_object *run,
     char *text)
 {
 	struct json_object	*item, *outs, *log;
 	char			 id[160];
 
 	snprintf(id, sizeof(id), "ci_%s",
-	    json_object_get_string(get(run, "id")));
+	    json_object_get_string(native_get(run, "id")));
 	item = json_object_new_object();
 	json_object_object_add(item, "type",
 	    json_object_new_string("code_interpreter_call"));
 	json_object_object_add(item, "id", json_object_new_string(id));
 	json_object_object_add(item, "status",
 	    json_object_new_string("completed"));
-	json_object_object_add(item, "code", str_or_empty(get(run, "code")));
+	json_object_object_add(item, "code",
+	    native_string_or_empty(native_get(run, "code")));
 	json_object_object_add(item, "container_id", NULL);
 	outs = json_object_new_array();
 	log = json_object_new_object();
@@ -157,10 +163,10 @@ native_blocks(enum wire caller, struct json_object *runs)
 	for (i = 0; i < json_object_array_length(runs); i++) {
 		run = json_object_array_get_idx(runs, i);
 		if (caller == WIRE_MESSAGES)
-			messages_blocks(list, run);
+			native_messages_blocks(list, run);
 		else {
-			text = tools_render(get(run, "result"), NULL);
-			responses_item(list, run, text);
+			text = tools_render(native_get(run, "result"), NULL);
+			native_responses_item(list, run, text);
 			free(text);
 		}
 	}
@@ -177,7 +183,7 @@ native_prepend(enum wire caller, struct json_object *answer,
 				    "output";
 	size_t			 i;
 
-	if (caller == WIRE_CHAT || (old = get(answer, key)) == NULL ||
+	if (caller == WIRE_CHAT || (old = native_get(answer, key)) == NULL ||
 	    !json_object_is_type(old, json_type_array))
 		return;
 	list = native_blocks(caller, runs);

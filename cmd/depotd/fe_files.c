@@ -15,9 +15,9 @@
  */
 
 /*
- * fe_files.c: the Files API's routes and its file object in OpenAI's
- * and Anthropic's shapes; retrieve, delete and download (with Range)
- * here, uploads in fe_upload.c, listings in fe_list.c.
+ * fe_files.c: the Files API's routes: retrieve, delete and download
+ * (with Range) here, uploads in fe_upload.c, listings in fe_list.c, the
+ * file object they answer with in fe_file_object.c.
  */
 #include <sys/types.h>
 
@@ -48,75 +48,20 @@ struct fe_file_target {
 };
 
 static struct fe_file_target *
-fe_target_of(struct api_req *ar)
+fe_files_target_of(struct api_req *ar)
 {
 	return ar->route;
-}
-
-/* --- shapes --- */
-
-static struct json_object *
-fe_time_or_null(int64_t usec, int anthropic)
-{
-	char	 buf[RFC3339_LEN];
-
-	if (usec == 0)
-		return NULL;
-	if (!anthropic)
-		return json_object_new_int64(usec / 1000000);
-	time_rfc3339_usec(usec, buf, sizeof(buf));
-	return json_object_new_string(buf);
-}
-
-struct json_object *
-fe_file_object(const struct file_rec *rec, enum dialect d)
-{
-	struct json_object	*o = json_object_new_object();
-	int			 a = d == DIALECT_ANTHROPIC;
-
-	json_object_object_add(o, "id", json_object_new_string(rec->id));
-	if (a) {
-		json_object_object_add(o, "type",
-		    json_object_new_string("file"));
-		json_object_object_add(o, "filename",
-		    json_object_new_string(rec->filename));
-		json_object_object_add(o, "mime_type",
-		    json_object_new_string(rec->mime_type));
-		json_object_object_add(o, "size_bytes",
-		    json_object_new_int64(rec->bytes));
-		json_object_object_add(o, "created_at",
-		    fe_time_or_null(rec->created_us, 1));
-		json_object_object_add(o, "expires_at",
-		    fe_time_or_null(rec->expires_us, 1));
-		json_object_object_add(o, "downloadable",
-		    json_object_new_boolean(1));
-		return o;
-	}
-	json_object_object_add(o, "object", json_object_new_string("file"));
-	json_object_object_add(o, "bytes", json_object_new_int64(rec->bytes));
-	json_object_object_add(o, "created_at",
-	    fe_time_or_null(rec->created_us, 0));
-	json_object_object_add(o, "expires_at",
-	    fe_time_or_null(rec->expires_us, 0));
-	json_object_object_add(o, "filename",
-	    json_object_new_string(rec->filename));
-	json_object_object_add(o, "purpose",
-	    json_object_new_string(rec->purpose));
-	json_object_object_add(o, "status",
-	    json_object_new_string("processed"));
-	json_object_object_add(o, "status_details", NULL);
-	return o;
 }
 
 /* --- retrieve and delete --- */
 
 static void
-fe_retrieve_answered(void *arg, struct imsg *imsg)
+fe_files_retrieved(void *arg, struct imsg *imsg)
 {
 	struct api_req	*ar = arg;
 	struct file_rec	 rec;
 
-	ar->call = 0;
+	ar->pending = 0;
 	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_INFO, sizeof(rec)))
 		return;
 	memcpy(&rec, imsg->data, sizeof(rec));
@@ -124,13 +69,13 @@ fe_retrieve_answered(void *arg, struct imsg *imsg)
 }
 
 static void
-fe_delete_answered(void *arg, struct imsg *imsg)
+fe_files_deleted(void *arg, struct imsg *imsg)
 {
 	struct api_req		*ar = arg;
 	struct file_key		 fk;
 	struct json_object	*o;
 
-	ar->call = 0;
+	ar->pending = 0;
 	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_DELETED, sizeof(fk)))
 		return;
 	memcpy(&fk, imsg->data, sizeof(fk));
@@ -149,37 +94,37 @@ fe_delete_answered(void *arg, struct imsg *imsg)
 }
 
 static void
-fe_file_key_of(struct api_req *ar, struct file_key *fk)
+fe_files_key_of(struct api_req *ar, struct file_key *fk)
 {
 	memset(fk, 0, sizeof(*fk));
 	strlcpy(fk->handle, ar->who.handle, sizeof(fk->handle));
-	strlcpy(fk->id, fe_target_of(ar)->id, sizeof(fk->id));
+	strlcpy(fk->id, fe_files_target_of(ar)->id, sizeof(fk->id));
 }
 
 static void
-fe_retrieve_start(struct api_req *ar)
+fe_files_retrieve(struct api_req *ar)
 {
 	struct file_key	 fk;
 
-	fe_file_key_of(ar, &fk);
-	ar->call = fe_storage_call(IMSG_FILE_GET, -1, &fk, sizeof(fk),
-	    fe_retrieve_answered, ar);
+	fe_files_key_of(ar, &fk);
+	ar->pending = fe_storage_request(IMSG_FILE_GET, -1, &fk, sizeof(fk),
+	    fe_files_retrieved, ar);
 }
 
 static void
-fe_delete_start(struct api_req *ar)
+fe_files_delete(struct api_req *ar)
 {
 	struct file_key	 fk;
 
-	fe_file_key_of(ar, &fk);
-	ar->call = fe_storage_call(IMSG_FILE_DELETE, -1, &fk, sizeof(fk),
-	    fe_delete_answered, ar);
+	fe_files_key_of(ar, &fk);
+	ar->pending = fe_storage_request(IMSG_FILE_DELETE, -1, &fk, sizeof(fk),
+	    fe_files_deleted, ar);
 }
 
 /* --- download --- */
 
 static void
-fe_content_range(struct api_req *ar, const struct file_opened *fo)
+fe_files_content_range(struct api_req *ar, const struct file_opened *fo)
 {
 	char	 v[96];
 
@@ -197,7 +142,7 @@ fe_content_range(struct api_req *ar, const struct file_opened *fo)
  * fallback alone, cut to fit.
  */
 static void
-fe_download_disposition(const char *filename, char *out, size_t len)
+fe_files_disposition(const char *filename, char *out, size_t len)
 {
 	static const char	 head[] = "attachment; filename=\"";
 	char			 seg[FILENAME_MAX_BYTES];
@@ -211,21 +156,21 @@ fe_download_disposition(const char *filename, char *out, size_t len)
 }
 
 static void
-fe_content_opened(void *arg, struct imsg *imsg)
+fe_files_content_opened(void *arg, struct imsg *imsg)
 {
 	struct api_req		*ar = arg;
 	struct file_opened	 fo;
 	char			 disp[2048];
 	int			 fd;
 
-	ar->call = 0;
+	ar->pending = 0;
 	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_OPENED, sizeof(fo)))
 		return;
 	memcpy(&fo, imsg->data, sizeof(fo));
 	fo.rec.filename[sizeof(fo.rec.filename) - 1] = '\0';
 	fo.rec.mime_type[sizeof(fo.rec.mime_type) - 1] = '\0';
 	if (fo.status == 416) {
-		fe_content_range(ar, &fo);
+		fe_files_content_range(ar, &fo);
 		fe_reply_error(ar, 416, NULL, "the range is not satisfiable for "
 		    "a file of %" PRId64 " bytes", fo.size);
 		return;
@@ -233,12 +178,12 @@ fe_content_opened(void *arg, struct imsg *imsg)
 	if ((fd = imsg_get_fd(imsg)) == -1)
 		fatalx("file opened without a descriptor");
 	http_reply_header(ar->req, "Accept-Ranges", "bytes");
-	fe_download_disposition(fo.rec.filename, disp, sizeof(disp));
+	fe_files_disposition(fo.rec.filename, disp, sizeof(disp));
 	http_reply_header(ar->req, "Content-Disposition", disp);
 	/* The stored type is the uploader's word: never render it. */
 	http_reply_header(ar->req, "X-Content-Type-Options", "nosniff");
 	if (fo.status == 206)
-		fe_content_range(ar, &fo);
+		fe_files_content_range(ar, &fo);
 	if (fo.seekable)
 		http_reply_file(ar->req, fo.status, fo.rec.mime_type, fd,
 		    fo.offset, fo.length);
@@ -252,7 +197,7 @@ fe_content_opened(void *arg, struct imsg *imsg)
  * junk) is ignored and the whole file is sent, as RFC 9110 allows.
  */
 static void
-fe_content_parse_range(const char *h, struct file_open *fo)
+fe_files_parse_range(const char *h, struct file_open *fo)
 {
 	const char	*dash, *errstr;
 	char		 a[32], b[32];
@@ -288,28 +233,28 @@ fe_content_parse_range(const char *h, struct file_open *fo)
 }
 
 static void
-fe_content_start(struct api_req *ar)
+fe_files_content(struct api_req *ar)
 {
 	struct file_open	 fo;
 
 	memset(&fo, 0, sizeof(fo));
-	fe_file_key_of(ar, &fo.key);
-	fe_content_parse_range(http_header_get(ar->req, "range"), &fo);
-	ar->call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
-	    fe_content_opened, ar);
+	fe_files_key_of(ar, &fo.key);
+	fe_files_parse_range(http_header_get(ar->req, "range"), &fo);
+	ar->pending = fe_storage_request(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
+	    fe_files_content_opened, ar);
 }
 
 /* --- routing --- */
 
 static void
-fe_target_free(struct api_req *ar)
+fe_files_target_free(struct api_req *ar)
 {
 	free(ar->route);
 	ar->route = NULL;
 }
 
 static int
-fe_parse_files_path(struct api_req *ar, struct fe_file_target *ft)
+fe_files_parse_path(struct api_req *ar, struct fe_file_target *ft)
 {
 	const char	*p = ar->req->path + strlen("/v1/files");
 	const char	*slash;
@@ -343,17 +288,17 @@ fe_parse_files_path(struct api_req *ar, struct fe_file_target *ft)
 }
 
 static void
-fe_target_authenticated(struct api_req *ar)
+fe_files_authenticated(struct api_req *ar)
 {
-	switch (fe_target_of(ar)->op) {
+	switch (fe_files_target_of(ar)->op) {
 	case FE_OP_RETRIEVE:
-		fe_retrieve_start(ar);
+		fe_files_retrieve(ar);
 		break;
 	case FE_OP_CONTENT:
-		fe_content_start(ar);
+		fe_files_content(ar);
 		break;
 	case FE_OP_DELETE:
-		fe_delete_start(ar);
+		fe_files_delete(ar);
 		break;
 	default:
 		fatalx("%s: not a file's route", __func__);
@@ -371,7 +316,7 @@ fe_files_route(struct api_req *ar)
 		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
-	if ((status = fe_parse_files_path(ar, ft)) != 0) {
+	if ((status = fe_files_parse_path(ar, ft)) != 0) {
 		free(ft);
 		fe_reply_error(ar, status, NULL, status == 405 ?
 		    "method %s not allowed here" : "no route for %s",
@@ -387,6 +332,6 @@ fe_files_route(struct api_req *ar)
 		return;
 	}
 	ar->route = ft;
-	ar->free_route = fe_target_free;
-	fe_authenticate(ar, fe_target_authenticated);
+	ar->free_route = fe_files_target_free;
+	fe_authenticate(ar, fe_files_authenticated);
 }

@@ -31,7 +31,7 @@
 #include "frontend.h"
 
 /* A listing under way: the items arrive one message each. */
-struct api_list {
+struct fe_list {
 	struct file_list_req	 req;
 	struct json_object	*items;
 };
@@ -198,7 +198,7 @@ list_parse(struct api_req *ar, struct file_list_req *l)
 static void
 list_reply(struct api_req *ar, int has_more)
 {
-	struct api_list		*al = ar->route;
+	struct fe_list		*al = ar->route;
 	struct json_object	*o = json_object_new_object(), *first, *last;
 	size_t			 n = json_object_array_length(al->items);
 	char			 tok[128];
@@ -238,7 +238,7 @@ static void
 list_answered(void *arg, struct imsg *imsg)
 {
 	struct api_req		*ar = arg;
-	struct api_list		*al = ar->route;
+	struct fe_list		*al = ar->route;
 	struct file_rec		 rec;
 	struct file_list_end	 end;
 
@@ -250,7 +250,7 @@ list_answered(void *arg, struct imsg *imsg)
 		    ar->dialect));
 		return;
 	}
-	ar->call = 0;
+	ar->pending = 0;
 	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_LIST_END, sizeof(end)))
 		return;
 	memcpy(&end, imsg->data, sizeof(end));
@@ -260,7 +260,7 @@ list_answered(void *arg, struct imsg *imsg)
 static void
 list_free_route(struct api_req *ar)
 {
-	struct api_list	*al = ar->route;
+	struct fe_list	*al = ar->route;
 
 	if (al == NULL)
 		return;
@@ -273,7 +273,7 @@ list_free_route(struct api_req *ar)
 static void
 list_start(struct api_req *ar)
 {
-	struct api_list	*al;
+	struct fe_list	*al;
 
 	if ((al = calloc(1, sizeof(*al))) == NULL) {
 		fe_reply_error(ar, 503, NULL, "out of memory");
@@ -288,7 +288,7 @@ list_start(struct api_req *ar)
 		list_reply(ar, 0);
 		return;
 	}
-	ar->call = fe_storage_call(IMSG_FILE_LIST, -1, &al->req,
+	ar->pending = fe_storage_request(IMSG_FILE_LIST, -1, &al->req,
 	    sizeof(al->req), list_answered, ar);
 }
 

@@ -43,6 +43,7 @@
 
 #include "jsontext.h"
 #include "log.h"
+#include "util.h"
 #include "frontend.h"
 #include "fe_upcall.h"
 #include "fe_coderun.h"
@@ -59,30 +60,22 @@ struct model_req {
 	struct model_conf	 model;		/* a copy: reloads free */
 	char			 asked[128];	/* the caller's model name */
 	int			 stream;
-	struct upstream_body		*ub;
+	struct upstream_body		*upstream_body;
 	struct refs		*refs;
-	struct upcall		*call;
+	struct upcall		*upcall;
 	int			 runs_code;	/* otari_code_execution */
 	int			 native;	/* or the provider's own */
 	struct coderun		*coderun;
-	int64_t			 t0;		/* monotonic usec */
+	int64_t			 start_us;		/* monotonic usec */
 	int			 logged;
 	struct event		*deadline;	/* request-timeout */
 };
-
-#define REQUEST_TIMEOUT_DEFAULT	600	/* seconds */
 
 static const char *route_names[] = {
 	[WIRE_CHAT] = "chat.completions",
 	[WIRE_RESPONSES] = "responses",
 	[WIRE_MESSAGES] = "messages",
 };
-
-struct json_object *
-api_json_parse(const char *s, size_t len)
-{
-	return json_text_parse(s, len, JSON_DEPTH_MAX);
-}
 
 /* --- the end --- */
 
@@ -112,7 +105,7 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	    who->workspace_name[0] ? who->workspace_name : "-",
 	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
 	    res->tokens_in, res->tokens_out, res->sent, ttfb,
-	    (fe_mono_usec() - mr->t0) / 1000.0);
+	    (mono_usec() - mr->start_us) / 1000.0);
 	fe_metrics_model(mr->model.name, status < 200 || status > 299,
 	    res->tokens_in, res->tokens_out);
 }
@@ -149,8 +142,8 @@ model_free(struct api_req *ar)
 	if (mr == NULL)
 		return;
 	/* The caller left first: 499, as nginx says it. */
-	if (!mr->logged && mr->call != NULL) {
-		upcall_result(mr->call, &res);
+	if (!mr->logged && mr->upcall != NULL) {
+		upcall_result(mr->upcall, &res);
 		model_log(mr, &res, 499);
 	} else if (!mr->logged && mr->coderun != NULL) {
 		coderun_result(mr->coderun, &res);
@@ -159,12 +152,12 @@ model_free(struct api_req *ar)
 		model_log_early(mr, 499);
 	if (mr->deadline != NULL)
 		event_free(mr->deadline);
-	upcall_free(mr->call);
+	upcall_free(mr->upcall);
 	coderun_free(mr->coderun);
 	if (mr->refs != NULL)
 		refs_free(mr->refs);
-	if (mr->ub != NULL)
-		upstream_body_free(mr->ub);
+	if (mr->upstream_body != NULL)
+		upstream_body_free(mr->upstream_body);
 	json_object_put(mr->req);
 	if (mr->body != NULL)
 		evbuffer_free(mr->body);
@@ -217,10 +210,9 @@ model_run_code(struct model_req *mr, struct json_object *up)
 	p.upstream = mr->model.upstream;
 	p.asked = mr->asked;
 	p.stream = mr->stream;
-	p.max_rounds = mr->model.max_tool_iterations > 0 ?
-	    mr->model.max_tool_iterations : fe.conf->max_tool_iterations;
-	p.ureq = up;
-	p.body = mr->ub;
+	p.max_rounds = conf_tool_iterations(fe.conf, &mr->model);
+	p.upstream_request = up;
+	p.body = mr->upstream_body;
 	p.files = refs_files(mr->refs);
 	p.native = mr->native;
 	p.done = model_upcall_done;
@@ -298,7 +290,7 @@ model_refs_done(void *arg, int ok)
 		model_answered(mr);
 		return;
 	}
-	if (upstream_body_set_json(mr->ub, up) == -1) {
+	if (upstream_body_set_json(mr->upstream_body, up) == -1) {
 		json_object_put(up);
 		/* Out of memory, or a file named twice (fe_upstream_body.c). */
 		fe_reply_error(ar, 503, NULL, "the upstream request could not be "
@@ -313,20 +305,18 @@ model_refs_done(void *arg, int ok)
 	p.wire = mr->wire;
 	p.model = mr->asked;
 	p.stream = mr->stream;
-	p.body = mr->ub;
-	if ((mr->call = upcall_start(ar, &p, model_upcall_done, mr)) == NULL)
+	p.body = mr->upstream_body;
+	if ((mr->upcall = upcall_start(ar, &p, model_upcall_done, mr)) == NULL)
 		model_answered(mr);
 }
 
 /* --- the caller's request --- */
 
-#define MAX_REQUEST_DEFAULT	(32 * 1024 * 1024)
-
+/* conf_new() has the default (http_limits_default). */
 static int64_t
 model_max_request(void)
 {
-	return fe.conf->http.max_request_size > 0 ?
-	    fe.conf->http.max_request_size : MAX_REQUEST_DEFAULT;
+	return fe.conf->http.max_request_size;
 }
 
 static const struct model_conf *
@@ -470,13 +460,13 @@ model_body_end(struct api_req *ar)
 		model_answered(mr);
 		return;
 	}
-	if ((mr->ub = upstream_body_new(fe.base)) == NULL) {
+	if ((mr->upstream_body = upstream_body_new(fe.base)) == NULL) {
 		fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
 		return;
 	}
-	mr->refs = refs_resolve(ar, mr->caller, mr->req, &mr->model, mr->ub,
-	    mr->runs_code, model_refs_done, mr);
+	mr->refs = refs_resolve(ar, mr->caller, mr->req, &mr->model,
+	    mr->upstream_body, mr->runs_code, model_refs_done, mr);
 	if (mr->refs == NULL && !ar->req->replied) {
 		fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);
@@ -535,12 +525,12 @@ model_deadline(evutil_socket_t fd, short what, void *arg)
 	mr->too_large = 1;	/* the rest of a body is not read */
 	memset(&res, 0, sizeof(res));
 	res.tokens_in = res.tokens_out = res.ttfb_us = -1;
-	if (mr->call != NULL)
-		upcall_result(mr->call, &res);
+	if (mr->upcall != NULL)
+		upcall_result(mr->upcall, &res);
 	else if (mr->coderun != NULL)
 		coderun_result(mr->coderun, &res);
-	upcall_free(mr->call);
-	mr->call = NULL;
+	upcall_free(mr->upcall);
+	mr->upcall = NULL;
 	coderun_free(mr->coderun);
 	mr->coderun = NULL;
 	if (mr->refs != NULL) {
@@ -548,8 +538,7 @@ model_deadline(evutil_socket_t fd, short what, void *arg)
 		mr->refs = NULL;
 	}
 	snprintf(msg, sizeof(msg), "the request took longer than %d s "
-	    "(request-timeout)", fe.conf->request_timeout > 0 ?
-	    fe.conf->request_timeout : REQUEST_TIMEOUT_DEFAULT);
+	    "(request-timeout)", fe.conf->request_timeout);
 	model_log(mr, &res, 504);
 	if (ar->req->replied) {
 		xstream_error(mr->caller, 504, msg, model_emit, ar->req);
@@ -562,10 +551,9 @@ static void
 model_authenticated(struct api_req *ar)
 {
 	struct model_req	*mr = ar->route;
-	struct timeval		 tv = { REQUEST_TIMEOUT_DEFAULT, 0 };
+	struct timeval		 tv = { 0, 0 };
 
-	if (fe.conf->request_timeout > 0)
-		tv.tv_sec = fe.conf->request_timeout;
+	tv.tv_sec = fe.conf->request_timeout;	/* conf_new() has the default */
 	if ((mr->deadline = evtimer_new(fe.base, model_deadline,
 	    mr)) == NULL) {
 		fe_reply_error(ar, 503, NULL, "out of memory");
@@ -604,7 +592,7 @@ fe_model_route(struct api_req *ar, enum wire caller)
 	}
 	mr->ar = ar;
 	mr->caller = caller;
-	mr->t0 = fe_mono_usec();
+	mr->start_us = mono_usec();
 	ar->route = mr;
 	ar->free_route = model_free;
 	fe_authenticate(ar, model_authenticated);

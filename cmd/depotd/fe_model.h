@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "jsontext.h"
 #include "frontend.h"
 #include "wire/wire.h"
 
@@ -57,12 +58,16 @@ const char	*upstream_body_placeholder_tagged(struct upstream_body *, int fd,
 		    int64_t size, const char *tag);
 /*
  * For a JSON sent again (a code-execution round): the same
- * placeholders, each to be bound to a fresh descriptor of the file its
- * tag names.
+ * placeholders; a regular file's is bound already (a duplicate of its
+ * descriptor, read with pread), every other one is to be bound to a
+ * fresh descriptor of the file its tag names.  NULL: out of memory or
+ * descriptors.
  */
 struct upstream_body	*upstream_body_again(const struct upstream_body *, struct event_base *);
 size_t		 upstream_body_nfiles(const struct upstream_body *);
 const char	*upstream_body_file_tag(const struct upstream_body *, size_t);
+/* 1 when the i-th placeholder has its descriptor. */
+int		 upstream_body_file_bound(const struct upstream_body *, size_t);
 void		 upstream_body_bind(struct upstream_body *, size_t, int fd);
 /* Serialises obj, cutting it at the placeholders.  0 or -1. */
 int		 upstream_body_set_json(struct upstream_body *, struct json_object *);
@@ -165,5 +170,7 @@ void		 fe_broker_close(struct fe_broker_lease *);
 /* fe_model.c, fe_catalog.c */
 void		 fe_model_route(struct api_req *, enum wire);
 void		 fe_catalog_route(struct api_req *);
+/* fe_catalog.c: 404 for a model not configured, in the dialect. */
+void		 fe_catalog_not_found(struct api_req *, const char *name);
 
 #endif

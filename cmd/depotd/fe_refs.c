@@ -258,7 +258,7 @@ job_get_start(struct rjob *j)
 		return;
 	}
 	job_key(j, &fk);
-	j->call = fe_storage_call(IMSG_FILE_GET, -1, &fk, sizeof(fk),
+	j->call = fe_storage_request(IMSG_FILE_GET, -1, &fk, sizeof(fk),
 	    job_got, j);
 }
 
@@ -426,7 +426,7 @@ job_open_start(struct rjob *j)
 	memset(&fo, 0, sizeof(fo));
 	job_key(j, &fo.key);
 	fo.range_first = fo.range_last = -1;
-	j->call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
+	j->call = fe_storage_request(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
 	    job_opened, j);
 }
 

@@ -36,7 +36,7 @@ struct seeding {
 	struct api_req		*ar;
 	struct fe_broker_lease	*lease;
 	const struct fref	*next;
-	uint32_t		 call;		/* FILE_OPEN under way */
+	uint32_t		 open_pending;	/* FILE_OPEN under way */
 	int			 seeding;	/* a SEED under way */
 	fe_broker_status_cb	 done;
 	void			*arg;
@@ -76,7 +76,7 @@ seed_opened(void *arg, struct imsg *imsg)
 	char			 msg[256];
 	int			 fd;
 
-	s->call = 0;
+	s->open_pending = 0;
 	if (imsg->hdr.type != IMSG_FILE_OPENED ||
 	    imsg->datalen != sizeof(fo) || (fd = imsg_get_fd(imsg)) == -1) {
 		snprintf(msg, sizeof(msg), "file %s could not be read for the "
@@ -103,8 +103,8 @@ seed_next(struct seeding *s)
 	strlcpy(fo.key.handle, s->ar->who.handle, sizeof(fo.key.handle));
 	strlcpy(fo.key.id, s->next->rec.id, sizeof(fo.key.id));
 	fo.range_first = fo.range_last = -1;
-	s->call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
-	    seed_opened, s);
+	s->open_pending = fe_storage_request(IMSG_FILE_OPEN, -1, &fo,
+	    sizeof(fo), seed_opened, s);
 }
 
 struct seeding *
@@ -135,7 +135,7 @@ fe_seed_cancel(struct seeding *s)
 {
 	if (s == NULL)
 		return;
-	if (s->call != 0)
-		fe_storage_cancel(s->call);
+	if (s->open_pending != 0)
+		fe_storage_cancel(s->open_pending);
 	free(s);
 }

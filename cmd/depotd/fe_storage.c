@@ -15,11 +15,12 @@
  */
 
 /*
- * fe_storage.c: a frontend's calls to the storage helper.
+ * fe_storage.c: a frontend's requests to the storage helper.
  *
- * Each call has a number that travels as the imsg peer id; replies
- * find their call by it.  A call whose HTTP request went away is
- * cancelled: its replies are dropped and their descriptors closed.
+ * Each request has a number that travels as the imsg peer id; replies
+ * find their pending request by it (lib/calltab.c).  A request whose
+ * HTTP request went away is cancelled: its replies are dropped and
+ * their descriptors closed.
  */
 #include <sys/types.h>
 
@@ -32,25 +33,27 @@
 #include "child.h"
 #include "frontend.h"
 
-struct fe_call {
-	struct call_entry	 ce;
-	fe_call_cb		 cb;
+/* A request sent, its reply awaited. */
+struct fe_storage_pending {
+	struct call_entry	 entry;
+	fe_storage_reply_cb	 cb;
 	void			*arg;
 };
 
-static struct calltab	 calls = CALLTAB_INITIALIZER(calls);
+static struct calltab	 pending = CALLTAB_INITIALIZER(pending);
 static struct imsgev	 storage_iev;
 static int		 storage_attached;
 
-static struct fe_call *
-call_find(uint32_t id)
+static struct fe_storage_pending *
+fe_storage_pending_find(uint32_t id)
 {
-	return CALL_OF(calltab_find(&calls, id), struct fe_call, ce);
+	return CALL_OF(calltab_find(&pending, id), struct fe_storage_pending,
+	    entry);
 }
 
-/* Replies that end a call; list items and nothing else keep it open. */
+/* Replies that end a request; list items and nothing else keep it open. */
 static int
-ends_call(uint32_t type)
+fe_storage_reply_ends(uint32_t type)
 {
 	return type != IMSG_FILE_LIST_ITEM;
 }
@@ -58,19 +61,19 @@ ends_call(uint32_t type)
 static void
 frontend_dispatch_storage(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
-	struct fe_call	*c;
+	struct fe_storage_pending	*p;
 
-	if ((c = call_find(imsg->hdr.peerid)) == NULL)
+	if ((p = fe_storage_pending_find(imsg->hdr.peerid)) == NULL)
 		return;		/* cancelled; imsg_free closes any fd */
-	if (ends_call(imsg->hdr.type))
-		calltab_remove(&calls, &c->ce);
-	c->cb(c->arg, imsg);
-	if (ends_call(imsg->hdr.type))
-		free(c);
+	if (fe_storage_reply_ends(imsg->hdr.type))
+		calltab_remove(&pending, &p->entry);
+	p->cb(p->arg, imsg);
+	if (fe_storage_reply_ends(imsg->hdr.type))
+		free(p);
 }
 
 static void
-storage_closed(struct imsgev *iev, const char *why, void *arg)
+fe_storage_closed(struct imsgev *iev, const char *why, void *arg)
 {
 	fatalx("lost the storage helper: %s", why);
 }
@@ -81,7 +84,7 @@ fe_storage_attach(int fd)
 	if (storage_attached)
 		fatalx("a second storage channel");
 	child_peer_init(&storage_iev, ROLE_STORAGE, fd,
-	    frontend_dispatch_storage, storage_closed, NULL);
+	    frontend_dispatch_storage, fe_storage_closed, NULL);
 	storage_attached = 1;
 }
 
@@ -92,20 +95,20 @@ fe_storage_up(void)
 }
 
 uint32_t
-fe_storage_call(uint32_t type, int fd, const void *data, size_t len,
-    fe_call_cb cb, void *arg)
+fe_storage_request(uint32_t type, int fd, const void *data, size_t len,
+    fe_storage_reply_cb cb, void *arg)
 {
-	struct fe_call	*c;
+	struct fe_storage_pending	*p;
 
-	if ((c = calloc(1, sizeof(*c))) == NULL)
+	if ((p = calloc(1, sizeof(*p))) == NULL)
 		fatal("calloc");
-	c->cb = cb;
-	c->arg = arg;
-	calltab_add(&calls, &c->ce);
-	if (imsgev_compose(&storage_iev, type, c->ce.id, 0, fd, data,
+	p->cb = cb;
+	p->arg = arg;
+	calltab_add(&pending, &p->entry);
+	if (imsgev_compose(&storage_iev, type, p->entry.id, 0, fd, data,
 	    len) == -1)
 		fatal("imsg_compose");
-	return c->ce.id;
+	return p->entry.id;
 }
 
 /* A message that needs no answer. */
@@ -142,10 +145,10 @@ fe_storage_progress(int64_t *last, const char *handle, const char *id)
 void
 fe_storage_cancel(uint32_t id)
 {
-	struct fe_call	*c;
+	struct fe_storage_pending	*p;
 
-	if ((c = call_find(id)) != NULL) {
-		calltab_remove(&calls, &c->ce);
-		free(c);
+	if ((p = fe_storage_pending_find(id)) != NULL) {
+		calltab_remove(&pending, &p->entry);
+		free(p);
 	}
 }

@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <curl/curl.h>
 #include <event2/buffer.h>
@@ -46,6 +45,8 @@
 #include "log.h"
 #include "sse.h"
 #include "curlev.h"
+#include "jsontext.h"
+#include "util.h"
 #include "frontend.h"
 #include "fe_upcall.h"
 #include "fe_upcall_request.h"
@@ -53,8 +54,6 @@
 #define SSE_EVENT_MAX		(4 * 1024 * 1024)	/* one event */
 #define ERROR_BODY_MAX		(64 * 1024)	/* what an error may say */
 #define UPSTREAM_MESSAGE_MAX	400	/* of it, passed on */
-#define CONNECT_TIMEOUT		10	/* when none is configured */
-#define IDLE_TIMEOUT		120
 /*
  * A pooled connection idle longer than this is not reused: model
  * servers (uvicorn, llama.cpp) close theirs after 5 s, and a request
@@ -77,14 +76,14 @@ struct upcall {
 	struct evbuffer		*frame;		/* one event to the caller */
 	int64_t			 streamed;	/* bytes of the stream */
 	struct sse_parser	*sse;
-	struct xstream		*xs;
+	struct xstream		*translator;	/* into the caller's wire */
 	struct upcall_result	 res;
-	int64_t			 t0;		/* monotonic, usec */
+	int64_t			 start_us;		/* monotonic, usec */
 	char			 retry_after[32];
 	int			 event_stream;	/* its Content-Type says so */
 	int			 started;	/* our SSE reply began */
 	int			 fail;		/* status to report */
-	char			 failmsg[160];
+	char			 fail_message[160];
 	int			 reported;
 	int			 busy;		/* inside a callback */
 	int			 dead;		/* freed while busy */
@@ -110,15 +109,6 @@ upcall_tools_max(void)
 static void	upcall_destroy(struct upcall *);
 static void	upcall_emit_cb(void *, const char *, const char *, size_t);
 
-int64_t
-fe_mono_usec(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 void
 upcall_init(void)
 {
@@ -141,7 +131,7 @@ static void
 upcall_heard(struct upcall *u)
 {
 	if (u->res.ttfb_us == -1)
-		u->res.ttfb_us = fe_mono_usec() - u->t0;
+		u->res.ttfb_us = mono_usec() - u->start_us;
 	upcall_idle_arm(u);
 }
 
@@ -154,7 +144,7 @@ upcall_fail(struct upcall *u, int status, const char *fmt, ...)
 		return;
 	u->fail = status;
 	va_start(ap, fmt);
-	vsnprintf(u->failmsg, sizeof(u->failmsg), fmt, ap);
+	vsnprintf(u->fail_message, sizeof(u->fail_message), fmt, ap);
 	va_end(ap);
 }
 
@@ -200,8 +190,9 @@ upcall_report(struct upcall *u, int status)
 	u->reported = 1;
 	u->res.status = status;
 	u->res.sent = upstream_body_sent(u->p.body);
-	if (u->xs != NULL)
-		xstream_usage(u->xs, &u->res.tokens_in, &u->res.tokens_out);
+	if (u->translator != NULL)
+		xstream_usage(u->translator, &u->res.tokens_in,
+		    &u->res.tokens_out);
 	if (u->done != NULL)
 		u->done(u->arg, &u->res);
 }
@@ -235,8 +226,8 @@ upcall_upstream_message(struct upcall *u, char *out, size_t outlen)
 	size_t			 i, n = 0;
 
 	out[0] = '\0';
-	o = api_json_parse((const char *)evbuffer_pullup(u->answer, -1),
-	    evbuffer_get_length(u->answer));
+	o = json_text_parse_default((const char *)evbuffer_pullup(
+	    u->answer, -1), evbuffer_get_length(u->answer));
 	if (o != NULL) {
 		if (json_object_object_get_ex(o, "error", &e) &&
 		    json_object_is_type(e, json_type_object))
@@ -302,8 +293,8 @@ upcall_answer_ok(struct upcall *u)
 		upcall_error(u, 502, "the upstream did not stream its answer");
 		return;
 	}
-	resp = api_json_parse((const char *)evbuffer_pullup(u->answer, -1),
-	    evbuffer_get_length(u->answer));
+	resp = json_text_parse_default((const char *)evbuffer_pullup(
+	    u->answer, -1), evbuffer_get_length(u->answer));
 	if (resp == NULL || !json_object_is_type(resp, json_type_object)) {
 		json_object_put(resp);
 		upcall_error(u, 502, "the upstream's answer is not JSON");
@@ -343,7 +334,7 @@ upcall_answer(struct upcall *u, CURLcode rc)
 	int	 st = u->res.upstream_status;
 
 	if (u->fail != 0) {
-		upcall_error(u, u->fail, u->failmsg);
+		upcall_error(u, u->fail, u->fail_message);
 		return;
 	}
 	if (rc == CURLE_OPERATION_TIMEDOUT) {
@@ -396,12 +387,12 @@ upcall_stream_end(struct upcall *u, CURLcode rc)
 		upcall_fail(u, 502, "the upstream's stream broke: %s",
 		    curl_easy_strerror(rc));
 	else if (u->fail == 0 && (sse_finish(u->sse) == -1 ||
-	    xstream_end(u->xs) == -1))
+	    xstream_end(u->translator) == -1))
 		upcall_fail(u, 502, "the upstream ended its stream early");
 	if (u->fail != 0) {
 		status = u->fail;
-		xstream_error(u->p.caller, u->fail, u->failmsg, upcall_emit_cb,
-		    u);
+		xstream_error(u->p.caller, u->fail, u->fail_message,
+		    upcall_emit_cb, u);
 	}
 	upcall_report(u, status);
 	http_reply_end(u->ar->req);
@@ -450,9 +441,9 @@ upcall_sse_event(void *arg, const char *event, const char *data, size_t len)
 {
 	struct upcall	*u = arg;
 
-	if (u->fail != 0 || xstream_event(u->xs, event, data, len) == 0)
+	if (u->fail != 0 || xstream_event(u->translator, event, data, len) == 0)
 		return u->fail != 0 ? -1 : 0;
-	switch (xstream_limit(u->xs)) {
+	switch (xstream_limit(u->translator)) {
 	case XSTREAM_OVER_SIZE:
 		upcall_fail(u, 502, "the upstream's answer is larger than "
 		    "%" PRId64 " bytes (max-answer-size)", upcall_answer_max());
@@ -470,11 +461,11 @@ upcall_sse_event(void *arg, const char *event, const char *data, size_t len)
 static int
 upcall_stream_begin(struct upcall *u)
 {
-	if ((u->xs = xstream_new(u->p.wire, u->p.caller, u->model,
+	if ((u->translator = xstream_new(u->p.wire, u->p.caller, u->model,
 	    upcall_emit_cb, u)) == NULL ||
 	    (u->sse = sse_new(SSE_EVENT_MAX, upcall_sse_event, u)) == NULL)
 		return -1;
-	xstream_limits(u->xs, upcall_answer_max(), upcall_tools_max());
+	xstream_limits(u->translator, upcall_answer_max(), upcall_tools_max());
 	http_reply_header(u->ar->req, "Cache-Control", "no-cache");
 	http_reply_start(u->ar->req, 200, "text/event-stream; charset=utf-8",
 	    -1);
@@ -648,8 +639,8 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	if ((u->headers = upcall_headers(up, u->p.stream)) == NULL ||
 	    upcall_tls(e, up) == -1)
 		return -1;
-	u->idle_timeout = up->idle_timeout > 0 ? up->idle_timeout :
-	    IDLE_TIMEOUT;
+	/* Every setting as configured: conf_upstream_init has defaults. */
+	u->idle_timeout = up->idle_timeout;
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
@@ -669,10 +660,8 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, u->headers);
 	if (u->resolve != NULL)
 		curl_easy_setopt(e, CURLOPT_RESOLVE, u->resolve);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)(up->connect_timeout
-	    > 0 ? up->connect_timeout : CONNECT_TIMEOUT));
-	if (up->timeout > 0)
-		curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)up->timeout);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)up->connect_timeout);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)up->timeout);
 	return 0;
 }
 
@@ -709,7 +698,7 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	u->res.tokens_in = u->res.tokens_out = u->res.ttfb_us = -1;
 	u->done = done;
 	u->arg = arg;
-	u->t0 = fe_mono_usec();
+	u->start_us = mono_usec();
 	if ((u->answer = evbuffer_new()) == NULL ||
 	    (u->frame = evbuffer_new()) == NULL ||
 	    (u->idle = evtimer_new(fe.base, upcall_idle, u)) == NULL ||
@@ -747,8 +736,8 @@ upcall_destroy(struct upcall *u)
 		evbuffer_free(u->frame);
 	if (u->sse != NULL)
 		sse_free(u->sse);
-	if (u->xs != NULL)
-		xstream_free(u->xs);
+	if (u->translator != NULL)
+		xstream_free(u->translator);
 	free(u);
 }
 
@@ -770,6 +759,6 @@ upcall_result(const struct upcall *u, struct upcall_result *res)
 {
 	*res = u->res;
 	res->sent = upstream_body_sent(u->p.body);
-	if (u->xs != NULL)
-		xstream_usage(u->xs, &res->tokens_in, &res->tokens_out);
+	if (u->translator != NULL)
+		xstream_usage(u->translator, &res->tokens_in, &res->tokens_out);
 }

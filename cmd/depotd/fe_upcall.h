@@ -79,18 +79,7 @@ void		 upcall_result(const struct upcall *, struct upcall_result *);
 void		 retry_after_seconds(const char *v, size_t len, char *out,
 		    size_t outlen);
 
-/*
- * fe_model.c: a JSON text parsed whole, nested at most JSON_DEPTH_MAX
- * deep; NULL when it is not JSON.
- */
-struct json_object *api_json_parse(const char *, size_t);
-
-/* fe_catalog.c: 404 for a model not configured, in the dialect. */
-void		 fe_catalog_not_found(struct api_req *, const char *name);
-
 /* The frontend's curl multi handle, made at the first call. */
 void		 upcall_init(void);
-/* CLOCK_MONOTONIC in microseconds, for durations. */
-int64_t		 fe_mono_usec(void);
 
 #endif

@@ -35,7 +35,7 @@
 #define ANTHROPIC_VERSION	"2023-06-01"	/* when none is configured */
 
 static const char *
-upstream_path(enum wire w)
+upcall_path(enum wire w)
 {
 	switch (w) {
 	case WIRE_RESPONSES:
@@ -57,12 +57,12 @@ upcall_url(const struct upstream_conf *up, enum wire w, char *url,
 	n = strlen(url);
 	while (n > 0 && url[n - 1] == '/')
 		url[--n] = '\0';
-	strlcat(url, upstream_path(w), len);
+	strlcat(url, upcall_path(w), len);
 }
 
 /* Adds one header line; the line, which may hold the key, is wiped. */
 static int
-header_add(struct curl_slist **list, const char *fmt, ...)
+upcall_header_add(struct curl_slist **list, const char *fmt, ...)
 {
 	struct curl_slist	*l;
 	char			 line[1024];
@@ -82,16 +82,18 @@ header_add(struct curl_slist **list, const char *fmt, ...)
 }
 
 static int
-header_credential(struct curl_slist **list, const struct upstream_conf *up)
+upcall_header_credential(struct curl_slist **list,
+    const struct upstream_conf *up)
 {
 	const char	*key = up->api_key;
 
 	if (up->api == DIALECT_ANTHROPIC)
-		return header_add(list, "anthropic-version: %s",
+		return upcall_header_add(list, "anthropic-version: %s",
 		    up->anthropic_version[0] ? up->anthropic_version :
 		    ANTHROPIC_VERSION) == -1 || (key != NULL &&
-		    header_add(list, "x-api-key: %s", key) == -1) ? -1 : 0;
-	if (key != NULL && header_add(list, "Authorization: Bearer %s",
+		    upcall_header_add(list, "x-api-key: %s", key) == -1) ?
+		    -1 : 0;
+	if (key != NULL && upcall_header_add(list, "Authorization: Bearer %s",
 	    key) == -1)
 		return -1;
 	return 0;
@@ -102,11 +104,11 @@ upcall_headers(const struct upstream_conf *up, int stream)
 {
 	struct curl_slist	*list = NULL;
 
-	if (header_add(&list, "Content-Type: application/json") == -1 ||
-	    header_add(&list, "Accept: %s", stream ?
+	if (upcall_header_add(&list, "Content-Type: application/json") == -1 ||
+	    upcall_header_add(&list, "Accept: %s", stream ?
 	    "text/event-stream" : "application/json") == -1 ||
-	    header_add(&list, "Expect:") == -1 ||
-	    header_credential(&list, up) == -1) {
+	    upcall_header_add(&list, "Expect:") == -1 ||
+	    upcall_header_credential(&list, up) == -1) {
 		curl_slist_free_all(list);
 		return NULL;
 	}

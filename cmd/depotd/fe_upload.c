@@ -45,30 +45,30 @@
 #define MULTIPART_ALLOWANCE	(64 * 1024)
 
 /*
- * An upload.  It outlives its HTTP request while a create call is in
+ * An upload.  It outlives its HTTP request while a create request is in
  * flight, so that a descriptor arriving for a vanished request is
  * still closed and its intent row aborted.
  */
 struct fe_upload {
 	struct api_req		*ar;		/* NULL once the request is gone */
-	struct multipart	*mp;
+	struct multipart	*multipart;
 	int			 in_file;	/* inside the file part */
 	int			 file_seen;
 	int			 file_done;
 	int			 body_done;
-	int			 creating;	/* create call in flight */
+	int			 creating;	/* create request in flight */
 	int			 fd;		/* -1 until created */
 	int			 regular;	/* fd is a regular file */
-	struct event		*ev_write;
+	struct event		*write_event;
 	struct evbuffer		*pending;	/* bytes awaiting the fd */
-	struct sha256_ctx	 sha;
+	struct sha256_ctx	 digest;
 	int64_t			 size;
 	struct file_rec		 rec;		/* the intent, then the row */
 	char			 handle[HANDLE_LEN];	/* it was created under */
 	int64_t			 progress_at;	/* last told to storage */
 	char			 field[32];	/* the form field being read */
 	char			 value[FIELD_MAX];
-	size_t			 valuelen;
+	size_t			 value_len;
 	char			 purpose[PURPOSE_MAX];
 	int64_t			 expires_after;
 	int			 failed;
@@ -83,15 +83,15 @@ static void	upload_finish(struct fe_upload *);
 static void
 upload_release(struct fe_upload *up)
 {
-	if (up->ev_write != NULL)
-		event_free(up->ev_write);
+	if (up->write_event != NULL)
+		event_free(up->write_event);
 	if (up->fd != -1)
 		close(up->fd);
 	if (up->pending != NULL)
 		evbuffer_free(up->pending);
-	if (up->mp != NULL)
-		multipart_free(up->mp);
-	sha256_abort(&up->sha);
+	if (up->multipart != NULL)
+		multipart_free(up->multipart);
+	sha256_abort(&up->digest);
 	free(up->waiting);
 	free(up);
 }
@@ -145,7 +145,7 @@ upload_flush(struct fe_upload *up)
 	while (up->fd != -1 && evbuffer_get_length(up->pending) > 0) {
 		n = evbuffer_write(up->pending, up->fd);
 		if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
-			event_add(up->ev_write, NULL);
+			event_add(up->write_event, NULL);
 			if (up->ar != NULL)
 				http_body_pause(up->ar->req);
 			return;
@@ -174,7 +174,7 @@ upload_created(void *arg, struct imsg *imsg)
 
 	up->creating = 0;
 	if (up->ar != NULL)
-		up->ar->call = 0;
+		up->ar->pending = 0;
 	if (up->ar == NULL || up->failed) {
 		/* The caller left or failed meanwhile: undo the intent. */
 		if (imsg->hdr.type == IMSG_FILE_CREATED &&
@@ -197,7 +197,7 @@ upload_created(void *arg, struct imsg *imsg)
 	up->regular = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
 	if (!up->regular)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	up->ev_write = event_new(fe.base, fd, EV_WRITE, upload_writable, up);
+	up->write_event = event_new(fe.base, fd, EV_WRITE, upload_writable, up);
 	upload_flush(up);
 }
 
@@ -220,7 +220,7 @@ upload_create(struct fe_upload *up, const struct multipart_part *part)
 	memset(&fc, 0, sizeof(fc));
 	strlcpy(fc.handle, up->handle, sizeof(fc.handle));
 	fc.rec = up->rec;
-	ar->call = fe_storage_call(IMSG_FILE_CREATE, -1, &fc, sizeof(fc),
+	ar->pending = fe_storage_request(IMSG_FILE_CREATE, -1, &fc, sizeof(fc),
 	    upload_created, up);
 }
 
@@ -231,7 +231,7 @@ upload_part_begin(void *arg, const struct multipart_part *part)
 
 	if (strcmp(part->name, "file") != 0) {
 		strlcpy(up->field, part->name, sizeof(up->field));
-		up->valuelen = 0;
+		up->value_len = 0;
 		up->value[0] = '\0';
 		return 0;
 	}
@@ -291,13 +291,13 @@ upload_part_data(void *arg, const void *data, size_t len)
 
 	if (up->in_file)
 		return upload_file_data(up, data, len);
-	if (up->valuelen + len >= sizeof(up->value)) {
+	if (up->value_len + len >= sizeof(up->value)) {
 		upload_fail(up, 400, up->field, "a form field is too long");
 		return -1;
 	}
-	memcpy(up->value + up->valuelen, data, len);
-	up->valuelen += len;
-	up->value[up->valuelen] = '\0';
+	memcpy(up->value + up->value_len, data, len);
+	up->value_len += len;
+	up->value[up->value_len] = '\0';
 	return 0;
 }
 
@@ -380,7 +380,7 @@ upload_committed(void *arg, struct imsg *imsg)
 	struct fe_upload	*up = ar->route;
 	struct file_rec		 rec;
 
-	ar->call = 0;
+	ar->pending = 0;
 	up->rec.id[0] = '\0';	/* storage owns the outcome now */
 	if (!fe_reply_storage_ok(ar, imsg, IMSG_FILE_INFO, sizeof(rec)))
 		return;
@@ -403,10 +403,10 @@ upload_finish(struct fe_upload *up)
 	strlcpy(fc.key.handle, up->handle, sizeof(fc.key.handle));
 	strlcpy(fc.key.id, up->rec.id, sizeof(fc.key.id));
 	fc.bytes = up->size;
-	sha256_final_hex(&up->sha, fc.sha256);
+	sha256_final_hex(&up->digest, fc.sha256);
 	strlcpy(fc.purpose, up->purpose, sizeof(fc.purpose));
 	fc.expires_after = up->expires_after;
-	ar->call = fe_storage_call(IMSG_FILE_COMMIT, -1, &fc, sizeof(fc),
+	ar->pending = fe_storage_request(IMSG_FILE_COMMIT, -1, &fc, sizeof(fc),
 	    upload_committed, ar);
 }
 
@@ -430,7 +430,7 @@ upload_hash_new_bytes(struct fe_upload *up, size_t from)
 		for (i = 0; i < n && left > 0; i++) {
 			if (v[i].iov_len > left)
 				v[i].iov_len = left;
-			sha256_update(&up->sha, v[i].iov_base, v[i].iov_len);
+			sha256_update(&up->digest, v[i].iov_base, v[i].iov_len);
 			from += v[i].iov_len;
 			left -= v[i].iov_len;
 		}
@@ -446,8 +446,8 @@ upload_body(struct api_req *ar, const void *data, size_t len)
 	if (up == NULL || up->failed)
 		return;
 	before = evbuffer_get_length(up->pending);
-	if (multipart_feed(up->mp, data, len) == -1 && !up->failed) {
-		upload_fail(up, 400, NULL, multipart_error(up->mp));
+	if (multipart_feed(up->multipart, data, len) == -1 && !up->failed) {
+		upload_fail(up, 400, NULL, multipart_error(up->multipart));
 		return;
 	}
 	if (up->failed)
@@ -464,8 +464,8 @@ upload_body_end(struct api_req *ar)
 
 	if (up == NULL || up->failed)
 		return;
-	if (multipart_finish(up->mp) == -1) {
-		upload_fail(up, 400, NULL, multipart_error(up->mp));
+	if (multipart_finish(up->multipart) == -1) {
+		upload_fail(up, 400, NULL, multipart_error(up->multipart));
 		return;
 	}
 	if (!up->file_done) {
@@ -483,7 +483,7 @@ upload_body_end(struct api_req *ar)
 
 /*
  * The request is gone.  An upload whose create is still in flight
- * takes the call over: upload_created() aborts what the storage
+ * takes the storage request over: upload_created() aborts what the storage
  * helper made for it, then frees it.
  */
 static void
@@ -497,7 +497,7 @@ upload_free_route(struct api_req *ar)
 		upload_abort_intent(up);
 	if (up->creating) {
 		up->ar = NULL;
-		ar->call = 0;
+		ar->pending = 0;
 	} else
 		upload_release(up);
 	ar->route = NULL;
@@ -520,9 +520,9 @@ upload_start(struct api_req *ar)
 	ar->on_body = upload_body;
 	ar->on_body_end = upload_body_end;
 	if ((up->pending = evbuffer_new()) == NULL ||
-	    sha256_init(&up->sha) == -1 ||
-	    (up->mp = multipart_new(http_header_get(ar->req, "content-type"),
-	    &upload_cb, up, &why)) == NULL) {
+	    sha256_init(&up->digest) == -1 ||
+	    (up->multipart = multipart_new(http_header_get(ar->req,
+	    "content-type"), &upload_cb, up, &why)) == NULL) {
 		upload_fail(up, 400, NULL, why);
 		return;
 	}

@@ -25,10 +25,14 @@
  *
  * A descriptor may be a pipe the storage helper fills (S3, SFTP):
  * reads never block; with nothing to read the transfer pauses and a
- * one-shot read event wakes the owner, who unpauses it.
+ * one-shot read event wakes the owner, who unpauses it.  A regular
+ * file is read with pread from where it was when bound, so its offset
+ * never moves, and a body for the same JSON again (a code-execution
+ * round) reads a duplicate of it instead of a file opened anew.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +59,8 @@
 struct ufd {
 	int		 fd;
 	int64_t		 size;
+	int		 seekable;	/* a regular file: pread */
+	off_t		 start;		/* its offset when bound */
 	int		 used;		/* found in the JSON */
 	char		 ph[UB_PH_LEN];
 	char		 tag[IDLEN];	/* the file's id, "" none */
@@ -120,15 +126,27 @@ upstream_body_placeholder(struct upstream_body *ub, int fd, int64_t size)
 	return upstream_body_placeholder_tagged(ub, fd, size, NULL);
 }
 
-/* Makes fd non-blocking: a pipe from the storage helper may lag. */
+/*
+ * f takes fd.  A pipe from the storage helper may lag: fd is made
+ * non-blocking.  A regular file is read with pread from its offset now.
+ */
 static void
-upstream_body_nonblock(int fd)
+upstream_body_take(struct ufd *f, int fd)
 {
-	int	 flags;
+	struct stat	 st;
+	int		 flags;
 
 	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
 		log_warn("%s: O_NONBLOCK", __func__);
+	f->fd = fd;
+	f->seekable = 0;
+	f->start = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (f->start = lseek(fd, 0, SEEK_CUR)) != -1)
+		f->seekable = 1;
+	else
+		f->start = 0;
 }
 
 const char *
@@ -145,10 +163,9 @@ upstream_body_placeholder_tagged(struct upstream_body *ub, int fd, int64_t size,
 		goto fail;
 	}
 	ub->fds = nf;
-	upstream_body_nonblock(fd);
+	upstream_body_take(f, fd);
 	if (tag != NULL)
 		strlcpy(f->tag, tag, sizeof(f->tag));
-	f->fd = fd;
 	f->size = size;
 	snprintf(f->ph, sizeof(f->ph), "%s%zuZ", ub->prefix, ub->nfds);
 	ub->fds[ub->nfds++] = f;
@@ -306,8 +323,13 @@ upstream_body_fill(struct upstream_body *ub, struct ufd *f)
 		return 1;
 	}
 	want = ub->left < UB_CHUNK ? (size_t)ub->left : UB_CHUNK;
-	while ((n = read(f->fd, ub->in, want)) == -1 && errno == EINTR)
-		;
+	do {
+		if (f->seekable)
+			n = pread(f->fd, ub->in, want,
+			    f->start + (f->size - ub->left));
+		else
+			n = read(f->fd, ub->in, want);
+	} while (n == -1 && errno == EINTR);
 	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
 	if (n == -1) {
@@ -384,7 +406,9 @@ upstream_body_read(char *buf, size_t size, size_t nitems, void *arg)
 
 /*
  * A body for the same JSON once more: the same placeholders, each
- * waiting for a fresh descriptor of its file (upstream_body_bind).
+ * regular file read again from a duplicate of its descriptor, each
+ * other one waiting for a fresh descriptor of its file
+ * (upstream_body_bind).
  */
 struct upstream_body *
 upstream_body_again(const struct upstream_body *old, struct event_base *base)
@@ -410,8 +434,19 @@ upstream_body_again(const struct upstream_body *old, struct event_base *base)
 		ub->fds[i]->fd = -1;
 		ub->fds[i]->used = 0;
 		ub->nfds++;
+		if (old->fds[i]->seekable && old->fds[i]->fd != -1 &&
+		    (ub->fds[i]->fd = dup(old->fds[i]->fd)) == -1) {
+			upstream_body_free(ub);
+			return NULL;
+		}
 	}
 	return ub;
+}
+
+int
+upstream_body_file_bound(const struct upstream_body *ub, size_t i)
+{
+	return i < ub->nfds && ub->fds[i]->fd != -1;
 }
 
 size_t
@@ -435,8 +470,7 @@ upstream_body_bind(struct upstream_body *ub, size_t i, int fd)
 	}
 	if (ub->fds[i]->fd != -1)
 		close(ub->fds[i]->fd);
-	upstream_body_nonblock(fd);
-	ub->fds[i]->fd = fd;
+	upstream_body_take(ub->fds[i], fd);
 }
 
 void

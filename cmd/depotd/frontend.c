@@ -30,6 +30,7 @@
 #include <curl/curl.h>
 
 #include "log.h"
+#include "util.h"
 #include "child.h"
 #include "frontend.h"
 #include "fe_model.h"
@@ -42,10 +43,10 @@ static int	 nlisten;
 /* What the heartbeat names: the requests in flight, oldest first. */
 static TAILQ_HEAD(, api_req)	 running = TAILQ_HEAD_INITIALIZER(running);
 static int			 nrunning;
-static struct event		*ev_heartbeat;
+static struct event		*heartbeat_event;
 
 static void
-route_not_found(struct api_req *ar)
+frontend_not_found(struct api_req *ar)
 {
 	ar->req->route = "notfound";
 	fe_reply_error(ar, 404, NULL, "no route for %s %s", ar->req->method_str,
@@ -53,7 +54,7 @@ route_not_found(struct api_req *ar)
 }
 
 static void
-on_request(struct http_request *req, void *arg)
+frontend_request(struct http_request *req, void *arg)
 {
 	struct api_req	*ar;
 
@@ -84,12 +85,13 @@ on_request(struct http_request *req, void *arg)
 	    strncmp(req->path, "/v1/models/", 11) == 0)
 		fe_catalog_route(ar);
 	else
-		route_not_found(ar);
+		frontend_not_found(ar);
 }
 
 /* The body goes to the route that accepted it. */
 static void
-on_body(struct http_request *req, const void *data, size_t len, void *arg)
+frontend_body(struct http_request *req, const void *data, size_t len,
+    void *arg)
 {
 	struct api_req	*ar = req->arg;
 
@@ -98,7 +100,7 @@ on_body(struct http_request *req, const void *data, size_t len, void *arg)
 }
 
 static void
-on_body_end(struct http_request *req, void *arg)
+frontend_body_end(struct http_request *req, void *arg)
 {
 	struct api_req	*ar = req->arg;
 
@@ -107,7 +109,7 @@ on_body_end(struct http_request *req, void *arg)
 }
 
 static void
-on_free(struct http_request *req, void *arg)
+frontend_request_free(struct http_request *req, void *arg)
 {
 	struct api_req	*ar = req->arg;
 
@@ -118,15 +120,15 @@ on_free(struct http_request *req, void *arg)
 	nrunning--;
 	/*
 	 * The route first: an upload whose create is in flight takes the
-	 * call over (ar->call becomes 0), so that the answer still finds
-	 * it and the storage helper is told to abort.  Then the handle
-	 * goes, and with it anything the storage helper still holds for
-	 * this request.
+	 * storage request over (ar->pending becomes 0), so that the answer
+	 * still finds it and the storage helper is told to abort.  Then
+	 * the handle goes, and with it anything the storage helper still
+	 * holds for this request.
 	 */
 	if (ar->free_route != NULL)
 		ar->free_route(ar);
-	if (ar->call != 0)
-		fe_storage_cancel(ar->call);
+	if (ar->pending != 0)
+		fe_storage_cancel(ar->pending);
 	fe_auth_release(ar);
 	if (ar->auth != NULL)
 		free(ar->auth);
@@ -136,14 +138,14 @@ on_free(struct http_request *req, void *arg)
 }
 
 static const struct http_handler handler = {
-	.on_request = on_request,
-	.on_body = on_body,
-	.on_body_end = on_body_end,
-	.on_free = on_free,
+	.on_request = frontend_request,
+	.on_body = frontend_body,
+	.on_body_end = frontend_body_end,
+	.on_free = frontend_request_free,
 };
 
 static void
-fe_conf(struct depotd_conf *conf, int reload)
+frontend_conf(struct depotd_conf *conf, int reload)
 {
 	fe.conf = conf;
 	fe.base = child_base();
@@ -153,7 +155,7 @@ fe_conf(struct depotd_conf *conf, int reload)
 }
 
 static void
-fe_listen(int fd)
+frontend_listen(int fd)
 {
 	if (nlisten == (int)(sizeof(listen_fds) / sizeof(listen_fds[0])))
 		fatalx("too many listening sockets");
@@ -178,17 +180,16 @@ frontend_peer(enum proc_role role, int instance, int fd)
  * this timer is the loop saying it still does, and what it serves.
  */
 static void
-fe_heartbeat(evutil_socket_t fd, short what, void *arg)
+frontend_heartbeat(evutil_socket_t fd, short what, void *arg)
 {
 	struct heartbeat_msg	 hb;
 	struct api_req		*ar;
-	struct timespec		 now;
 
 	memset(&hb, 0, sizeof(hb));
 	hb.inflight = nrunning;
 	if ((ar = TAILQ_FIRST(&running)) != NULL) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		hb.age = now.tv_sec - ar->req->start.tv_sec;
+		/* req->start is CLOCK_MONOTONIC too (http.c). */
+		hb.age = mono_seconds() - ar->req->start.tv_sec;
 		strlcpy(hb.id, ar->req->id, sizeof(hb.id));
 		strlcpy(hb.method, ar->req->method_str, sizeof(hb.method));
 		strlcpy(hb.path, ar->req->path, sizeof(hb.path));
@@ -197,18 +198,19 @@ fe_heartbeat(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-fe_heartbeat_start(void)
+frontend_heartbeat_start(void)
 {
 	struct timeval	 tv = { HEARTBEAT_INTERVAL, 0 };
 
-	ev_heartbeat = event_new(fe.base, -1, EV_PERSIST, fe_heartbeat, NULL);
-	if (ev_heartbeat == NULL || event_add(ev_heartbeat, &tv) == -1)
+	heartbeat_event = event_new(fe.base, -1, EV_PERSIST, frontend_heartbeat,
+	    NULL);
+	if (heartbeat_event == NULL || event_add(heartbeat_event, &tv) == -1)
 		fatalx("heartbeat timer");
-	fe_heartbeat(-1, 0, NULL);
+	frontend_heartbeat(-1, 0, NULL);
 }
 
 static void
-fe_start(void)
+frontend_start(void)
 {
 	int	 i;
 
@@ -219,22 +221,22 @@ fe_start(void)
 		if (http_server_listen_fd(fe.http, listen_fds[i]) == -1)
 			fatal("listen");
 	upcall_init();
-	fe_heartbeat_start();
+	frontend_heartbeat_start();
 }
 
 static void
-fe_shutdown(void)
+frontend_shutdown(void)
 {
 	if (fe.http != NULL)
 		http_server_close_listeners(fe.http);
 }
 
 static const struct child_ops frontend_ops = {
-	.conf = fe_conf,
-	.listen_fd = fe_listen,
+	.conf = frontend_conf,
+	.listen_fd = frontend_listen,
 	.peer = frontend_peer,
-	.start = fe_start,
-	.shutdown = fe_shutdown,
+	.start = frontend_start,
+	.shutdown = frontend_shutdown,
 };
 
 void

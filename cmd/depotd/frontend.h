@@ -16,10 +16,11 @@
 
 /*
  * frontend.h: the HTTP frontend's parts: the process and its routing
- * (frontend.c), calls to the storage helper (fe_storage.c),
+ * (frontend.c), requests to the storage helper (fe_storage.c),
  * authentication (fe_auth.c), dialects and errors (fe_reply.c), the
  * Files API (fe_files.c, with uploads in fe_upload.c and listings in
- * fe_list.c), health and metrics (fe_health.c).
+ * fe_list.c, the file object in fe_file_object.c), health
+ * (fe_health.c) and metrics (fe_metrics.c).
  */
 #ifndef DEPOTD_FRONTEND_H
 #define DEPOTD_FRONTEND_H
@@ -43,8 +44,8 @@
 
 struct json_object;
 
-struct fe_call;
-typedef void	(*fe_call_cb)(void *arg, struct imsg *);
+/* The storage helper's reply to a request (fe_storage_request). */
+typedef void	(*fe_storage_reply_cb)(void *arg, struct imsg *);
 
 /*
  * The caller, once authenticated: a handle the storage helper issued
@@ -64,13 +65,15 @@ struct principal {
 /*
  * Per-request state of every API route.  A route that reads a body
  * sets on_body and on_body_end; free_route runs when the request goes,
- * before any storage call still in ar->call is cancelled.
+ * before any storage request still pending in ar->pending is
+ * cancelled.
  */
 struct api_req {
 	struct http_request	*req;
 	enum dialect		 dialect;
 	struct principal	 who;
-	uint32_t		 call;		/* outstanding storage call */
+	uint32_t		 pending;	/* the storage request awaiting
+						   its reply (fe_storage.c) */
 	void			*auth;		/* authentication under way */
 	void			*route;		/* the route's own state */
 	void			(*free_route)(struct api_req *);
@@ -91,8 +94,8 @@ extern struct frontend fe;
 /* fe_storage.c */
 void	 fe_storage_attach(int fd);
 int	 fe_storage_up(void);
-uint32_t fe_storage_call(uint32_t type, int fd, const void *, size_t,
-	    fe_call_cb, void *);
+uint32_t fe_storage_request(uint32_t type, int fd, const void *, size_t,
+	    fe_storage_reply_cb, void *);
 void	 fe_storage_send(uint32_t type, const void *, size_t);
 void	 fe_storage_cancel(uint32_t);
 void	 fe_storage_progress(int64_t *last, const char *handle,
@@ -114,6 +117,8 @@ int	 fe_reply_storage_ok(struct api_req *, struct imsg *, uint32_t want,
 
 /* fe_files.c */
 void	 fe_files_route(struct api_req *);
+
+/* fe_file_object.c */
 struct json_object *fe_file_object(const struct file_rec *, enum dialect);
 
 /* fe_upload.c */
@@ -124,6 +129,10 @@ void	 fe_list_route(struct api_req *);
 
 /* fe_health.c */
 void	 fe_health_route(struct api_req *);
+/* The storage helper's IMSG_HEALTH answer into hm: 1 when all is up. */
+int	 fe_health_read(struct api_req *, struct imsg *, struct health_msg *);
+
+/* fe_metrics.c */
 void	 fe_metrics_route(struct api_req *);
 void	 fe_metrics_count(const struct http_request *);
 /* A model request: error 1 when the caller got no answer of 2xx. */

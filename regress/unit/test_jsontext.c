@@ -47,6 +47,29 @@ test_wire_json(void)
 	ACCEPT("\"\\u0000 escaped is fine\"");
 }
 
+/* json_text_parse_default: JSON_TEXT_DEPTH_MAX levels, not one more. */
+static void
+test_default_depth(void)
+{
+	char			 s[2 * (JSON_TEXT_DEPTH_MAX + 1) + 1];
+	struct json_object	*o;
+	int			 n;
+
+	for (n = JSON_TEXT_DEPTH_MAX; n <= JSON_TEXT_DEPTH_MAX + 1; n++) {
+		memset(s, '[', n);
+		memset(s + n, ']', n);
+		s[2 * n] = '\0';
+		o = json_text_parse_default(s, 2 * n);
+		T_OK((o != NULL) == (n <= JSON_TEXT_DEPTH_MAX),
+		    "json_text_parse_default: %d levels %s", n,
+		    n <= JSON_TEXT_DEPTH_MAX ? "taken" : "refused");
+		json_object_put(o);
+	}
+	o = json_text_parse_default("{\"a\":NaN}", 10);
+	T_OK(o == NULL, "json_text_parse_default: refuses NaN");
+	json_object_put(o);
+}
+
 static void
 test_not_json(void)
 {
@@ -216,6 +239,7 @@ main(void)
 {
 	test_wire_json();
 	test_not_json();
+	test_default_depth();
 	test_bounds();
 	test_measure();
 	test_estimate();

@@ -426,6 +426,69 @@ test_memory(struct event_base *base)
 	upstream_body_free(ub);
 }
 
+static int
+pipe_of(const char *s)
+{
+	int	 p[2];
+
+	if (pipe(p) == -1 || write(p[1], s, strlen(s)) != (ssize_t)strlen(s))
+		abort();
+	close(p[1]);
+	return p[0];
+}
+
+/*
+ * A code-execution round's body (upstream_body_again): a regular file
+ * is bound already and read again from where it stood when first
+ * bound (pread); a pipe waits for a fresh descriptor.
+ */
+static void
+test_again(struct event_base *base)
+{
+	struct upstream_body	*ub = upstream_body_new(base), *again;
+	struct json_object	*o;
+	const char		*ph1, *ph2;
+	char			*first, *second;
+	size_t			 len;
+	int			 fd, st;
+
+	fd = tmpfile_of((const unsigned char *)"Zabc", 4);
+	lseek(fd, 1, SEEK_SET);		/* the file starts at "abc" */
+	ph1 = upstream_body_placeholder_tagged(ub, fd, 3, "file-a");
+	ph2 = upstream_body_placeholder_tagged(ub, pipe_of("xy"), 2,
+	    "file-b");
+	o = json_object_new_array();
+	json_object_array_add(o, json_object_new_string(ph1));
+	json_object_array_add(o, json_object_new_string(ph2));
+	T_EQ_INT(upstream_body_set_json(ub, o), 0, "again: set_json");
+	first = drain(ub, 5, &len, &st);
+	T_EQ_STR(first, "[\"YWJj\",\"eHk=\"]", "again: the first body");
+	again = upstream_body_again(ub, base);
+	T_OK(again != NULL, "again: a body for the next round");
+	T_OK(upstream_body_file_bound(again, 0),
+	    "again: the regular file is bound already");
+	T_OK(!upstream_body_file_bound(again, 1),
+	    "again: the pipe waits for a fresh descriptor");
+	T_EQ_STR(upstream_body_file_tag(again, 1), "file-b", "again: its tag");
+	upstream_body_bind(again, 1, pipe_of("xy"));
+	T_EQ_INT(upstream_body_set_json(again, o), 0, "again: set_json");
+	second = drain(again, 5, &len, &st);
+	T_EQ_STR(second, first, "again: the same bytes, the file read twice");
+	free(first);
+	free(second);
+	upstream_body_free(again);
+	/* The first body's descriptor was never moved: a third round. */
+	again = upstream_body_again(ub, base);
+	upstream_body_bind(again, 1, pipe_of("xy"));
+	upstream_body_set_json(again, o);
+	second = drain(again, 3, &len, &st);
+	T_EQ_STR(second, "[\"YWJj\",\"eHk=\"]", "again: a third round");
+	free(second);
+	upstream_body_free(again);
+	json_object_put(o);
+	upstream_body_free(ub);
+}
+
 int
 main(void)
 {
@@ -439,6 +502,7 @@ main(void)
 	test_placeholders(base);
 	test_pipe(base);
 	test_short(base);
+	test_again(base);
 	event_base_free(base);
 	return t_done();
 }

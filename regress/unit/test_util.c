@@ -174,6 +174,21 @@ test_time(void)
 	    "now_usec is a plausible wall-clock time (%lld)", (long long)now);
 }
 
+/* mono_usec: the clock mono_seconds reads, never back, in microseconds. */
+static void
+test_mono_usec(void)
+{
+	int64_t	 a, b, s;
+
+	a = mono_usec();
+	s = mono_seconds();
+	b = mono_usec();
+	T_OK(a > 0 && b >= a, "mono_usec does not step back (%lld, %lld)",
+	    (long long)a, (long long)b);
+	T_OK(a / 1000000 <= s && s <= b / 1000000,
+	    "mono_usec is mono_seconds' clock (%lld s)", (long long)s);
+}
+
 static void
 size_ok(const char *s, int64_t want)
 {
@@ -264,6 +279,7 @@ main(void)
 	test_sha256();
 	test_streq();
 	test_time();
+	test_mono_usec();
 	test_units();
 	return t_done();
 }

@@ -39,6 +39,8 @@
 #include <sys/types.h>
 #include <stdint.h>
 
+#include "jsontext.h"
+
 struct json_object;
 
 /* The wire formats a caller or an upstream speaks. */
@@ -48,7 +50,7 @@ enum wire {
 	WIRE_MESSAGES,		/* Anthropic Messages */
 };
 
-#define JSON_DEPTH_MAX		64	/* nesting accepted in a request */
+#define JSON_DEPTH_MAX		JSON_TEXT_DEPTH_MAX /* jsontext.h: nesting accepted */
 
 /* xlate.c: whole requests and whole answers. */
 
