@@ -511,9 +511,11 @@ upload_heartbeat_arm(void)
 {
 	struct timeval	 tv = { UPLOAD_HEARTBEAT, 0 };
 
+	/* A third of it, and at least a second: it may be 1 or 2. */
 	if (storage.conf->writing_grace / 3 < tv.tv_sec)
-		tv.tv_sec = storage.conf->writing_grace / 3 > 0 ?
-		    storage.conf->writing_grace / 3 : 1;
+		tv.tv_sec = storage.conf->writing_grace / 3;
+	if (tv.tv_sec < 1)
+		tv.tv_sec = 1;
 
 	if (ev_heartbeat == NULL)
 		ev_heartbeat = evtimer_new(storage.base, upload_heartbeat,
