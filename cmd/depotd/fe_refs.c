@@ -93,7 +93,7 @@ struct rjob {
 	uint32_t		 xcall;		/* extract */
 	int			 fd;		/* text being read */
 	struct event		*ev;
-	int64_t			 length;	/* of fd, when planned with it */
+	int64_t			 length;	/* of fd, if planned with it */
 	int64_t			 want;		/* bytes to read at most */
 	int			 to_eof;	/* a pipe of unknown length */
 	char			*buf;
@@ -255,13 +255,27 @@ refs_job_got(void *arg, struct imsg *imsg)
 	refs_job_end(j);
 }
 
-/* The record, and the blob open for the first block that reads it. */
+static void	refs_job_get_start(struct rjob *);
+
+/*
+ * The record, and the blob open for the first block that reads it.  A
+ * blob the store cannot open fails only the blocks that read it, as
+ * when the record alone was asked first: the record is asked again.
+ */
 static void
 refs_job_resolved(void *arg, struct imsg *imsg)
 {
 	struct rjob		*j = arg;
 	struct file_opened	 fo;
+	struct error_msg	 em;
 
+	if (imsg->hdr.type == IMSG_ERROR && imsg->datalen == sizeof(em)) {
+		memcpy(&em, imsg->data, sizeof(em));
+		if (em.status >= 500) {
+			refs_job_get_start(j);
+			return;
+		}
+	}
 	if (!refs_job_storage_ok(j, imsg, IMSG_FILE_OPENED, sizeof(fo)))
 		return;
 	memcpy(&fo, imsg->data, sizeof(fo));
@@ -280,6 +294,17 @@ refs_job_key(struct rjob *j, struct file_key *fk)
 	strlcpy(fk->id, j->f->id, sizeof(fk->id));
 }
 
+/* The record alone. */
+static void
+refs_job_get_start(struct rjob *j)
+{
+	struct file_key	 fk;
+
+	refs_job_key(j, &fk);
+	j->call = fe_storage_call(IMSG_FILE_GET, -1, &fk, sizeof(fk),
+	    refs_job_got, j);
+}
+
 static void
 refs_job_resolve_start(struct rjob *j)
 {
@@ -289,14 +314,13 @@ refs_job_resolve_start(struct rjob *j)
 		refs_unresolvable(j->r, j->f->id);
 		return;
 	}
-	memset(&fo, 0, sizeof(fo));
-	refs_job_key(j, &fo.key);
 	/* Every reference of it is the sandbox's: its bytes go there. */
 	if (j->r->sandbox && j->f->fr.container_upload) {
-		j->call = fe_storage_call(IMSG_FILE_GET, -1, &fo.key,
-		    sizeof(fo.key), refs_job_got, j);
+		refs_job_get_start(j);
 		return;
 	}
+	memset(&fo, 0, sizeof(fo));
+	refs_job_key(j, &fo.key);
 	fo.range_first = fo.range_last = -1;
 	j->call = fe_storage_call(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
 	    refs_job_resolved, j);
