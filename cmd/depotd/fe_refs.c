@@ -19,13 +19,17 @@
  * fe_refs.c: a request's file references, resolved under the caller's
  * visibility and rewritten before anything goes upstream (SPEC 6.1).
  *
- * Two rounds of storage calls, a few at a time: IMSG_FILE_GET once
- * per distinct id (any failure is the same 400, so that nobody learns
- * whether someone else's file exists), then IMSG_FILE_OPEN for each
- * block read natively (its descriptor goes to the upstream body) and once per
- * file read as text (a text file, or a PDF through the extract child).
- * Text is read here, non-blocking and never past extract-size.  Then
- * the blocks are rewritten (fe_refs_rewrite.c) and done runs.
+ * Two rounds of storage calls, a few at a time.  First IMSG_FILE_OPEN
+ * once per distinct id: its answer is the record and the open blob
+ * (any failure is the same 400, so that nobody learns whether someone
+ * else's file exists); a file only the sandbox reads is resolved with
+ * IMSG_FILE_GET, as its bytes are not wanted here.  Then, from the
+ * records, what each block needs: the first block read natively (its
+ * descriptor goes to the upstream body) or as text (a text file, or a
+ * PDF through the extract child) takes the descriptor already open,
+ * and only a further block of the same file opens it again.  Text is
+ * read here, non-blocking and never past extract-size.  Then the
+ * blocks are rewritten (fe_refs_rewrite.c) and done runs.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -50,8 +54,6 @@
 #define REFS_PARALLEL		4	/* storage calls at once */
 #define REFS_EXTRACT_TIMEOUT	60	/* seconds for one PDF */
 #define REFS_CHUNK		16384
-#define REFS_EXTRACT_PAGES	50	/* when the configuration says 0 */
-#define REFS_EXTRACT_SIZE	(1024 * 1024)
 
 /* One distinct file. */
 struct rfile {
@@ -62,6 +64,8 @@ struct rfile {
 	char		*text;
 	size_t		 len;
 	int		 truncated;
+	int		 fd;		/* opened on resolving, not yet used */
+	int64_t		 length;	/* of what fd reads */
 };
 
 /* One reference. */
@@ -73,8 +77,8 @@ struct rsite {
 	int64_t		 size;
 };
 
-enum job_op {
-	JOB_GET,		/* resolve f */
+enum refs_job_op {
+	JOB_RESOLVE,		/* f's record, and its blob open */
 	JOB_OPEN,		/* open f for site's inline data */
 	JOB_TEXT,		/* read f's text, or its PDF's */
 };
@@ -82,13 +86,14 @@ enum job_op {
 struct rjob {
 	TAILQ_ENTRY(rjob)	 entry;
 	struct refs		*r;
-	enum job_op		 op;
+	enum refs_job_op	 op;
 	struct rfile		*f;
 	struct rsite		*site;
 	uint32_t		 call;		/* storage */
 	uint32_t		 xcall;		/* extract */
 	int			 fd;		/* text being read */
 	struct event		*ev;
+	int64_t			 length;	/* of fd, if planned with it */
 	int64_t			 want;		/* bytes to read at most */
 	int			 to_eof;	/* a pipe of unknown length */
 	char			*buf;
@@ -143,7 +148,7 @@ refs_finish(struct refs *r, int ok)
 
 /* Stops what a job has in flight. */
 static void
-job_stop(struct rjob *j)
+refs_job_stop(struct rjob *j)
 {
 	if (j->call != 0)
 		fe_storage_cancel(j->call);
@@ -169,7 +174,7 @@ refs_fail(struct refs *r, int status, const char *fmt, ...)
 		return;
 	r->failed = 1;
 	TAILQ_FOREACH(j, &r->running, entry)
-		job_stop(j);
+		refs_job_stop(j);
 	if (fmt != NULL) {
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -188,11 +193,11 @@ refs_unresolvable(struct refs *r, const char *id)
 }
 
 static void
-job_end(struct rjob *j)
+refs_job_end(struct rjob *j)
 {
 	struct refs	*r = j->r;
 
-	job_stop(j);
+	refs_job_stop(j);
 	TAILQ_REMOVE(&r->running, j, entry);
 	TAILQ_INSERT_TAIL(&r->ended, j, entry);
 	r->nrunning--;
@@ -204,7 +209,7 @@ job_end(struct rjob *j)
  * (the database or the store down) is passed on.
  */
 static int
-job_storage_ok(struct rjob *j, struct imsg *imsg, uint32_t want,
+refs_job_storage_ok(struct rjob *j, struct imsg *imsg, uint32_t want,
     size_t size)
 {
 	struct error_msg	 em;
@@ -227,53 +232,112 @@ job_storage_ok(struct rjob *j, struct imsg *imsg, uint32_t want,
 /* --- resolving --- */
 
 static void
-job_got(void *arg, struct imsg *imsg)
+refs_job_record(struct rjob *j, const struct file_rec *from)
 {
-	struct rjob	*j = arg;
 	struct file_rec	*rec = &j->f->fr.rec;
 
-	if (!job_storage_ok(j, imsg, IMSG_FILE_INFO, sizeof(*rec)))
-		return;
-	memcpy(rec, imsg->data, sizeof(*rec));
+	memcpy(rec, from, sizeof(*rec));
 	rec->filename[sizeof(rec->filename) - 1] = '\0';
 	rec->mime_type[sizeof(rec->mime_type) - 1] = '\0';
-	job_end(j);
+}
+
+/* A file only the sandbox reads: its record alone. */
+static void
+refs_job_got(void *arg, struct imsg *imsg)
+{
+	struct rjob	*j = arg;
+	struct file_rec	 rec;
+
+	if (!refs_job_storage_ok(j, imsg, IMSG_FILE_INFO, sizeof(rec)))
+		return;
+	memcpy(&rec, imsg->data, sizeof(rec));
+	refs_job_record(j, &rec);
+	refs_job_end(j);
+}
+
+static void	refs_job_get_start(struct rjob *);
+
+/*
+ * The record, and the blob open for the first block that reads it.  A
+ * blob the store cannot open fails only the blocks that read it, as
+ * when the record alone was asked first: the record is asked again.
+ */
+static void
+refs_job_resolved(void *arg, struct imsg *imsg)
+{
+	struct rjob		*j = arg;
+	struct file_opened	 fo;
+	struct error_msg	 em;
+
+	if (imsg->hdr.type == IMSG_ERROR && imsg->datalen == sizeof(em)) {
+		memcpy(&em, imsg->data, sizeof(em));
+		if (em.status >= 500) {
+			refs_job_get_start(j);
+			return;
+		}
+	}
+	if (!refs_job_storage_ok(j, imsg, IMSG_FILE_OPENED, sizeof(fo)))
+		return;
+	memcpy(&fo, imsg->data, sizeof(fo));
+	if ((j->f->fd = imsg_get_fd(imsg)) == -1)
+		fatalx("file opened without a descriptor");
+	j->f->length = fo.length;
+	refs_job_record(j, &fo.rec);
+	refs_job_end(j);
 }
 
 static void
-job_key(struct rjob *j, struct file_key *fk)
+refs_job_key(struct rjob *j, struct file_key *fk)
 {
 	memset(fk, 0, sizeof(*fk));
 	strlcpy(fk->handle, j->r->ar->who.handle, sizeof(fk->handle));
 	strlcpy(fk->id, j->f->id, sizeof(fk->id));
 }
 
+/* The record alone. */
 static void
-job_get_start(struct rjob *j)
+refs_job_get_start(struct rjob *j)
 {
 	struct file_key	 fk;
 
-	if (strlen(j->f->id) >= sizeof(fk.id)) {
+	refs_job_key(j, &fk);
+	j->call = fe_storage_request(IMSG_FILE_GET, -1, &fk, sizeof(fk),
+	    refs_job_got, j);
+}
+
+static void
+refs_job_resolve_start(struct rjob *j)
+{
+	struct file_open	 fo;
+
+	if (strlen(j->f->id) >= sizeof(fo.key.id)) {
 		refs_unresolvable(j->r, j->f->id);
 		return;
 	}
-	job_key(j, &fk);
-	j->call = fe_storage_request(IMSG_FILE_GET, -1, &fk, sizeof(fk),
-	    job_got, j);
+	/* Every reference of it is the sandbox's: its bytes go there. */
+	if (j->r->sandbox && j->f->fr.container_upload) {
+		refs_job_get_start(j);
+		return;
+	}
+	memset(&fo, 0, sizeof(fo));
+	refs_job_key(j, &fo.key);
+	fo.range_first = fo.range_last = -1;
+	j->call = fe_storage_request(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
+	    refs_job_resolved, j);
 }
 
 /* --- reading text --- */
 
-static void	job_read(struct rjob *);
+static void	refs_job_read(struct rjob *);
 
 static void
-job_readable(int fd, short ev, void *arg)
+refs_job_readable(int fd, short ev, void *arg)
 {
-	job_read(arg);
+	refs_job_read(arg);
 }
 
 static void
-job_text_done(struct rjob *j)
+refs_job_text_done(struct rjob *j)
 {
 	struct rfile	*f = j->f;
 
@@ -284,12 +348,12 @@ job_text_done(struct rjob *j)
 		f->len--;	/* the byte that showed there was more */
 		f->truncated = 1;
 	}
-	job_end(j);
+	refs_job_end(j);
 }
 
 /* Makes room for the next read; 0 or -1. */
 static int
-job_grow(struct rjob *j)
+refs_job_grow(struct rjob *j)
 {
 	size_t	 cap;
 	char	*p;
@@ -307,12 +371,12 @@ job_grow(struct rjob *j)
 }
 
 static void
-job_read(struct rjob *j)
+refs_job_read(struct rjob *j)
 {
 	ssize_t	 n;
 
 	while (j->len < (size_t)j->want) {
-		if (job_grow(j) == -1) {
+		if (refs_job_grow(j) == -1) {
 			refs_fail(j->r, 503, "out of memory");
 			return;
 		}
@@ -321,7 +385,7 @@ job_read(struct rjob *j)
 			continue;
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (j->ev == NULL && (j->ev = event_new(fe.base, j->fd,
-			    EV_READ, job_readable, j)) == NULL)
+			    EV_READ, refs_job_readable, j)) == NULL)
 				fatal("event_new");
 			event_add(j->ev, NULL);
 			return;
@@ -338,11 +402,11 @@ job_read(struct rjob *j)
 			break;
 		j->len += n;
 	}
-	job_text_done(j);
+	refs_job_text_done(j);
 }
 
 static void
-job_read_start(struct rjob *j, int fd, int64_t want, int to_eof)
+refs_job_read_start(struct rjob *j, int fd, int64_t want, int to_eof)
 {
 	int	 flags;
 
@@ -352,18 +416,17 @@ job_read_start(struct rjob *j, int fd, int64_t want, int to_eof)
 	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
 		log_warn("%s: O_NONBLOCK", __func__);
-	job_read(j);
+	refs_job_read(j);
 }
 
 static int64_t
 refs_extract_size(void)
 {
-	return fe.conf->extract_size > 0 ? fe.conf->extract_size :
-	    REFS_EXTRACT_SIZE;
+	return fe.conf->extract_size;
 }
 
 static void
-job_extracted(void *arg, int fd)
+refs_job_extracted(void *arg, int fd)
 {
 	struct rjob	*j = arg;
 
@@ -371,69 +434,91 @@ job_extracted(void *arg, int fd)
 	if (fd == -1) {
 		log_warnx("file %s: no text could be extracted", j->f->id);
 		j->f->unreadable = 1;
-		job_end(j);
+		refs_job_end(j);
 		return;
 	}
 	/* One byte more than is kept: to know that there was more. */
-	job_read_start(j, fd, refs_extract_size() + 1, 1);
+	refs_job_read_start(j, fd, refs_extract_size() + 1, 1);
 }
 
 static void
-job_extract_start(struct rjob *j, int fd)
+refs_job_extract_start(struct rjob *j, int fd)
 {
-	int		 pages = fe.conf->extract_pages;
 	uint32_t	 x;
 
-	x = fe_extract(fd, pages > 0 ? pages : REFS_EXTRACT_PAGES,
-	    REFS_EXTRACT_TIMEOUT, job_extracted, j);
-	/* When the child is not there, job_extracted has already run. */
+	x = fe_extract(fd, fe.conf->extract_pages, REFS_EXTRACT_TIMEOUT,
+	    refs_job_extracted, j);
+	/* When the child is not there, refs_job_extracted has already run. */
 	if (x != 0 && j->f->text == NULL && !j->f->unreadable)
 		j->xcall = x;
 }
 
 /* --- opening --- */
 
+/* fd reads length bytes of j's file: what j opened it for. */
 static void
-job_opened(void *arg, struct imsg *imsg)
+refs_job_use(struct rjob *j, int fd, int64_t length)
 {
-	struct rjob		*j = arg;
-	struct file_opened	 fo;
-	int64_t			 cap = refs_extract_size();
-	int			 fd;
+	int64_t	 cap = refs_extract_size();
 
-	if (!job_storage_ok(j, imsg, IMSG_FILE_OPENED, sizeof(fo)))
-		return;
-	memcpy(&fo, imsg->data, sizeof(fo));
-	if ((fd = imsg_get_fd(imsg)) == -1)
-		fatalx("file opened without a descriptor");
 	if (j->op == JOB_OPEN) {
 		j->site->fd = fd;
-		j->site->size = fo.length;
-		job_end(j);
+		j->site->size = length;
+		refs_job_end(j);
 	} else if (j->site->treat == TREAT_PDF)
-		job_extract_start(j, fd);
+		refs_job_extract_start(j, fd);
 	else {
-		j->f->truncated = fo.length > cap;
-		job_read_start(j, fd, fo.length > cap ? cap : fo.length, 0);
+		j->f->truncated = length > cap;
+		refs_job_read_start(j, fd, length > cap ? cap : length, 0);
 	}
 }
 
 static void
-job_open_start(struct rjob *j)
+refs_job_opened(void *arg, struct imsg *imsg)
+{
+	struct rjob		*j = arg;
+	struct file_opened	 fo;
+	int			 fd;
+
+	if (!refs_job_storage_ok(j, imsg, IMSG_FILE_OPENED, sizeof(fo)))
+		return;
+	memcpy(&fo, imsg->data, sizeof(fo));
+	if ((fd = imsg_get_fd(imsg)) == -1)
+		fatalx("file opened without a descriptor");
+	refs_job_use(j, fd, fo.length);
+}
+
+static void
+refs_job_open_start(struct rjob *j)
 {
 	struct file_open	 fo;
+	int			 fd;
 
+	/* Planned with the descriptor resolving opened: no call. */
+	if ((fd = j->fd) != -1) {
+		j->fd = -1;
+		refs_job_use(j, fd, j->length);
+		return;
+	}
 	memset(&fo, 0, sizeof(fo));
-	job_key(j, &fo.key);
+	refs_job_key(j, &fo.key);
 	fo.range_first = fo.range_last = -1;
 	j->call = fe_storage_request(IMSG_FILE_OPEN, -1, &fo, sizeof(fo),
-	    job_opened, j);
+	    refs_job_opened, j);
 }
 
 /* --- the queue --- */
 
 static void
-refs_queue(struct refs *r, enum job_op op, struct rfile *f,
+refs_file_close(struct rfile *f)
+{
+	if (f->fd != -1)
+		close(f->fd);
+	f->fd = -1;
+}
+
+static struct rjob *
+refs_queue(struct refs *r, enum refs_job_op op, struct rfile *f,
     struct rsite *site)
 {
 	struct rjob	*j;
@@ -441,7 +526,7 @@ refs_queue(struct refs *r, enum job_op op, struct rfile *f,
 	/* Out of memory is the request's 503, not the frontend's end. */
 	if ((j = calloc(1, sizeof(*j))) == NULL) {
 		refs_fail(r, 503, "out of memory");
-		return;
+		return NULL;
 	}
 	j->r = r;
 	j->op = op;
@@ -449,20 +534,34 @@ refs_queue(struct refs *r, enum job_op op, struct rfile *f,
 	j->site = site;
 	j->fd = -1;
 	TAILQ_INSERT_TAIL(&r->queue, j, entry);
+	return j;
+}
+
+/* A job that reads f: the first takes what resolving opened. */
+static void
+refs_queue_read(struct refs *r, enum refs_job_op op, struct rsite *s)
+{
+	struct rjob	*j;
+
+	if ((j = refs_queue(r, op, s->f, s)) == NULL || s->f->fd == -1)
+		return;
+	j->fd = s->f->fd;
+	j->length = s->f->length;
+	s->f->fd = -1;
 }
 
 static void
-job_start(struct rjob *j)
+refs_job_start(struct rjob *j)
 {
 	struct refs	*r = j->r;
 
 	TAILQ_REMOVE(&r->queue, j, entry);
 	TAILQ_INSERT_TAIL(&r->running, j, entry);
 	r->nrunning++;
-	if (j->op == JOB_GET)
-		job_get_start(j);
+	if (j->op == JOB_RESOLVE)
+		refs_job_resolve_start(j);
 	else
-		job_open_start(j);
+		refs_job_open_start(j);
 }
 
 /* After resolving: what each reference needs read. */
@@ -479,13 +578,16 @@ refs_plan(struct refs *r)
 		s->treat = refs_treatment(s->s.kind, r->model, &s->f->fr.rec,
 		    r->sandbox);
 		if (s->treat == TREAT_NATIVE)
-			refs_queue(r, JOB_OPEN, s->f, s);
+			refs_queue_read(r, JOB_OPEN, s);
 		else if ((s->treat == TREAT_TEXT || s->treat == TREAT_PDF) &&
 		    !s->f->text_job) {
 			s->f->text_job = 1;
-			refs_queue(r, JOB_TEXT, s->f, s);
+			refs_queue_read(r, JOB_TEXT, s);
 		}
 	}
+	/* Omitted, or the sandbox's: the bytes opened are not read. */
+	for (i = 0; i < r->nfiles; i++)
+		refs_file_close(r->files[i]);
 }
 
 static int	refs_apply(struct refs *);
@@ -498,7 +600,7 @@ refs_pump(struct refs *r)
 	r->pumping = 1;
 	while (!r->failed) {
 		if (r->nrunning < REFS_PARALLEL && !TAILQ_EMPTY(&r->queue)) {
-			job_start(TAILQ_FIRST(&r->queue));
+			refs_job_start(TAILQ_FIRST(&r->queue));
 			continue;
 		}
 		if (r->nrunning > 0 || !TAILQ_EMPTY(&r->queue))
@@ -587,9 +689,10 @@ refs_file(struct refs *r, const char *id, enum ref_kind kind)
 		refs_fail(r, 503, "out of memory");
 		return NULL;
 	}
+	f->fd = -1;
 	f->fr.container_upload = kind == REF_CONTAINER_UPLOAD;
 	r->files[r->nfiles++] = f;
-	refs_queue(r, JOB_GET, f, NULL);
+	refs_queue(r, JOB_RESOLVE, f, NULL);
 	return f;
 }
 
@@ -662,7 +765,7 @@ refs_free_jobs(struct rjob_list *l)
 
 	while ((j = TAILQ_FIRST(l)) != NULL) {
 		TAILQ_REMOVE(l, j, entry);
-		job_stop(j);
+		refs_job_stop(j);
 		free(j->buf);
 		free(j);
 	}
@@ -682,6 +785,7 @@ refs_free(struct refs *r)
 		if (r->sites[i].fd != -1)
 			close(r->sites[i].fd);
 	for (i = 0; i < r->nfiles; i++) {
+		refs_file_close(r->files[i]);
 		free(r->files[i]->id);
 		free(r->files[i]->text);
 		free(r->files[i]);

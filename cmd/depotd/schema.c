@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "storage_db.h"
 
 #define STR(x)		#x
 #define XSTR(x)		STR(x)

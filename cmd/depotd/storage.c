@@ -27,7 +27,6 @@
 
 #include <err.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,46 +39,69 @@
 #include "confine.h"
 #include "storage.h"
 
-struct storage_peer {
-	TAILQ_ENTRY(storage_peer)	 entry;
-	enum proc_role		 role;
-	int			 instance;
-	struct imsgev		 iev;
-};
-
 struct storage storage;
-static TAILQ_HEAD(, storage_peer)	 peers = TAILQ_HEAD_INITIALIZER(peers);
 /* The Landlock paths: the system's, then the store's. */
 static const char	*ro_list[CONFINE_COMMON_MAX + STORE_PATHS_MAX + 1];
 static const char	*rw_list[STORE_PATHS_MAX + 1];
 
-int
-storage_reply(struct storage_peer *p, uint32_t type, uint32_t peerid, int fd,
-    const void *data, size_t len)
-{
-	return imsgev_compose(&p->iev, type, peerid, 0, fd, data, len);
-}
-
-void
-storage_error(struct storage_peer *p, uint32_t peerid, int status,
-    const char *fmt, ...)
-{
-	struct error_msg	 em;
-	va_list			 ap;
-
-	memset(&em, 0, sizeof(em));
-	em.status = status;
-	va_start(ap, fmt);
-	vsnprintf(em.message, sizeof(em.message), fmt, ap);
-	va_end(ap);
-	storage_reply(p, IMSG_ERROR, peerid, -1, &em, sizeof(em));
-}
-
-/* proto.c has refused whatever this peer's role may not send. */
+/*
+ * proto.c let through only what a frontend may send, at its size; the
+ * broker's channel carries nothing yet (see there).
+ */
 static void
 storage_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
-	sfiles_dispatch(arg, imsg);
+	struct storage_peer	*p = arg;
+
+	switch (imsg->hdr.type) {
+	case IMSG_AUTH_LOOKUP:
+		storage_auth_lookup(p, imsg);
+		break;
+	case IMSG_AUTH_RELEASE:
+		storage_auth_release(p, imsg);
+		break;
+	case IMSG_AUTH_DELEGATE:
+		storage_auth_delegate(p, imsg);
+		break;
+	case IMSG_FILE_CREATE:
+		storage_upload_create(p, imsg);
+		break;
+	case IMSG_FILE_PROGRESS:
+		storage_upload_progress(p, imsg);
+		break;
+	case IMSG_FILE_COMMIT:
+		storage_upload_commit(p, imsg);
+		break;
+	case IMSG_FILE_ABORT:
+		storage_upload_abort(p, imsg);
+		break;
+	case IMSG_FILE_GET:
+		storage_files_get(p, imsg);
+		break;
+	case IMSG_FILE_OPEN:
+		storage_files_open(p, imsg);
+		break;
+	case IMSG_FILE_LIST:
+		storage_files_list(p, imsg);
+		break;
+	case IMSG_FILE_DELETE:
+		storage_files_delete(p, imsg);
+		break;
+	case IMSG_HEALTH_REQ:
+		storage_files_health(p, imsg);
+		break;
+	default:
+		fatalx("storage: unexpected message %u", imsg->hdr.type);
+	}
+}
+
+/* A closed channel takes its handles and half-written uploads along. */
+static void
+storage_lost_peer(struct storage_peer *p)
+{
+	storage_request_peer_lost(p);
+	storage_upload_peer_lost(p);
+	storage_auth_peer_lost(p);
 }
 
 static void
@@ -87,45 +109,15 @@ storage_peer_closed(struct imsgev *iev, const char *why, void *arg)
 {
 	struct storage_peer	*p = arg;
 
-	/* A lost frontend takes its half-written uploads with it. */
-	sfiles_peer_lost(p);
-	log_warnx("%s %d channel closed: %s", role_name(p->role), p->instance,
-	    why);
-	TAILQ_REMOVE(&peers, p, entry);
-	imsgev_clear(&p->iev);
-	free(p);
-}
-
-/* The broker's channel, NULL when it has none (yet). */
-struct storage_peer *
-storage_broker(void)
-{
-	struct storage_peer	*p;
-
-	TAILQ_FOREACH(p, &peers, entry)
-		if (p->role == ROLE_BROKER)
-			return p;
-	return NULL;
-}
-
-int
-storage_peer_is_broker(const struct storage_peer *p)
-{
-	return p->role == ROLE_BROKER;
+	storage_lost_peer(p);
+	storage_peer_remove(p, why);
 }
 
 static void
 storage_add_peer(enum proc_role role, int instance, int fd)
 {
-	struct storage_peer	*p;
-
-	if ((p = calloc(1, sizeof(*p))) == NULL)
-		fatal("calloc");
-	p->role = role;
-	p->instance = instance;
-	child_peer_init(&p->iev, role, fd, storage_dispatch_peer,
-	    storage_peer_closed, p);
-	TAILQ_INSERT_TAIL(&peers, p, entry);
+	storage_peer_add(role, instance, fd, storage_dispatch_peer,
+	    storage_peer_closed);
 }
 
 static void
@@ -166,7 +158,7 @@ storage_conf(struct depotd_conf *conf, int reload)
 	storage.conf = conf;
 	storage.base = child_base();
 	if (reload)
-		sweep_reschedule();
+		storage_sweep_reschedule();
 }
 
 /* Opened as root: the store's directory or key files may be root's. */
@@ -215,23 +207,20 @@ storage_start(void)
 	    NULL);
 	storage.store->ops->check(storage.store, store_checked, &storage);
 	evtimer_add(storage.ev_store_check, &now);
-	sweep_init();
+	storage_sweep_init();
 }
 
 /* The only message of its own the master sends: a control command. */
 static void
 storage_parent_msg(struct imsg *imsg)
 {
-	ctl_dispatch_cmd(imsg);
+	storage_dispatch_control(imsg);
 }
 
 static void
 storage_shutdown(void)
 {
-	struct storage_peer	*p;
-
-	TAILQ_FOREACH(p, &peers, entry)
-		sfiles_peer_lost(p);
+	storage_peer_foreach(storage_lost_peer);
 }
 
 static const struct child_ops storage_ops = {
@@ -255,5 +244,7 @@ storage_main(int instance, int debug, int verbose)
 	storage.host[sizeof(storage.host) - 1] = '\0';
 	snprintf(storage.host + strlen(storage.host),
 	    sizeof(storage.host) - strlen(storage.host), ":%d", (int)getpid());
+	/* The handle table sits below the uploads: told, it never calls. */
+	storage_auth_on_handle_gone(storage_upload_handle_gone);
 	child_run(ROLE_STORAGE, instance, &storage_ops, debug, verbose);
 }

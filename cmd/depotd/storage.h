@@ -15,11 +15,16 @@
  */
 
 /*
- * storage.h: the storage helper's parts: its process (storage.c), who
- * is calling (storage_auth.c: key lookups and the handles that stand
- * for them), uploads (storage_upload.c), the other file operations
- * (storage_files.c), the control commands (storage_ctl.c) and the
- * retention sweep (storage_sweep.c).
+ * storage.h: the storage helper's parts, top down: its process and
+ * the dispatch of what each peer sends (storage.c); the control
+ * commands (storage_control.c), the file operations (storage_files.c),
+ * uploads (storage_upload.c) and the retention sweep
+ * (storage_sweep.c); who is calling (storage_auth.c: key lookups and
+ * the handles that stand for them); the head every request shares
+ * and the file row (storage_request.c); the channels and their
+ * replies (storage_peer.c).  Calls go down that list, never up: a
+ * handle's end reaches the uploads through a callback storage.c
+ * registers.
  */
 #ifndef DEPOTD_STORAGE_H
 #define DEPOTD_STORAGE_H
@@ -27,7 +32,7 @@
 #include <stddef.h>
 
 #include "depotd.h"
-#include "db.h"
+#include "storage_db.h"
 #include "store/store.h"
 
 /* A channel to a frontend or the broker (storage.c). */
@@ -58,11 +63,6 @@ struct storage {
 
 extern struct storage storage;
 
-/* storage.c */
-int	 storage_reply(struct storage_peer *, uint32_t type, uint32_t peerid,
-	    int fd, const void *, size_t);
-void	 storage_error(struct storage_peer *, uint32_t peerid, int status,
-	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Copies a fixed-size message out of an imsg, refusing a wrong size. */
 #define IMSG_TAKE(imsg, var) do {					\
 	if ((imsg)->datalen != sizeof(var))				\
@@ -97,54 +97,77 @@ enum file_col { FILE_COLUMNS(FILE_COL_ENUM) COL_REF };
  * The head of every request a peer makes that outlives its message
  * (a query or a store operation runs): the peer is cleared when its
  * channel closes, and replies then go nowhere.  It is the first member
- * of each operation's request struct, which sreq_free() frees whole.
+ * of each operation's request struct, which storage_request_free()
+ * frees whole.
  */
-struct sreq {
-	TAILQ_ENTRY(sreq)	 sreq_entry;
+struct storage_request {
+	TAILQ_ENTRY(storage_request) entry;
 	struct storage_peer	*peer;
 	uint32_t		 peerid;
 };
-#define SREQ_FIRST(type)						\
+#define STORAGE_REQUEST_FIRST(type)					\
 	_Static_assert(offsetof(struct type, req) == 0,			\
-	    #type ": its struct sreq must come first")
+	    #type ": its struct storage_request must come first")
 
-/* storage_files.c */
-void	 sfiles_dispatch(struct storage_peer *, struct imsg *);
-void	 sfiles_peer_lost(struct storage_peer *);
-void	 sreq_begin(struct sreq *, struct storage_peer *, uint32_t peerid);
-void	 sreq_end(struct sreq *);
-void	 sreq_free(struct sreq *);
-void	 sreq_reply(struct sreq *, uint32_t type, int fd, const void *,
-	    size_t);
-void	 sreq_error(struct sreq *, int status, const char *msg);
-int	 sreq_db_failed(struct sreq *, const PGresult *, ExecStatusType);
-int	 sreq_query(struct sreq *, const char *sql, int n,
-	    const char *const *params, db_cb);
-void	 sfiles_rec_from_row(struct file_rec *, const PGresult *, int);
-/* storage_auth.c */
-void	 sauth_lookup(struct storage_peer *, struct imsg *);
-struct storage_peer *storage_broker(void);
+/* storage_peer.c */
+struct storage_peer *storage_peer_add(enum proc_role, int instance, int fd,
+	    imsgev_dispatch_cb, imsgev_closed_cb);
+void	 storage_peer_remove(struct storage_peer *, const char *why);
+void	 storage_peer_foreach(void (*)(struct storage_peer *));
+int	 storage_peer_reply(struct storage_peer *, uint32_t type,
+	    uint32_t peerid, int fd, const void *, size_t);
+void	 storage_peer_error(struct storage_peer *, uint32_t peerid,
+	    int status, const char *fmt, ...)
+	    __attribute__((format(printf, 4, 5)));
+struct storage_peer *storage_peer_broker(void);
 int	 storage_peer_is_broker(const struct storage_peer *);
-void	 sauth_release(struct storage_peer *, struct imsg *);
-void	 sauth_delegate(struct storage_peer *, struct imsg *);
-const struct principal_ref *sauth_handle(struct storage_peer *, uint32_t peerid,
-	    const char *handle);
-int	 sauth_handle_live(struct storage_peer *, const char *handle);
-void	 sauth_handle_touch(struct storage_peer *, const char *handle);
-void	 sauth_key_revoked(const char *key_id);
-void	 sauth_peer_lost(struct storage_peer *);
+/* storage_request.c */
+void	 storage_request_begin(struct storage_request *,
+	    struct storage_peer *, uint32_t peerid);
+void	 storage_request_end(struct storage_request *);
+void	 storage_request_free(struct storage_request *);
+void	 storage_request_reply(struct storage_request *, uint32_t type,
+	    int fd, const void *, size_t);
+void	 storage_request_error(struct storage_request *, int status,
+	    const char *msg);
+int	 storage_request_db_failed(struct storage_request *,
+	    const PGresult *, ExecStatusType);
+int	 storage_request_query(struct storage_request *, const char *sql,
+	    int n, const char *const *params, db_cb);
+void	 storage_request_peer_lost(struct storage_peer *);
+void	 storage_request_file_from_row(struct file_rec *, const PGresult *,
+	    int row);
+/* storage_auth.c */
+void	 storage_auth_lookup(struct storage_peer *, struct imsg *);
+void	 storage_auth_release(struct storage_peer *, struct imsg *);
+void	 storage_auth_delegate(struct storage_peer *, struct imsg *);
+const struct principal_ref *storage_auth_handle(struct storage_peer *,
+	    uint32_t peerid, const char *handle);
+int	 storage_auth_handle_live(struct storage_peer *, const char *handle);
+void	 storage_auth_handle_touch(struct storage_peer *, const char *handle);
+void	 storage_auth_key_revoked(const char *key_id);
+void	 storage_auth_peer_lost(struct storage_peer *);
+/* Called as each handle ends, with its channel and id. */
+void	 storage_auth_on_handle_gone(void (*)(struct storage_peer *,
+	    const char *handle));
+/* storage_files.c */
+void	 storage_files_get(struct storage_peer *, struct imsg *);
+void	 storage_files_open(struct storage_peer *, struct imsg *);
+void	 storage_files_list(struct storage_peer *, struct imsg *);
+void	 storage_files_delete(struct storage_peer *, struct imsg *);
+void	 storage_files_health(struct storage_peer *, struct imsg *);
 /* storage_upload.c */
-void	 supload_create(struct storage_peer *, struct imsg *);
-void	 supload_progress(struct storage_peer *, struct imsg *);
-void	 supload_commit(struct storage_peer *, struct imsg *);
-void	 supload_abort(struct storage_peer *, struct imsg *);
-void	 supload_handle_gone(struct storage_peer *, const char *handle);
-void	 supload_peer_lost(struct storage_peer *);
-/* storage_ctl.c */
-void	 ctl_dispatch_cmd(struct imsg *);
+void	 storage_upload_create(struct storage_peer *, struct imsg *);
+void	 storage_upload_progress(struct storage_peer *, struct imsg *);
+void	 storage_upload_commit(struct storage_peer *, struct imsg *);
+void	 storage_upload_abort(struct storage_peer *, struct imsg *);
+void	 storage_upload_handle_gone(struct storage_peer *, const char *handle);
+void	 storage_upload_peer_lost(struct storage_peer *);
+/* storage_control.c */
+void	 storage_dispatch_control(struct imsg *);
 /* storage_sweep.c */
-void	 sweep_init(void);
-void	 sweep_reschedule(void);
-void	 sweep_run(void (*)(void *, const char *), void *);
+void	 storage_sweep_init(void);
+void	 storage_sweep_reschedule(void);
+void	 storage_sweep_run(void (*)(void *, const char *), void *);
 
 #endif

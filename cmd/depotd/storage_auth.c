@@ -34,7 +34,7 @@
  * handles at once; another host sharing the database refuses the key
  * within AUTH_CACHE_TTL.
  *
- * A handle lent to the broker (sauth_delegate) ends with the handle it
+ * A handle lent to the broker (storage_auth_delegate) ends with the handle it
  * was lent from: released, lapsed, revoked or gone with its channel,
  * the frontend's handle takes the broker's with it, so a broker that
  * keeps a lease past its request stores nothing more for that caller.
@@ -56,15 +56,15 @@
 #define HANDLE_IDLE		300	/* seconds unused before it lapses */
 #define HANDLE_SWEEP		30	/* seconds between lapse checks */
 
-enum sauth_kind {
-	SAUTH_KEY,		/* by token hash */
-	SAUTH_USER,		/* the admin key's user and workspace */
+enum auth_kind {
+	AUTH_KEY,		/* by token hash */
+	AUTH_USER,		/* the admin key's user and workspace */
 };
 
 /* One answer of the database, kept a few seconds. */
-struct sauth_entry {
-	RB_ENTRY(sauth_entry)	 node;
-	TAILQ_ENTRY(sauth_entry) lru;
+struct auth_entry {
+	RB_ENTRY(auth_entry)	 node;
+	TAILQ_ENTRY(auth_entry) lru;
 	char			 name[SHA256_HEXLEN + 260];
 	int			 status;
 	struct principal_ref	 ref;
@@ -74,75 +74,78 @@ struct sauth_entry {
 	int64_t			 until;		/* mono_seconds() */
 };
 
-RB_HEAD(sauth_tree, sauth_entry);
-TAILQ_HEAD(sauth_lru, sauth_entry);
+RB_HEAD(auth_tree, auth_entry);
+TAILQ_HEAD(auth_lru, auth_entry);
 
-struct sauth_table {
-	struct sauth_tree	 tree;
-	struct sauth_lru	 lru;
+struct auth_table {
+	struct auth_tree	 tree;
+	struct auth_lru	 lru;
 	int			 len;
 };
 
 /* The answers of one kind of lookup: known, and unknown (negative). */
-struct sauth_cache {
-	struct sauth_table	 found;
-	struct sauth_table	 unknown;
+struct auth_cache {
+	struct auth_table	 found;
+	struct auth_table	 unknown;
 };
 
-struct sauth_handle {
-	RB_ENTRY(sauth_handle)	 node;
+struct auth_handle {
+	RB_ENTRY(auth_handle)	 node;
 	char			 id[HANDLE_LEN];
 	struct storage_peer	*peer;
 	struct principal_ref	 ref;
 	int64_t			 last_used;	/* mono_seconds() */
-	struct sauth_handle	*parent;	/* lent from, or NULL */
-	LIST_HEAD(, sauth_handle) children;	/* lent to the broker */
-	LIST_ENTRY(sauth_handle) sibling;
+	struct auth_handle	*parent;	/* lent from, or NULL */
+	LIST_HEAD(, auth_handle) children;	/* lent to the broker */
+	LIST_ENTRY(auth_handle) sibling;
 	int			 dead;		/* its parent went */
 };
 
-RB_HEAD(sauth_handles, sauth_handle);
+RB_HEAD(auth_handles, auth_handle);
 
 /* IMSG_AUTH_LOOKUP while the database answers. */
-struct sauth_req {
-	struct sreq		 req;
+struct auth_request {
+	struct storage_request	 req;
 	char			 name[SHA256_HEXLEN + 260];
 	int			 admin;
 };
-SREQ_FIRST(sauth_req);
+STORAGE_REQUEST_FIRST(auth_request);
 
-static int	sauth_entry_cmp(struct sauth_entry *, struct sauth_entry *);
-static int	sauth_handle_cmp(struct sauth_handle *, struct sauth_handle *);
+static int	auth_entry_cmp(struct auth_entry *, struct auth_entry *);
+static int	auth_handle_cmp(struct auth_handle *, struct auth_handle *);
 /* libbsd's tree.h marks its functions __unused, which glibc lacks. */
 #ifndef __unused
 #define __unused	__attribute__((__unused__))
-#define SAUTH_UNUSED_DEFINED
+#define AUTH_UNUSED_DEFINED
 #endif
-RB_GENERATE_STATIC(sauth_tree, sauth_entry, node, sauth_entry_cmp)
-RB_GENERATE_STATIC(sauth_handles, sauth_handle, node, sauth_handle_cmp)
-#ifdef SAUTH_UNUSED_DEFINED
+RB_GENERATE_STATIC(auth_tree, auth_entry, node, auth_entry_cmp)
+RB_GENERATE_STATIC(auth_handles, auth_handle, node, auth_handle_cmp)
+#ifdef AUTH_UNUSED_DEFINED
 #undef __unused
 #endif
 
-#define SAUTH_CACHE_INITIALIZER(c) {					\
+#define AUTH_CACHE_INITIALIZER(c) {					\
 	{ RB_INITIALIZER(&(c).found.tree),				\
 	    TAILQ_HEAD_INITIALIZER((c).found.lru), 0 },			\
 	{ RB_INITIALIZER(&(c).unknown.tree),				\
 	    TAILQ_HEAD_INITIALIZER((c).unknown.lru), 0 }		\
 }
-static struct sauth_cache	 by_key = SAUTH_CACHE_INITIALIZER(by_key);
-static struct sauth_cache	 by_user = SAUTH_CACHE_INITIALIZER(by_user);
-static struct sauth_handles	 handles = RB_INITIALIZER(&handles);
+static struct auth_cache	 by_key = AUTH_CACHE_INITIALIZER(by_key);
+static struct auth_cache	 by_user = AUTH_CACHE_INITIALIZER(by_user);
+static struct auth_handles	 handles = RB_INITIALIZER(&handles);
 static struct event		*ev_lapse;
+/* The uploads' end of a handle (storage.c registers it). */
+static void			(*handle_gone)(struct storage_peer *,
+				    const char *);
 
 static int
-sauth_entry_cmp(struct sauth_entry *a, struct sauth_entry *b)
+auth_entry_cmp(struct auth_entry *a, struct auth_entry *b)
 {
 	return strcmp(a->name, b->name);
 }
 
 static int
-sauth_handle_cmp(struct sauth_handle *a, struct sauth_handle *b)
+auth_handle_cmp(struct auth_handle *a, struct auth_handle *b)
 {
 	return strcmp(a->id, b->id);
 }
@@ -150,52 +153,52 @@ sauth_handle_cmp(struct sauth_handle *a, struct sauth_handle *b)
 /* --- the cache --- */
 
 static void
-sauth_entry_drop(struct sauth_table *t, struct sauth_entry *e)
+auth_entry_drop(struct auth_table *t, struct auth_entry *e)
 {
-	RB_REMOVE(sauth_tree, &t->tree, e);
+	RB_REMOVE(auth_tree, &t->tree, e);
 	TAILQ_REMOVE(&t->lru, e, lru);
 	t->len--;
 	explicit_bzero(e, sizeof(*e));
 	free(e);
 }
 
-static struct sauth_entry *
-sauth_cache_get(struct sauth_table *t, const char *name)
+static struct auth_entry *
+auth_cache_get(struct auth_table *t, const char *name)
 {
-	struct sauth_entry	 key, *e;
+	struct auth_entry	 key, *e;
 
 	strlcpy(key.name, name, sizeof(key.name));
-	if ((e = RB_FIND(sauth_tree, &t->tree, &key)) == NULL)
+	if ((e = RB_FIND(auth_tree, &t->tree, &key)) == NULL)
 		return NULL;
 	if (e->until <= mono_seconds()) {
-		sauth_entry_drop(t, e);
+		auth_entry_drop(t, e);
 		return NULL;
 	}
 	return e;
 }
 
 static void
-sauth_cache_put(struct sauth_table *t, const struct sauth_entry *n)
+auth_cache_put(struct auth_table *t, const struct auth_entry *n)
 {
-	struct sauth_entry	*e;
+	struct auth_entry	*e;
 
-	if ((e = RB_FIND(sauth_tree, &t->tree, (struct sauth_entry *)n)) !=
+	if ((e = RB_FIND(auth_tree, &t->tree, (struct auth_entry *)n)) !=
 	    NULL)
-		sauth_entry_drop(t, e);
+		auth_entry_drop(t, e);
 	if (t->len >= AUTH_CACHE_MAX)
-		sauth_entry_drop(t, TAILQ_LAST(&t->lru, sauth_lru));
+		auth_entry_drop(t, TAILQ_LAST(&t->lru, auth_lru));
 	if ((e = malloc(sizeof(*e))) == NULL)
 		return;
 	*e = *n;
 	e->until = mono_seconds() + AUTH_CACHE_TTL;
-	RB_INSERT(sauth_tree, &t->tree, e);
+	RB_INSERT(auth_tree, &t->tree, e);
 	TAILQ_INSERT_HEAD(&t->lru, e, lru);
 	t->len++;
 }
 
 /* The admin key, if the token's hash is its hash. */
 static int
-sauth_is_admin(const char *token_sha256)
+auth_is_admin(const char *token_sha256)
 {
 	char	 hash[SHA256_HEXLEN];
 	int	 admin;
@@ -212,23 +215,36 @@ sauth_is_admin(const char *token_sha256)
 
 /* --- handles --- */
 
+void
+storage_auth_on_handle_gone(void (*fn)(struct storage_peer *, const char *))
+{
+	handle_gone = fn;
+}
+
+static void
+auth_handle_gone(struct storage_peer *p, const char *id)
+{
+	if (handle_gone != NULL)
+		handle_gone(p, id);
+}
+
 /*
  * The handles lent from h die with it, uploads and all, at once; they
  * leave the tree at the next lapse check, so that a walk of the tree
  * that frees h never loses its place.
  */
 static void
-sauth_handle_free(struct sauth_handle *h)
+auth_handle_free(struct auth_handle *h)
 {
-	struct sauth_handle	*c;
+	struct auth_handle	*c;
 
-	RB_REMOVE(sauth_handles, &handles, h);
-	supload_handle_gone(h->peer, h->id);
+	RB_REMOVE(auth_handles, &handles, h);
+	auth_handle_gone(h->peer, h->id);
 	while ((c = LIST_FIRST(&h->children)) != NULL) {
 		LIST_REMOVE(c, sibling);
 		c->parent = NULL;
 		c->dead = 1;
-		supload_handle_gone(c->peer, c->id);
+		auth_handle_gone(c->peer, c->id);
 	}
 	if (h->parent != NULL)
 		LIST_REMOVE(h, sibling);
@@ -237,32 +253,32 @@ sauth_handle_free(struct sauth_handle *h)
 }
 
 static void
-sauth_lapse(evutil_socket_t fd, short what, void *arg)
+auth_lapse(evutil_socket_t fd, short what, void *arg)
 {
-	struct sauth_handle	*h, *tmp;
+	struct auth_handle	*h, *tmp;
 	struct timeval		 tv = { HANDLE_SWEEP, 0 };
 	int64_t			 now = mono_seconds();
 
-	RB_FOREACH_SAFE(h, sauth_handles, &handles, tmp)
+	RB_FOREACH_SAFE(h, auth_handles, &handles, tmp)
 		if (h->dead || now - h->last_used > HANDLE_IDLE)
-			sauth_handle_free(h);
+			auth_handle_free(h);
 	if (!RB_EMPTY(&handles))
 		evtimer_add(ev_lapse, &tv);
 }
 
 /* A new handle on p's channel for ref, lent from parent if not NULL. */
 static void
-sauth_handle_new(struct storage_peer *p, const struct principal_ref *ref,
-    struct sauth_handle *parent, char *out)
+auth_handle_new(struct storage_peer *p, const struct principal_ref *ref,
+    struct auth_handle *parent, char *out)
 {
-	struct sauth_handle	*h;
+	struct auth_handle	*h;
 	struct timeval		 tv = { HANDLE_SWEEP, 0 };
 
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		fatal("calloc");
 	do {
 		id_new(h->id, sizeof(h->id), "hdl-");
-	} while (RB_INSERT(sauth_handles, &handles, h) != NULL);
+	} while (RB_INSERT(auth_handles, &handles, h) != NULL);
 	h->peer = p;
 	h->ref = *ref;
 	h->last_used = mono_seconds();
@@ -271,19 +287,19 @@ sauth_handle_new(struct storage_peer *p, const struct principal_ref *ref,
 		LIST_INSERT_HEAD(&parent->children, h, sibling);
 	strlcpy(out, h->id, HANDLE_LEN);
 	if (ev_lapse == NULL)
-		ev_lapse = evtimer_new(storage.base, sauth_lapse, NULL);
+		ev_lapse = evtimer_new(storage.base, auth_lapse, NULL);
 	if (!evtimer_pending(ev_lapse, NULL))
 		evtimer_add(ev_lapse, &tv);
 }
 
-static struct sauth_handle *
-sauth_handle_find(struct storage_peer *p, const char *id)
+static struct auth_handle *
+auth_handle_find(struct storage_peer *p, const char *id)
 {
-	struct sauth_handle	 key, *h;
+	struct auth_handle	 key, *h;
 
 	if (strlcpy(key.id, id, sizeof(key.id)) >= sizeof(key.id))
 		return NULL;
-	h = RB_FIND(sauth_handles, &handles, &key);
+	h = RB_FIND(auth_handles, &handles, &key);
 	if (h == NULL || h->peer != p || h->dead ||
 	    mono_seconds() - h->last_used > HANDLE_IDLE)
 		return NULL;
@@ -296,7 +312,7 @@ sauth_handle_find(struct storage_peer *p, const char *id)
 
 /* In use: and so is the handle it was lent from, for the same request. */
 static void
-sauth_handle_used(struct sauth_handle *h)
+auth_handle_used(struct auth_handle *h)
 {
 	h->last_used = mono_seconds();
 	if (h->parent != NULL)
@@ -308,44 +324,45 @@ sauth_handle_used(struct sauth_handle *h)
  * another channel, released, lapsed or made up is no handle at all.
  */
 const struct principal_ref *
-sauth_handle(struct storage_peer *p, uint32_t peerid, const char *id)
+storage_auth_handle(struct storage_peer *p, uint32_t peerid, const char *id)
 {
-	struct sauth_handle	*h;
+	struct auth_handle	*h;
 
-	if ((h = sauth_handle_find(p, id)) == NULL) {
-		storage_error(p, peerid, 401, "the request's authentication "
+	if ((h = auth_handle_find(p, id)) == NULL) {
+		storage_peer_error(p, peerid, 401,
+		    "the request's authentication "
 		    "is not valid any more");
 		return NULL;
 	}
-	sauth_handle_used(h);
+	auth_handle_used(h);
 	return &h->ref;
 }
 
 int
-sauth_handle_live(struct storage_peer *p, const char *id)
+storage_auth_handle_live(struct storage_peer *p, const char *id)
 {
-	return sauth_handle_find(p, id) != NULL;
+	return auth_handle_find(p, id) != NULL;
 }
 
 void
-sauth_handle_touch(struct storage_peer *p, const char *id)
+storage_auth_handle_touch(struct storage_peer *p, const char *id)
 {
-	struct sauth_handle	*h;
+	struct auth_handle	*h;
 
-	if ((h = sauth_handle_find(p, id)) != NULL)
-		sauth_handle_used(h);
+	if ((h = auth_handle_find(p, id)) != NULL)
+		auth_handle_used(h);
 }
 
 void
-sauth_release(struct storage_peer *p, struct imsg *imsg)
+storage_auth_release(struct storage_peer *p, struct imsg *imsg)
 {
 	struct auth_release	 rel;
-	struct sauth_handle	*h;
+	struct auth_handle	*h;
 
 	IMSG_TAKE(imsg, rel);
 	rel.handle[sizeof(rel.handle) - 1] = '\0';
-	if ((h = sauth_handle_find(p, rel.handle)) != NULL)
-		sauth_handle_free(h);
+	if ((h = auth_handle_find(p, rel.handle)) != NULL)
+		auth_handle_free(h);
 }
 
 /*
@@ -355,59 +372,59 @@ sauth_release(struct storage_peer *p, struct imsg *imsg)
  * upload path marks what it creates as code-execution output.
  */
 void
-sauth_delegate(struct storage_peer *p, struct imsg *imsg)
+storage_auth_delegate(struct storage_peer *p, struct imsg *imsg)
 {
 	struct auth_release	 del;
 	struct auth_result	 ar;
-	struct sauth_handle	*h;
-	struct storage_peer	*broker = storage_broker();
+	struct auth_handle	*h;
+	struct storage_peer	*broker = storage_peer_broker();
 
 	IMSG_TAKE(imsg, del);
 	del.handle[sizeof(del.handle) - 1] = '\0';
 	memset(&ar, 0, sizeof(ar));
-	if ((h = sauth_handle_find(p, del.handle)) == NULL || broker == NULL)
+	if ((h = auth_handle_find(p, del.handle)) == NULL || broker == NULL)
 		ar.status = h == NULL ? AUTH_UNKNOWN : AUTH_UNAVAILABLE;
 	else {
 		h->last_used = mono_seconds();
-		sauth_handle_new(broker, &h->ref, h, ar.handle);
+		auth_handle_new(broker, &h->ref, h, ar.handle);
 		/* The broker's share of sessions is counted per key. */
 		strlcpy(ar.key_id, h->ref.key_id, sizeof(ar.key_id));
 		ar.status = AUTH_OK;
 	}
-	storage_reply(p, IMSG_AUTH_RESULT, imsg->hdr.peerid, -1, &ar,
+	storage_peer_reply(p, IMSG_AUTH_RESULT, imsg->hdr.peerid, -1, &ar,
 	    sizeof(ar));
 }
 
 /* Every handle of a revoked key goes, with its uploads. */
 void
-sauth_key_revoked(const char *key_id)
+storage_auth_key_revoked(const char *key_id)
 {
-	struct sauth_entry	*e, *etmp;
-	struct sauth_handle	*h, *htmp;
+	struct auth_entry	*e, *etmp;
+	struct auth_handle	*h, *htmp;
 
-	RB_FOREACH_SAFE(e, sauth_tree, &by_key.found.tree, etmp)
+	RB_FOREACH_SAFE(e, auth_tree, &by_key.found.tree, etmp)
 		if (strcmp(e->ref.key_id, key_id) == 0)
-			sauth_entry_drop(&by_key.found, e);
-	RB_FOREACH_SAFE(h, sauth_handles, &handles, htmp)
+			auth_entry_drop(&by_key.found, e);
+	RB_FOREACH_SAFE(h, auth_handles, &handles, htmp)
 		if (strcmp(h->ref.key_id, key_id) == 0)
-			sauth_handle_free(h);
+			auth_handle_free(h);
 }
 
 void
-sauth_peer_lost(struct storage_peer *p)
+storage_auth_peer_lost(struct storage_peer *p)
 {
-	struct sauth_handle	*h, *tmp;
+	struct auth_handle	*h, *tmp;
 
-	RB_FOREACH_SAFE(h, sauth_handles, &handles, tmp)
+	RB_FOREACH_SAFE(h, auth_handles, &handles, tmp)
 		if (h->peer == p)
-			sauth_handle_free(h);
+			auth_handle_free(h);
 }
 
 /* --- lookups --- */
 
 /* Answers from a cached or fresh entry; OK makes a handle. */
 static void
-sauth_answer(struct sreq *r, const struct sauth_entry *e, int admin)
+auth_answer(struct storage_request *r, const struct auth_entry *e, int admin)
 {
 	struct auth_result	 ar;
 
@@ -421,8 +438,8 @@ sauth_answer(struct sreq *r, const struct sauth_entry *e, int admin)
 	strlcpy(ar.workspace_name, e->workspace_name,
 	    sizeof(ar.workspace_name));
 	if (ar.status == AUTH_OK && r->peer != NULL)
-		sauth_handle_new(r->peer, &e->ref, NULL, ar.handle);
-	sreq_reply(r, IMSG_AUTH_RESULT, -1, &ar, sizeof(ar));
+		auth_handle_new(r->peer, &e->ref, NULL, ar.handle);
+	storage_request_reply(r, IMSG_AUTH_RESULT, -1, &ar, sizeof(ar));
 	explicit_bzero(&ar, sizeof(ar));
 }
 
@@ -431,7 +448,7 @@ sauth_answer(struct sreq *r, const struct sauth_entry *e, int admin)
  * workspace name.
  */
 static void
-sauth_entry_from_row(struct sauth_entry *e, const PGresult *res)
+auth_entry_from_row(struct auth_entry *e, const PGresult *res)
 {
 	const char	*state = PQgetvalue(res, 0, 4), *errstr;
 
@@ -454,17 +471,17 @@ sauth_entry_from_row(struct sauth_entry *e, const PGresult *res)
 }
 
 /* The admin key's lookups by name, or the lookups by token hash. */
-static struct sauth_cache *
-sauth_cache_of(int admin)
+static struct auth_cache *
+auth_cache_of(int admin)
 {
 	return admin ? &by_user : &by_key;
 }
 
 static void
-sauth_looked_up(void *arg, const PGresult *res)
+auth_looked_up(void *arg, const PGresult *res)
 {
-	struct sauth_req	*r = arg;
-	struct sauth_entry	 e;
+	struct auth_request	*r = arg;
+	struct auth_entry	 e;
 
 	memset(&e, 0, sizeof(e));
 	strlcpy(e.name, r->name, sizeof(e.name));
@@ -474,14 +491,14 @@ sauth_looked_up(void *arg, const PGresult *res)
 		e.status = AUTH_UNAVAILABLE;
 	} else if (PQntuples(res) == 0) {
 		e.status = AUTH_UNKNOWN;
-		sauth_cache_put(&sauth_cache_of(r->admin)->unknown, &e);
+		auth_cache_put(&auth_cache_of(r->admin)->unknown, &e);
 	} else {
-		sauth_entry_from_row(&e, res);
-		sauth_cache_put(&sauth_cache_of(r->admin)->found, &e);
+		auth_entry_from_row(&e, res);
+		auth_cache_put(&auth_cache_of(r->admin)->found, &e);
 	}
-	sauth_answer(&r->req, &e, r->admin);
+	auth_answer(&r->req, &e, r->admin);
 	explicit_bzero(&e, sizeof(e));
-	sreq_end(&r->req);
+	storage_request_end(&r->req);
 	explicit_bzero(r, sizeof(*r));
 	free(r);
 }
@@ -491,30 +508,30 @@ sauth_looked_up(void *arg, const PGresult *res)
  * no database it must hear "unavailable" (503), not an IMSG_ERROR.
  */
 static void
-sauth_query(struct sauth_req *r, const char *sql, int n,
+auth_query(struct auth_request *r, const char *sql, int n,
     const char *const *params)
 {
 	if (storage.db == NULL ||
-	    db_query(storage.db, sql, n, params, sauth_looked_up, r) == -1)
-		sauth_looked_up(r, NULL);
+	    db_query(storage.db, sql, n, params, auth_looked_up, r) == -1)
+		auth_looked_up(r, NULL);
 }
 
 static void
-sauth_ask(struct storage_peer *p, uint32_t peerid, struct auth_lookup *al,
+auth_ask(struct storage_peer *p, uint32_t peerid, struct auth_lookup *al,
     int admin, const char *name)
 {
-	struct sauth_req	*r;
+	struct auth_request	*r;
 	const char		*params[2];
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		fatal("calloc");
-	sreq_begin(&r->req, p, peerid);
+	storage_request_begin(&r->req, p, peerid);
 	r->admin = admin;
 	strlcpy(r->name, name, sizeof(r->name));
 	if (admin) {
 		params[0] = al->user_name;
 		params[1] = al->workspace_name;
-		sauth_query(r, "select 'admin', u.id, u.name, "
+		auth_query(r, "select 'admin', u.id, u.name, "
 		    "coalesce(w.id, ''), case when w.id is null then "
 		    "'noworkspace' else 'ok' end, 0, coalesce(w.name, '') "
 		    "from users u left join workspaces w on w.name = $2 "
@@ -523,7 +540,7 @@ sauth_ask(struct storage_peer *p, uint32_t peerid, struct auth_lookup *al,
 		return;
 	}
 	params[0] = al->token_sha256;
-	sauth_query(r, "select k.id, k.user_id, u.name, k.workspace_id, "
+	auth_query(r, "select k.id, k.user_id, u.name, k.workspace_id, "
 	    "case when k.revoked_at is not null then 'revoked' else 'ok' "
 	    "end, coalesce(extract(epoch from k.expires_at)::bigint, 0), "
 	    "coalesce(w.name, '') from api_keys k join users u on "
@@ -533,7 +550,7 @@ sauth_ask(struct storage_peer *p, uint32_t peerid, struct auth_lookup *al,
 
 /* What sha256_hex writes: 64 lowercase hex digits, nothing else. */
 static int
-sauth_hash_ok(const char *s)
+auth_hash_ok(const char *s)
 {
 	size_t	 i;
 
@@ -545,7 +562,7 @@ sauth_hash_ok(const char *s)
 }
 
 static void
-sauth_answer_now(struct storage_peer *p, uint32_t peerid, int status,
+auth_answer_now(struct storage_peer *p, uint32_t peerid, int status,
     int admin)
 {
 	struct auth_result	 ar;
@@ -553,16 +570,16 @@ sauth_answer_now(struct storage_peer *p, uint32_t peerid, int status,
 	memset(&ar, 0, sizeof(ar));
 	ar.status = status;
 	ar.admin = admin;
-	storage_reply(p, IMSG_AUTH_RESULT, peerid, -1, &ar, sizeof(ar));
+	storage_peer_reply(p, IMSG_AUTH_RESULT, peerid, -1, &ar, sizeof(ar));
 }
 
 void
-sauth_lookup(struct storage_peer *p, struct imsg *imsg)
+storage_auth_lookup(struct storage_peer *p, struct imsg *imsg)
 {
 	struct auth_lookup	 al;
-	struct sauth_entry	*e;
-	struct sauth_cache	*c;
-	struct sreq		 now;
+	struct auth_entry	*e;
+	struct auth_cache	*c;
+	struct storage_request	 now;
 	char			 name[SHA256_HEXLEN + 260];
 	int			 admin;
 
@@ -576,16 +593,16 @@ sauth_lookup(struct storage_peer *p, struct imsg *imsg)
 	 * frontend's nonsense in a well-framed message, it costs that
 	 * request (no handle), not this process and every tenant.
 	 */
-	if (!sauth_hash_ok(al.token_sha256)) {
+	if (!auth_hash_ok(al.token_sha256)) {
 		log_warnx("storage: a frontend sent a malformed token hash");
-		sauth_answer_now(p, imsg->hdr.peerid, AUTH_UNKNOWN, 0);
+		auth_answer_now(p, imsg->hdr.peerid, AUTH_UNKNOWN, 0);
 		explicit_bzero(&al, sizeof(al));
 		return;
 	}
-	admin = sauth_is_admin(al.token_sha256);
+	admin = auth_is_admin(al.token_sha256);
 	if (admin && al.user_name[0] == '\0') {
 		/* The admin key must still say whom it acts for. */
-		sauth_answer_now(p, imsg->hdr.peerid, AUTH_OK, 1);
+		auth_answer_now(p, imsg->hdr.peerid, AUTH_OK, 1);
 		return;
 	}
 	if (al.workspace_name[0] == '\0')
@@ -597,13 +614,13 @@ sauth_lookup(struct storage_peer *p, struct imsg *imsg)
 		    strlen(al.user_name), al.user_name, al.workspace_name);
 	else
 		strlcpy(name, al.token_sha256, sizeof(name));
-	c = sauth_cache_of(admin);
-	if ((e = sauth_cache_get(&c->found, name)) != NULL ||
-	    (e = sauth_cache_get(&c->unknown, name)) != NULL) {
+	c = auth_cache_of(admin);
+	if ((e = auth_cache_get(&c->found, name)) != NULL ||
+	    (e = auth_cache_get(&c->unknown, name)) != NULL) {
 		now.peer = p;
 		now.peerid = imsg->hdr.peerid;
-		sauth_answer(&now, e, admin);
+		auth_answer(&now, e, admin);
 	} else
-		sauth_ask(p, imsg->hdr.peerid, &al, admin, name);
+		auth_ask(p, imsg->hdr.peerid, &al, admin, name);
 	explicit_bzero(&al, sizeof(al));
 }

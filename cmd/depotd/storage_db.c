@@ -40,7 +40,7 @@
 #include <libpq-fe.h>
 
 #include "log.h"
-#include "db.h"
+#include "storage_db.h"
 
 #define BACKOFF_MIN_MS	500
 #define BACKOFF_MAX_MS	30000
@@ -63,7 +63,7 @@ enum conn_state {
 	CONN_BUSY,
 };
 
-enum mig_step {
+enum db_migrate_step {
 	MIG_BEGIN,
 	MIG_VERSION,
 	MIG_APPLY,
@@ -85,8 +85,8 @@ struct db_conn {
 	struct db_query		*query;		/* in flight */
 	PGresult		*res;		/* last result of it */
 	int			 res_failed;	/* any result an error */
-	enum mig_step		 mig_step;
-	int			 mig_version;	/* step being applied */
+	enum db_migrate_step	 migrate_step;
+	int			 migrate_version;	/* step being applied */
 };
 
 struct db {
@@ -105,13 +105,13 @@ struct db {
 };
 
 static void	db_fail_queue(evutil_socket_t, short, void *);
-static void	dbconn_connect(struct db_conn *);
-static void	dbconn_broken(struct db_conn *, const char *);
-static void	dbconn_io(evutil_socket_t, short, void *);
-static void	dbconn_send(struct db_conn *);
-static void	db_dispatch(struct db *);
+static void	db_connection_connect(struct db_conn *);
+static void	db_connection_broken(struct db_conn *, const char *);
+static void	db_connection_io(evutil_socket_t, short, void *);
+static void	db_connection_send(struct db_conn *);
+static void	db_send_queued(struct db *);
 static void	db_update_up(struct db *);
-static void	mig_begin(struct db_conn *);
+static void	db_migrate_begin(struct db_conn *);
 
 /*
  * libpq does not put the password in its messages, but the message is
@@ -194,7 +194,7 @@ db_new(struct event_base *base, const char *conninfo, int poolsize)
 }
 
 static void
-dbq_free(struct db_query *q)
+db_query_free(struct db_query *q)
 {
 	int	i;
 
@@ -209,10 +209,10 @@ dbq_free(struct db_query *q)
 
 /* A query that cannot run: the callback hears of it with res NULL. */
 static void
-dbq_fail(struct db_query *q)
+db_query_fail(struct db_query *q)
 {
 	q->cb(q->arg, NULL);
-	dbq_free(q);
+	db_query_free(q);
 }
 
 static void
@@ -223,7 +223,7 @@ db_fail_queue(evutil_socket_t fd, short what, void *arg)
 
 	while (!db->up && (q = TAILQ_FIRST(&db->queue)) != NULL) {
 		TAILQ_REMOVE(&db->queue, q, entry);
-		dbq_fail(q);
+		db_query_fail(q);
 	}
 }
 
@@ -235,7 +235,7 @@ db_start(struct db *db, void (*updown)(void *, int), void *arg)
 	db->updown = updown;
 	db->updown_arg = arg;
 	for (i = 0; i < db->npool; i++)
-		dbconn_connect(&db->conns[i]);
+		db_connection_connect(&db->conns[i]);
 }
 
 int
@@ -246,7 +246,7 @@ db_up(const struct db *db)
 
 /* Point the connection's event at libpq's current socket and needs. */
 static void
-dbconn_watch(struct db_conn *c, short what)
+db_connection_watch(struct db_conn *c, short what)
 {
 	int	fd = PQsocket(c->pg);
 
@@ -260,13 +260,14 @@ dbconn_watch(struct db_conn *c, short what)
 	c->ev_what = what;
 	if (fd == -1)
 		return;
-	c->ev = event_new(c->db->base, fd, what | EV_PERSIST, dbconn_io, c);
+	c->ev = event_new(c->db->base, fd, what | EV_PERSIST,
+	    db_connection_io, c);
 	if (c->ev == NULL || event_add(c->ev, NULL) == -1)
 		fatal("%s: event", __func__);
 }
 
 static void
-dbconn_close(struct db_conn *c)
+db_connection_close(struct db_conn *c)
 {
 	if (c->ev != NULL) {
 		event_free(c->ev);
@@ -283,14 +284,14 @@ dbconn_close(struct db_conn *c)
 }
 
 static void
-dbconn_retry(evutil_socket_t fd, short what, void *arg)
+db_connection_retry(evutil_socket_t fd, short what, void *arg)
 {
-	dbconn_connect(arg);
+	db_connection_connect(arg);
 }
 
 /* Next attempt after the backoff, give or take a quarter, then double. */
 static void
-dbconn_schedule(struct db_conn *c)
+db_connection_schedule(struct db_conn *c)
 {
 	struct timeval	 tv;
 	int		 ms;
@@ -302,25 +303,26 @@ dbconn_schedule(struct db_conn *c)
 	    BACKOFF_MAX_MS : c->backoff_ms * 2;
 	c->state = CONN_WAITING;
 	if (c->timer == NULL &&
-	    (c->timer = evtimer_new(c->db->base, dbconn_retry, c)) == NULL)
+	    (c->timer = evtimer_new(c->db->base,
+	    db_connection_retry, c)) == NULL)
 		fatal("%s: evtimer_new", __func__);
 	evtimer_add(c->timer, &tv);
 }
 
 static void
-dbconn_connect(struct db_conn *c)
+db_connection_connect(struct db_conn *c)
 {
 	if ((c->pg = PQconnectStart(c->db->conninfo)) == NULL) {
 		log_warnx("database: out of memory connecting");
-		dbconn_schedule(c);
+		db_connection_schedule(c);
 		return;
 	}
 	if (PQstatus(c->pg) == CONNECTION_BAD) {
-		dbconn_broken(c, PQerrorMessage(c->pg));
+		db_connection_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	c->state = CONN_CONNECTING;
-	dbconn_watch(c, EV_WRITE);
+	db_connection_watch(c, EV_WRITE);
 }
 
 /*
@@ -330,7 +332,7 @@ dbconn_connect(struct db_conn *c)
  * is a warning; the retries that follow it are debug noise.
  */
 static void
-dbconn_broken(struct db_conn *c, const char *why)
+db_connection_broken(struct db_conn *c, const char *why)
 {
 	struct db	*db = c->db;
 	struct db_query	*q = c->query;
@@ -343,22 +345,22 @@ dbconn_broken(struct db_conn *c, const char *why)
 	if (c->state == CONN_MIGRATING)
 		db->migrating = 0;
 	c->query = NULL;
-	dbconn_close(c);
-	dbconn_schedule(c);
+	db_connection_close(c);
+	db_connection_schedule(c);
 	db_update_up(db);
 	if (q != NULL)
-		dbq_fail(q);
+		db_query_fail(q);
 	/* Another connection may have to take over the migration. */
-	db_dispatch(db);
+	db_send_queued(db);
 }
 
 static void
-dbconn_ready(struct db_conn *c)
+db_connection_ready(struct db_conn *c)
 {
 	struct db	*db = c->db;
 
 	if (PQsetnonblocking(c->pg, 1) == -1) {
-		dbconn_broken(c, PQerrorMessage(c->pg));
+		db_connection_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	PQsetNoticeProcessor(c->pg, db_notice, NULL);
@@ -370,9 +372,9 @@ dbconn_ready(struct db_conn *c)
 		c->backoff_ms = BACKOFF_MIN_MS;
 	c->failures = 0;
 	c->state = CONN_IDLE;
-	dbconn_watch(c, EV_READ);
+	db_connection_watch(c, EV_READ);
 	log_debug("database: connection up");
-	db_dispatch(db);
+	db_send_queued(db);
 }
 
 /*
@@ -381,7 +383,7 @@ dbconn_ready(struct db_conn *c)
  * each time so that epoll never keeps watching a closed descriptor.
  */
 static void
-dbconn_poll_connect(struct db_conn *c)
+db_connection_poll_connect(struct db_conn *c)
 {
 	if (c->ev != NULL) {
 		event_free(c->ev);
@@ -389,32 +391,32 @@ dbconn_poll_connect(struct db_conn *c)
 	}
 	switch (PQconnectPoll(c->pg)) {
 	case PGRES_POLLING_READING:
-		dbconn_watch(c, EV_READ);
+		db_connection_watch(c, EV_READ);
 		break;
 	case PGRES_POLLING_WRITING:
-		dbconn_watch(c, EV_WRITE);
+		db_connection_watch(c, EV_WRITE);
 		break;
 	case PGRES_POLLING_OK:
-		dbconn_ready(c);
+		db_connection_ready(c);
 		break;
 	default:
-		dbconn_broken(c, PQerrorMessage(c->pg));
+		db_connection_broken(c, PQerrorMessage(c->pg));
 		break;
 	}
 }
 
 /* Sends what libpq still holds; EV_WRITE only while it holds some. */
 static int
-dbconn_flush(struct db_conn *c)
+db_connection_flush(struct db_conn *c)
 {
 	switch (PQflush(c->pg)) {
 	case 0:
 		c->flushing = 0;
-		dbconn_watch(c, EV_READ);
+		db_connection_watch(c, EV_READ);
 		return 0;
 	case 1:
 		c->flushing = 1;
-		dbconn_watch(c, EV_READ | EV_WRITE);
+		db_connection_watch(c, EV_READ | EV_WRITE);
 		return 0;
 	default:
 		return -1;
@@ -422,7 +424,7 @@ dbconn_flush(struct db_conn *c)
 }
 
 static void
-dbconn_result_done(struct db_conn *c)
+db_connection_result_done(struct db_conn *c)
 {
 	struct db_query	*q = c->query;
 	PGresult	*res = c->res;
@@ -432,23 +434,23 @@ dbconn_result_done(struct db_conn *c)
 	c->state = CONN_IDLE;
 	q->cb(q->arg, res);
 	PQclear(res);
-	dbq_free(q);
+	db_query_free(q);
 }
 
-static void mig_result(struct db_conn *);
+static void db_migrate_result(struct db_conn *);
 
 /* Collects results until the exchange ends (PQgetResult gives NULL). */
 static void
-dbconn_read(struct db_conn *c)
+db_connection_read(struct db_conn *c)
 {
 	PGresult	*res;
 
 	if (PQconsumeInput(c->pg) == 0) {
-		dbconn_broken(c, PQerrorMessage(c->pg));
+		db_connection_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
-	if (c->flushing && dbconn_flush(c) == -1) {
-		dbconn_broken(c, PQerrorMessage(c->pg));
+	if (c->flushing && db_connection_flush(c) == -1) {
+		db_connection_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	if (c->state == CONN_IDLE) {
@@ -456,7 +458,7 @@ dbconn_read(struct db_conn *c)
 		while (!PQisBusy(c->pg) && (res = PQgetResult(c->pg)) != NULL)
 			PQclear(res);
 		if (PQstatus(c->pg) == CONNECTION_BAD)
-			dbconn_broken(c, PQerrorMessage(c->pg));
+			db_connection_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	while (!PQisBusy(c->pg)) {
@@ -475,37 +477,37 @@ dbconn_read(struct db_conn *c)
 	 * hangs up: that is a lost connection, not a query error.
 	 */
 	if (PQstatus(c->pg) == CONNECTION_BAD) {
-		dbconn_broken(c, PQerrorMessage(c->pg));
+		db_connection_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	if (c->state == CONN_MIGRATING)
-		mig_result(c);
+		db_migrate_result(c);
 	else {
-		dbconn_result_done(c);
-		db_dispatch(c->db);
+		db_connection_result_done(c);
+		db_send_queued(c->db);
 	}
 }
 
 static void
-dbconn_io(evutil_socket_t fd, short what, void *arg)
+db_connection_io(evutil_socket_t fd, short what, void *arg)
 {
 	struct db_conn	*c = arg;
 
 	if (c->state == CONN_CONNECTING) {
-		dbconn_poll_connect(c);
+		db_connection_poll_connect(c);
 		return;
 	}
-	if ((what & EV_WRITE) && c->flushing && dbconn_flush(c) == -1) {
-		dbconn_broken(c, PQerrorMessage(c->pg));
+	if ((what & EV_WRITE) && c->flushing && db_connection_flush(c) == -1) {
+		db_connection_broken(c, PQerrorMessage(c->pg));
 		return;
 	}
 	if (what & EV_READ)
-		dbconn_read(c);
+		db_connection_read(c);
 }
 
 /* Sends c->query, or puts it back at the head when libpq refuses it. */
 static void
-dbconn_send(struct db_conn *c)
+db_connection_send(struct db_conn *c)
 {
 	struct db_query	*q = c->query;
 
@@ -513,96 +515,96 @@ dbconn_send(struct db_conn *c)
 	c->res_failed = 0;
 	if (PQsendQueryParams(c->pg, q->sql, q->nparams, NULL,
 	    (const char *const *)q->params, NULL, NULL, 0) == 0 ||
-	    dbconn_flush(c) == -1) {
+	    db_connection_flush(c) == -1) {
 		c->query = NULL;
 		TAILQ_INSERT_HEAD(&c->db->queue, q, entry);
-		dbconn_broken(c, PQerrorMessage(c->pg));
+		db_connection_broken(c, PQerrorMessage(c->pg));
 	}
 }
 
 /* Sends one step of the migration exchange (simple query protocol). */
 static void
-mig_send(struct db_conn *c, enum mig_step step, const char *sql)
+db_migrate_send(struct db_conn *c, enum db_migrate_step step, const char *sql)
 {
-	c->mig_step = step;
+	c->migrate_step = step;
 	c->res_failed = 0;
 	PQclear(c->res);
 	c->res = NULL;
-	if (PQsendQuery(c->pg, sql) == 0 || dbconn_flush(c) == -1)
-		dbconn_broken(c, PQerrorMessage(c->pg));
+	if (PQsendQuery(c->pg, sql) == 0 || db_connection_flush(c) == -1)
+		db_connection_broken(c, PQerrorMessage(c->pg));
 }
 
 static void
-mig_begin(struct db_conn *c)
+db_migrate_begin(struct db_conn *c)
 {
 	c->state = CONN_MIGRATING;
 	c->db->migrating = 1;
-	mig_send(c, MIG_BEGIN, SCHEMA_BEGIN_SQL);
+	db_migrate_send(c, MIG_BEGIN, SCHEMA_BEGIN_SQL);
 }
 
 static void
-mig_failed(struct db_conn *c, const char *why)
+db_migrate_failed(struct db_conn *c, const char *why)
 {
 	db_log_error(c->db, 0, "migration failed", why);
-	mig_send(c, MIG_ROLLBACK, "rollback");
+	db_migrate_send(c, MIG_ROLLBACK, "rollback");
 }
 
 /* Now at version current: commit, give up, or apply the next step. */
 static void
-mig_decide(struct db_conn *c, int current)
+db_migrate_decide(struct db_conn *c, int current)
 {
 	char	*sql;
 
 	if (current > db_schema_version()) {
 		log_warnx("database: schema version %d is newer than this "
 		    "depotd knows (%d)", current, db_schema_version());
-		mig_send(c, MIG_ROLLBACK, "rollback");
+		db_migrate_send(c, MIG_ROLLBACK, "rollback");
 		return;
 	}
 	if (current == db_schema_version()) {
-		mig_send(c, MIG_COMMIT, "commit");
+		db_migrate_send(c, MIG_COMMIT, "commit");
 		return;
 	}
-	c->mig_version = current + 1;
-	if ((sql = schema_step_sql(c->mig_version)) == NULL) {
-		mig_failed(c, "out of memory");
+	c->migrate_version = current + 1;
+	if ((sql = schema_step_sql(c->migrate_version)) == NULL) {
+		db_migrate_failed(c, "out of memory");
 		return;
 	}
-	log_info("database: applying migration %d", c->mig_version);
-	mig_send(c, MIG_APPLY, sql);
+	log_info("database: applying migration %d", c->migrate_version);
+	db_migrate_send(c, MIG_APPLY, sql);
 	free(sql);
 }
 
 static void
-mig_result(struct db_conn *c)
+db_migrate_result(struct db_conn *c)
 {
 	struct db	*db = c->db;
 	PGresult	*res = c->res;
 	const char	*err;
 
 	err = res != NULL ? PQresultErrorMessage(res) : "no result";
-	if (c->res_failed && c->mig_step != MIG_ROLLBACK) {
-		mig_failed(c, err);
+	if (c->res_failed && c->migrate_step != MIG_ROLLBACK) {
+		db_migrate_failed(c, err);
 		return;
 	}
-	switch (c->mig_step) {
+	switch (c->migrate_step) {
 	case MIG_BEGIN:
 		if (res == NULL || PQntuples(res) != 1) {
-			mig_failed(c, "unexpected answer");
+			db_migrate_failed(c, "unexpected answer");
 		} else if (strcmp(PQgetvalue(res, 0, 0), "t") == 0)
-			mig_send(c, MIG_VERSION, SCHEMA_VERSION_SQL);
+			db_migrate_send(c, MIG_VERSION, SCHEMA_VERSION_SQL);
 		else
-			mig_decide(c, 0);
+			db_migrate_decide(c, 0);
 		break;
 	case MIG_VERSION:
 		if (res == NULL || PQntuples(res) != 1)
-			mig_failed(c, "unexpected answer");
+			db_migrate_failed(c, "unexpected answer");
 		else
-			mig_decide(c, atoi(PQgetvalue(res, 0, 0)));
+			db_migrate_decide(c, atoi(PQgetvalue(res, 0, 0)));
 		break;
 	case MIG_APPLY:
 		/* Committed; the next step starts a new transaction. */
-		mig_send(c, MIG_BEGIN, SCHEMA_BEGIN_SQL);
+		db_migrate_send(c, MIG_BEGIN, SCHEMA_BEGIN_SQL);
 		break;
 	case MIG_COMMIT:
 		db->migrating = 0;
@@ -614,11 +616,11 @@ mig_result(struct db_conn *c)
 		log_debug("database: schema at version %d",
 		    db_schema_version());
 		db_update_up(db);
-		db_dispatch(db);
+		db_send_queued(db);
 		break;
 	case MIG_ROLLBACK:
 		/* Retried after the backoff, in case someone fixes it. */
-		dbconn_broken(c, "schema not applied");
+		db_connection_broken(c, "schema not applied");
 		break;
 	}
 }
@@ -645,7 +647,7 @@ db_update_up(struct db *db)
 
 /* Hands queued queries to idle connections, or starts the migration. */
 static void
-db_dispatch(struct db *db)
+db_send_queued(struct db *db)
 {
 	struct db_conn	*c;
 	struct db_query	*q;
@@ -657,20 +659,20 @@ db_dispatch(struct db *db)
 			continue;
 		if (!db->migrated) {
 			if (!db->migrating)
-				mig_begin(c);
+				db_migrate_begin(c);
 			continue;
 		}
 		if ((q = TAILQ_FIRST(&db->queue)) == NULL)
 			break;
 		TAILQ_REMOVE(&db->queue, q, entry);
 		c->query = q;
-		dbconn_send(c);
+		db_connection_send(c);
 	}
 	db_update_up(db);
 }
 
 static struct db_query *
-dbq_new(const char *sql, int nparams, const char *const *params,
+db_query_new(const char *sql, int nparams, const char *const *params,
     db_cb cb, void *arg)
 {
 	struct db_query	*q;
@@ -693,7 +695,7 @@ dbq_new(const char *sql, int nparams, const char *const *params,
 	}
 	return q;
  fail:
-	dbq_free(q);
+	db_query_free(q);
 	return NULL;
 }
 
@@ -705,12 +707,12 @@ db_query(struct db *db, const char *sql, int nparams,
 
 	if (!db->up)
 		return -1;
-	if ((q = dbq_new(sql, nparams, params, cb, arg)) == NULL) {
+	if ((q = db_query_new(sql, nparams, params, cb, arg)) == NULL) {
 		log_warn("%s", __func__);
 		return -1;
 	}
 	TAILQ_INSERT_TAIL(&db->queue, q, entry);
-	db_dispatch(db);
+	db_send_queued(db);
 	return 0;
 }
 
@@ -723,14 +725,14 @@ db_free(struct db *db)
 	if (db == NULL)
 		return;
 	for (i = 0; db->conns != NULL && i < db->npool; i++) {
-		dbconn_close(&db->conns[i]);
-		dbq_free(db->conns[i].query);
+		db_connection_close(&db->conns[i]);
+		db_query_free(db->conns[i].query);
 		if (db->conns[i].timer != NULL)
 			event_free(db->conns[i].timer);
 	}
 	while ((q = TAILQ_FIRST(&db->queue)) != NULL) {
 		TAILQ_REMOVE(&db->queue, q, entry);
-		dbq_free(q);
+		db_query_free(q);
 	}
 	if (db->fail_ev != NULL)
 		event_free(db->fail_ev);

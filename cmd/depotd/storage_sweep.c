@@ -79,19 +79,19 @@ sweep_logged(void *arg, const char *result)
 static void
 sweep_timer(evutil_socket_t fd, short what, void *arg)
 {
-	sweep_run(sweep_logged, NULL);
+	storage_sweep_run(sweep_logged, NULL);
 	sweep_timer_arm();
 }
 
 void
-sweep_init(void)
+storage_sweep_init(void)
 {
 	ev_sweep = evtimer_new(storage.base, sweep_timer, NULL);
 	sweep_timer_arm();
 }
 
 void
-sweep_reschedule(void)
+storage_sweep_reschedule(void)
 {
 	if (ev_sweep != NULL)
 		sweep_timer_arm();
@@ -265,7 +265,7 @@ sweep_batch(struct sweep_pass *sp)
 }
 
 void
-sweep_run(void (*done)(void *, const char *), void *arg)
+storage_sweep_run(void (*done)(void *, const char *), void *arg)
 {
 	struct sweep_pass	*sp;
 

@@ -48,18 +48,18 @@
 					/* frontends report every 5 s */
 
 /* FILE_CREATE: the intent row is being inserted. */
-struct supload_create_req {
-	struct sreq		 req;
+struct upload_create_request {
+	struct storage_request	 req;
 	char			 handle[HANDLE_LEN];
 	struct principal_ref	 who;
 	struct file_rec		 rec;
 	char			 ref[128];
 };
-SREQ_FIRST(supload_create_req);
+STORAGE_REQUEST_FIRST(upload_create_request);
 
 /* FILE_COMMIT: the store makes the bytes durable, then the row ready. */
-struct supload_commit_req {
-	struct sreq		 req;
+struct upload_commit_request {
+	struct storage_request	 req;
 	char			 id[IDLEN];
 	char			 ref[128];
 	int64_t			 size;
@@ -67,11 +67,11 @@ struct supload_commit_req {
 	char			 purpose[PURPOSE_MAX];
 	char			 expires[32];
 };
-SREQ_FIRST(supload_commit_req);
+STORAGE_REQUEST_FIRST(upload_commit_request);
 
 /* An upload between FILE_CREATED and commit or abort. */
-struct supload {
-	TAILQ_ENTRY(supload)	 entry;
+struct upload {
+	TAILQ_ENTRY(upload)	 entry;
 	struct storage_peer	*peer;
 	char			 handle[HANDLE_LEN];
 	char			 id[IDLEN];
@@ -81,15 +81,15 @@ struct supload {
 	int64_t			 last_progress;	/* mono_seconds() */
 };
 
-static TAILQ_HEAD(, supload)	 uploads = TAILQ_HEAD_INITIALIZER(uploads);
+static TAILQ_HEAD(, upload)	 uploads = TAILQ_HEAD_INITIALIZER(uploads);
 static struct event		*ev_heartbeat;
 
-static void	supload_heartbeat_arm(void);
+static void	upload_heartbeat_arm(void);
 
-static struct supload *
-supload_find(struct storage_peer *p, const struct file_key *fk)
+static struct upload *
+upload_find(struct storage_peer *p, const struct file_key *fk)
 {
-	struct supload	*u;
+	struct upload	*u;
 
 	TAILQ_FOREACH(u, &uploads, entry)
 		if (u->peer == p && strcmp(u->id, fk->id) == 0 &&
@@ -99,7 +99,7 @@ supload_find(struct storage_peer *p, const struct file_key *fk)
 }
 
 static void
-supload_row_done(void *arg, const PGresult *res)
+upload_row_done(void *arg, const PGresult *res)
 {
 	if (res != NULL && PQresultStatus(res) != PGRES_COMMAND_OK)
 		log_warnx("database: %s", PQresultErrorMessage(res));
@@ -107,12 +107,12 @@ supload_row_done(void *arg, const PGresult *res)
 
 /* A row whose upload never reached the store goes at once. */
 static void
-supload_forget_row(const char *id)
+upload_forget_row(const char *id)
 {
 	const char	*params[1] = { id };
 
 	if (db_query(storage.db, "delete from files where id = $1 and "
-	    "state = 'writing'", 1, params, supload_row_done, NULL) == -1)
+	    "state = 'writing'", 1, params, upload_row_done, NULL) == -1)
 		log_warnx("storage: %s stays in 'writing' for the sweep", id);
 }
 
@@ -124,43 +124,43 @@ supload_forget_row(const char *id)
  * row.  Until then the row is invisible like every 'writing' row.
  */
 static void
-supload_abandon_row(const char *id)
+upload_abandon_row(const char *id)
 {
 	const char	*params[1] = { id };
 
 	if (db_query(storage.db, "update files set updated_at = "
 	    "'epoch'::timestamptz where id = $1 and state = 'writing'", 1,
-	    params, supload_row_done, NULL) == -1)
+	    params, upload_row_done, NULL) == -1)
 		log_warnx("storage: %s stays in 'writing' for the sweep", id);
 }
 
 static void
-supload_free(struct supload *u)
+upload_free(struct upload *u)
 {
 	TAILQ_REMOVE(&uploads, u, entry);
 	free(u);
 }
 
 static void
-supload_drop(struct supload *u)
+upload_drop(struct upload *u)
 {
 	if (u->xfer != NULL)
 		storage.store->ops->put_abort(u->xfer);
 	u->xfer = NULL;
-	supload_abandon_row(u->id);
-	supload_free(u);
+	upload_abandon_row(u->id);
+	upload_free(u);
 }
 
 static void
-supload_created(void *arg, const PGresult *res)
+upload_created(void *arg, const PGresult *res)
 {
-	struct supload_create_req	*r = arg;
-	struct supload			*u;
+	struct upload_create_request	*r = arg;
+	struct upload			*u;
 	const char			*errstr;
 	int				 fd, error;
 
-	if (sreq_db_failed(&r->req, res, PGRES_TUPLES_OK)) {
-		sreq_free(&r->req);
+	if (storage_request_db_failed(&r->req, res, PGRES_TUPLES_OK)) {
+		storage_request_free(&r->req);
 		return;
 	}
 	r->rec.created_us = strtonum(PQgetvalue(res, 0, 0), 0, INT64_MAX,
@@ -169,10 +169,10 @@ supload_created(void *arg, const PGresult *res)
 	    &errstr);
 	/* The request ended while the row was inserted: no upload. */
 	if (r->req.peer == NULL ||
-	    !sauth_handle_live(r->req.peer, r->handle)) {
-		supload_forget_row(r->rec.id);
-		sreq_error(&r->req, 401, "the request ended");
-		sreq_free(&r->req);
+	    !storage_auth_handle_live(r->req.peer, r->handle)) {
+		upload_forget_row(r->rec.id);
+		storage_request_error(&r->req, 401, "the request ended");
+		storage_request_free(&r->req);
 		return;
 	}
 	if ((u = calloc(1, sizeof(*u))) == NULL)
@@ -189,20 +189,21 @@ supload_created(void *arg, const PGresult *res)
 		log_warnx("storage: cannot begin %s: %s", u->ref,
 		    strerror(error));
 		free(u);
-		supload_forget_row(r->rec.id);
-		sreq_error(&r->req, error == ENOSPC ? 507 : 500,
+		upload_forget_row(r->rec.id);
+		storage_request_error(&r->req, error == ENOSPC ? 507 : 500,
 		    "the store cannot take the file now");
-		sreq_free(&r->req);
+		storage_request_free(&r->req);
 		return;
 	}
 	TAILQ_INSERT_TAIL(&uploads, u, entry);
-	supload_heartbeat_arm();
-	sreq_reply(&r->req, IMSG_FILE_CREATED, fd, &r->rec, sizeof(r->rec));
-	sreq_free(&r->req);
+	upload_heartbeat_arm();
+	storage_request_reply(&r->req, IMSG_FILE_CREATED, fd, &r->rec,
+	    sizeof(r->rec));
+	storage_request_free(&r->req);
 }
 
 static int64_t
-supload_expiry_seconds(int64_t asked)
+upload_expiry_seconds(int64_t asked)
 {
 	int64_t	 retention = storage.conf->retention;
 
@@ -213,9 +214,9 @@ supload_expiry_seconds(int64_t asked)
 
 /* Uploads under way for a key, across every frontend of this host. */
 static int
-supload_count_of_key(const char *key_id)
+upload_count_of_key(const char *key_id)
 {
-	struct supload	*u;
+	struct upload	*u;
 	int		 n = 0;
 
 	TAILQ_FOREACH(u, &uploads, entry)
@@ -225,13 +226,13 @@ supload_count_of_key(const char *key_id)
 }
 
 static void
-supload_insert(struct supload_create_req *r)
+upload_insert(struct upload_create_request *r)
 {
 	const char	*params[9];
 	char		 expires[32];
 
 	snprintf(expires, sizeof(expires), "%" PRId64,
-	    supload_expiry_seconds(r->rec.expires_after));
+	    upload_expiry_seconds(r->rec.expires_after));
 	params[0] = r->rec.id;
 	params[1] = r->who.owner.user_id;
 	params[2] = r->who.owner.workspace_id;
@@ -243,38 +244,39 @@ supload_insert(struct supload_create_req *r)
 	    "code_execution_output";
 	params[7] = r->ref;
 	params[8] = expires;
-	if (sreq_query(&r->req, "insert into files (id, user_id, "
+	if (storage_request_query(&r->req, "insert into files (id, user_id, "
 	    "workspace_id, filename, mime_type, purpose, source, "
 	    "storage_ref, state, expires_at) values ($1, $2, $3, $4, $5, "
 	    "$6, $7, $8, 'writing', case when $9::bigint > 0 then "
 	    "clock_timestamp() + make_interval(secs => $9::bigint) end) "
 	    "returning (extract(epoch from created_at) * 1000000)::bigint, "
 	    "coalesce((extract(epoch from expires_at) * 1000000)::bigint, 0)",
-	    9, params, supload_created) == -1)
-		sreq_free(&r->req);
+	    9, params, upload_created) == -1)
+		storage_request_free(&r->req);
 }
 
 void
-supload_create(struct storage_peer *p, struct imsg *imsg)
+storage_upload_create(struct storage_peer *p, struct imsg *imsg)
 {
 	struct file_create		 fc;
 	const struct principal_ref	*who;
-	struct supload_create_req	*r;
+	struct upload_create_request	*r;
 
 	IMSG_TAKE(imsg, fc);
 	fc.handle[sizeof(fc.handle) - 1] = '\0';
-	if ((who = sauth_handle(p, imsg->hdr.peerid, fc.handle)) == NULL)
+	if ((who = storage_auth_handle(p, imsg->hdr.peerid, fc.handle)) == NULL)
 		return;
 	if (storage.conf->max_uploads_per_key > 0 &&
-	    supload_count_of_key(who->key_id) >=
+	    upload_count_of_key(who->key_id) >=
 	    storage.conf->max_uploads_per_key) {
-		storage_error(p, imsg->hdr.peerid, 429, "too many uploads at "
+		storage_peer_error(p, imsg->hdr.peerid, 429,
+		    "too many uploads at "
 		    "once for this key; retry shortly");
 		return;
 	}
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		fatal("calloc");
-	sreq_begin(&r->req, p, imsg->hdr.peerid);
+	storage_request_begin(&r->req, p, imsg->hdr.peerid);
 	strlcpy(r->handle, fc.handle, sizeof(r->handle));
 	r->who = *who;
 	r->rec = fc.rec;
@@ -300,35 +302,35 @@ supload_create(struct storage_peer *p, struct imsg *imsg)
 	}
 	id_new(r->rec.id, sizeof(r->rec.id), "file-");
 	store_ref_for_id(r->ref, sizeof(r->ref), r->rec.id);
-	supload_insert(r);
+	upload_insert(r);
 	explicit_bzero(&fc, sizeof(fc));
 }
 
 /* The upload a message's file_key names on this channel, if any. */
-static struct supload *
-supload_of_msg(struct storage_peer *p, struct imsg *imsg)
+static struct upload *
+upload_of_msg(struct storage_peer *p, struct imsg *imsg)
 {
 	struct file_key	 fk;
 
 	IMSG_TAKE(imsg, fk);
 	fk.handle[sizeof(fk.handle) - 1] = fk.id[sizeof(fk.id) - 1] = '\0';
-	return supload_find(p, &fk);
+	return upload_find(p, &fk);
 }
 
 /* The frontend saw bytes flow into the upload's descriptor. */
 void
-supload_progress(struct storage_peer *p, struct imsg *imsg)
+storage_upload_progress(struct storage_peer *p, struct imsg *imsg)
 {
-	struct supload	*u;
+	struct upload	*u;
 
-	if ((u = supload_of_msg(p, imsg)) == NULL)
+	if ((u = upload_of_msg(p, imsg)) == NULL)
 		return;
 	u->last_progress = mono_seconds();
-	sauth_handle_touch(p, u->handle);
+	storage_auth_handle_touch(p, u->handle);
 }
 
 static void
-supload_blob_undone(void *arg, int error)
+upload_blob_undone(void *arg, int error)
 {
 	if (error != 0 && error != ENOENT)
 		log_warnx("storage: an uncommitted blob stays for the "
@@ -336,41 +338,43 @@ supload_blob_undone(void *arg, int error)
 }
 
 static void
-supload_committed_row(void *arg, const PGresult *res)
+upload_committed_row(void *arg, const PGresult *res)
 {
-	struct supload_commit_req	*r = arg;
+	struct upload_commit_request	*r = arg;
 	struct file_rec			 rec;
 
-	if (sreq_db_failed(&r->req, res, PGRES_TUPLES_OK) ||
+	if (storage_request_db_failed(&r->req, res, PGRES_TUPLES_OK) ||
 	    PQntuples(res) != 1) {
 		if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK)
-			sreq_error(&r->req, 500, "the upload was lost");
+			storage_request_error(&r->req, 500,
+			    "the upload was lost");
 		/* The blob is in place but its row is not ready: undo. */
 		storage.store->ops->remove(storage.store, r->ref,
-		    supload_blob_undone, NULL);
-		supload_abandon_row(r->id);
-		sreq_free(&r->req);
+		    upload_blob_undone, NULL);
+		upload_abandon_row(r->id);
+		storage_request_free(&r->req);
 		return;
 	}
-	sfiles_rec_from_row(&rec, res, 0);
-	sreq_reply(&r->req, IMSG_FILE_INFO, -1, &rec, sizeof(rec));
-	sreq_free(&r->req);
+	storage_request_file_from_row(&rec, res, 0);
+	storage_request_reply(&r->req, IMSG_FILE_INFO, -1, &rec, sizeof(rec));
+	storage_request_free(&r->req);
 }
 
 /* The store made the bytes durable (or failed to). */
 static void
-supload_committed_bytes(void *arg, int error)
+upload_committed_bytes(void *arg, int error)
 {
-	struct supload_commit_req	*r = arg;
+	struct upload_commit_request	*r = arg;
 	const char			*params[5];
 	char				 bytes[32];
 
 	if (error != 0) {
 		log_warnx("storage: commit of %s failed: %s", r->ref,
 		    strerror(error));
-		supload_abandon_row(r->id);
-		sreq_error(&r->req, 500, "the store failed to keep the file");
-		sreq_free(&r->req);
+		upload_abandon_row(r->id);
+		storage_request_error(&r->req, 500,
+		    "the store failed to keep the file");
+		storage_request_free(&r->req);
 		return;
 	}
 	snprintf(bytes, sizeof(bytes), "%" PRId64, r->size);
@@ -384,32 +388,32 @@ supload_committed_bytes(void *arg, int error)
 	    "$5::bigint > 0 then created_at + make_interval(secs => "
 	    "$5::bigint) end, updated_at = clock_timestamp() "
 	    "where id = $1 and state = 'writing' returning " FILE_COLS,
-	    5, params, supload_committed_row, r) == -1)
-		supload_committed_row(r, NULL);
+	    5, params, upload_committed_row, r) == -1)
+		upload_committed_row(r, NULL);
 }
 
 void
-supload_commit(struct storage_peer *p, struct imsg *imsg)
+storage_upload_commit(struct storage_peer *p, struct imsg *imsg)
 {
 	struct file_commit		 fc;
 	struct store_xfer		*xfer;
-	struct supload			*u;
-	struct supload_commit_req	*r;
+	struct upload			*u;
+	struct upload_commit_request	*r;
 
 	IMSG_TAKE(imsg, fc);
 	fc.key.handle[sizeof(fc.key.handle) - 1] = '\0';
 	fc.key.id[sizeof(fc.key.id) - 1] = '\0';
 	fc.sha256[sizeof(fc.sha256) - 1] = '\0';
 	fc.purpose[sizeof(fc.purpose) - 1] = '\0';
-	if (sauth_handle(p, imsg->hdr.peerid, fc.key.handle) == NULL)
+	if (storage_auth_handle(p, imsg->hdr.peerid, fc.key.handle) == NULL)
 		return;
-	if ((u = supload_find(p, &fc.key)) == NULL) {
-		storage_error(p, imsg->hdr.peerid, 500, "unknown upload");
+	if ((u = upload_find(p, &fc.key)) == NULL) {
+		storage_peer_error(p, imsg->hdr.peerid, 500, "unknown upload");
 		return;
 	}
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		fatal("calloc");
-	sreq_begin(&r->req, p, imsg->hdr.peerid);
+	storage_request_begin(&r->req, p, imsg->hdr.peerid);
 	strlcpy(r->id, u->id, sizeof(r->id));
 	strlcpy(r->sha256, fc.sha256, sizeof(r->sha256));
 	strlcpy(r->purpose, fc.purpose[0] ? fc.purpose : "user_data",
@@ -418,44 +422,44 @@ supload_commit(struct storage_peer *p, struct imsg *imsg)
 		strlcpy(r->purpose, "code_execution_output",
 		    sizeof(r->purpose));
 	snprintf(r->expires, sizeof(r->expires), "%" PRId64,
-	    supload_expiry_seconds(fc.expires_after));
+	    upload_expiry_seconds(fc.expires_after));
 	strlcpy(r->ref, u->ref, sizeof(r->ref));
 	r->size = fc.bytes;
 	xfer = u->xfer;
-	supload_free(u);
+	upload_free(u);
 	/* put_commit frees the transfer whatever the outcome. */
 	storage.store->ops->put_commit(xfer, fc.bytes,
-	    supload_committed_bytes, r);
+	    upload_committed_bytes, r);
 }
 
 void
-supload_abort(struct storage_peer *p, struct imsg *imsg)
+storage_upload_abort(struct storage_peer *p, struct imsg *imsg)
 {
-	struct supload	*u;
+	struct upload	*u;
 
-	if ((u = supload_of_msg(p, imsg)) != NULL)
-		supload_drop(u);
+	if ((u = upload_of_msg(p, imsg)) != NULL)
+		upload_drop(u);
 }
 
 /* The handle was released or expired: its uploads go with it. */
 void
-supload_handle_gone(struct storage_peer *p, const char *handle)
+storage_upload_handle_gone(struct storage_peer *p, const char *handle)
 {
-	struct supload	*u, *tmp;
+	struct upload	*u, *tmp;
 
 	TAILQ_FOREACH_SAFE(u, &uploads, entry, tmp)
 		if (u->peer == p && strcmp(u->handle, handle) == 0)
-			supload_drop(u);
+			upload_drop(u);
 }
 
 void
-supload_peer_lost(struct storage_peer *p)
+storage_upload_peer_lost(struct storage_peer *p)
 {
-	struct supload	*u, *tmp;
+	struct upload	*u, *tmp;
 
 	TAILQ_FOREACH_SAFE(u, &uploads, entry, tmp)
 		if (u->peer == p)
-			supload_drop(u);
+			upload_drop(u);
 }
 
 /*
@@ -464,9 +468,9 @@ supload_peer_lost(struct storage_peer *p)
  * grow with the number of uploads beyond the array.
  */
 static void
-supload_heartbeat(evutil_socket_t fd, short what, void *arg)
+upload_heartbeat(evutil_socket_t fd, short what, void *arg)
 {
-	struct supload	*u, *tmp;
+	struct upload	*u, *tmp;
 	const char	*params[1];
 	char		*ids;
 	size_t		 len = 3, n = 0;
@@ -477,7 +481,7 @@ supload_heartbeat(evutil_socket_t fd, short what, void *arg)
 		    now - u->last_progress > UPLOAD_IDLE_MIN) {
 			log_warnx("storage: upload %s idle past writing-grace; "
 			    "abandoned", u->id);
-			supload_drop(u);
+			upload_drop(u);
 			continue;
 		}
 		len += strlen(u->id) + 1;
@@ -494,25 +498,27 @@ supload_heartbeat(evutil_socket_t fd, short what, void *arg)
 	params[0] = ids;
 	if (n > 0 && storage.db != NULL && db_query(storage.db, "update files "
 	    "set updated_at = clock_timestamp() where id = any($1::text[]) "
-	    "and state = 'writing'", 1, params, supload_row_done, NULL) == -1)
+	    "and state = 'writing'", 1, params, upload_row_done, NULL) == -1)
 		log_warnx("storage: live uploads not refreshed: the database "
 		    "is unavailable");
 	free(ids);
-	supload_heartbeat_arm();
+	upload_heartbeat_arm();
 }
 
 /* Several refreshes fit in writing-grace, however short. */
 static void
-supload_heartbeat_arm(void)
+upload_heartbeat_arm(void)
 {
 	struct timeval	 tv = { UPLOAD_HEARTBEAT, 0 };
 
+	/* A third of it, and at least a second: it may be 1 or 2. */
 	if (storage.conf->writing_grace / 3 < tv.tv_sec)
-		tv.tv_sec = storage.conf->writing_grace / 3 > 0 ?
-		    storage.conf->writing_grace / 3 : 1;
+		tv.tv_sec = storage.conf->writing_grace / 3;
+	if (tv.tv_sec < 1)
+		tv.tv_sec = 1;
 
 	if (ev_heartbeat == NULL)
-		ev_heartbeat = evtimer_new(storage.base, supload_heartbeat,
+		ev_heartbeat = evtimer_new(storage.base, upload_heartbeat,
 		    NULL);
 	if (TAILQ_EMPTY(&uploads))
 		evtimer_del(ev_heartbeat);

@@ -37,7 +37,7 @@
 #include <libpq-fe.h>
 
 #include "log.h"
-#include "db.h"
+#include "storage_db.h"
 #include "t.h"
 
 #define SCRATCH		"depot_test_db"

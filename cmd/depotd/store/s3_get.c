@@ -186,7 +186,7 @@ s3_get(struct store *st, const char *ref, off_t offset, off_t length,
 	g->fd = g->peer = -1;
 	g->cb = cb;
 	g->arg = arg;
-	if ((key = s3_key(s3, ref)) == NULL) {
+	if ((key = s3_req_key(s3, ref)) == NULL) {
 		error = EINVAL;
 		goto fail;
 	}

@@ -198,7 +198,7 @@ s3_put_created(struct s3_req *req)
 	struct store_xfer	*x = req->arg;
 
 	if (s3_req_error(req) != 0 ||
-	    (x->upload_id = s3_xml_text(req->resp, "UploadId")) == NULL) {
+	    (x->upload_id = s3_req_xml_text(req->resp, "UploadId")) == NULL) {
 		s3_req_log(req, "create multipart upload");
 		s3_put_fail(x, EIO);
 	}
@@ -542,7 +542,7 @@ s3_put_begin(struct store *st, const char *ref, int *fdp,
 	x->nslots = s3_put_nslots(s3);
 	for (i = 0; i < x->nslots; i++)
 		x->slot[i].x = x;
-	if ((x->key = s3_key(s3, ref)) == NULL) {
+	if ((x->key = s3_req_key(s3, ref)) == NULL) {
 		free(x);
 		return EINVAL;
 	}

@@ -19,7 +19,8 @@
  * SigV4, runs in the storage helper's event loop through curl, waits in
  * a queue while max_transfers are running, and is retried as a whole,
  * with backoff, on trouble that may pass: until a sink took bytes of its
- * answer, starting over is always safe.
+ * answer, starting over is always safe.  The object key a request names
+ * and the text of its XML answer are read here too, for every caller.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -77,6 +78,41 @@ s3_req_log(struct s3_req *req, const char *what)
 	else
 		log_warnx("s3: %s %s %s/%s: HTTP %ld", what, req->method,
 		    req->s3->bucket, req->key ? req->key : "", req->status);
+}
+
+/* The object key of ref under the prefix; NULL with errno set. */
+char *
+s3_req_key(struct s3 *s3, const char *ref)
+{
+	char	*key;
+
+	if (!store_ref_valid(ref)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (asprintf(&key, "%s%s%s", s3->prefix, s3->prefix[0] ? "/" : "",
+	    ref) == -1)
+		return NULL;
+	return key;
+}
+
+/* The text of the first <tag> in an XML answer; malloc'd. */
+char *
+s3_req_xml_text(const char *xml, const char *tag)
+{
+	char		 open[64], close[64];
+	const char	*a, *b;
+
+	if (xml == NULL)
+		return NULL;
+	snprintf(open, sizeof(open), "<%s>", tag);
+	snprintf(close, sizeof(close), "</%s>", tag);
+	if ((a = strstr(xml, open)) == NULL)
+		return NULL;
+	a += strlen(open);
+	if ((b = strstr(a, close)) == NULL)
+		return NULL;
+	return strndup(a, b - a);
 }
 
 struct s3_req *

@@ -20,7 +20,8 @@
  * storage helper's event loop (TCP connect, SSH handshake, public key
  * authentication, the SFTP subsystem, keepalives, a watchdog for a
  * server that stops answering, backoff after a loss), and the passes
- * that let the transfers (store_sftp.c) make their calls on it.
+ * that let the transfers (store_sftp.c, through the callbacks it gives
+ * sftp_conn_init) make their calls on it.
  *
  * libssh2 keeps per-channel state for an unfinished call and insists
  * that a call which returned EAGAIN is repeated exactly, so the
@@ -207,7 +208,7 @@ sftp_sock_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		/* ...or sent something only an SFTP call will consume. */
 		if (n == 1 && !sftp->probing)
-			sftp_probe(sftp);
+			sftp->xfer_ops->probe(sftp);
 	}
 	sftp_run(sftp);
 }
@@ -451,7 +452,7 @@ sftp_up(struct sftp_store *sftp)
 		if (sftp->ev_keepalive != NULL)
 			evtimer_add(sftp->ev_keepalive, &tv);
 	}
-	sftp_orphans_retry(sftp);
+	sftp->xfer_ops->reconnected(sftp);
 }
 
 /* One step of the connection set-up; 1 when it progressed. */
@@ -533,7 +534,7 @@ sftp_lost(struct sftp_store *sftp, int error)
 		    sftp->url.port);
 	sftp_teardown(sftp);
 	TAILQ_FOREACH_SAFE(x, &sftp->xfers, entry, next)
-		sftp_xfer_lost(x, error);
+		sftp->xfer_ops->lost(x, error);
 	sftp->conn_error = error;
 	sftp_backoff(sftp);
 	/* The failed xfers report from the loop. */
@@ -553,9 +554,9 @@ sftp_run_xfers(struct sftp_store *sftp)
 			if (sftp->busy != NULL && sftp->busy != x)
 				continue;
 			if (sftp->state != CONN_UP &&
-			    sftp_xfer_needs_session(x))
+			    sftp->xfer_ops->needs_session(x))
 				continue;
-			res = sftp_xfer_step(x);
+			res = sftp->xfer_ops->step(x);
 			if (res == STEP_AGAIN) {
 				if (sftp->busy != x)
 					sftp->progress_at = sftp_mono_now();
@@ -619,11 +620,13 @@ sftp_timer_cb(evutil_socket_t fd, short what, void *arg)
 	sftp_connect(arg);
 }
 
+/* ops: how the transfers are run, lost and probed (store_sftp.c's). */
 int
-sftp_conn_init(struct sftp_store *sftp)
+sftp_conn_init(struct sftp_store *sftp, const struct sftp_xfer_ops *ops)
 {
 	struct event_base	*base = sftp->st->base;
 
+	sftp->xfer_ops = ops;
 	sftp->ev_timer = evtimer_new(base, sftp_timer_cb, sftp);
 	sftp->ev_kick = event_new(base, -1, 0, sftp_kick_cb, sftp);
 	sftp->ev_watchdog = evtimer_new(base, sftp_watchdog_cb, sftp);

@@ -19,7 +19,8 @@
  * socketpair through one bounded buffer to "<ref>.tmp" on the server,
  * which is renamed to the ref on commit; reading the socket stops while
  * the buffer is full.  A failed put closes and removes its temporary,
- * or leaves it to sftp_orphans_retry when the session was lost.
+ * or leaves it to be removed after a reconnect when the session was
+ * lost (store_sftp.c's sftp_orphans_retry).
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -114,7 +115,8 @@ sftp_put_stream(struct store_xfer *x)
 	if (x->off < x->len) {
 		n = libssh2_sftp_write(x->handle, x->buf + x->off, count);
 		if (n < 0) {
-			if ((res = sftp_call(sftp, n, &e)) == STEP_PROGRESS)
+			res = sftp_xfer_call(sftp, n, &e);
+			if (res == STEP_PROGRESS)
 				sftp_put_fail(x, e);
 			return res;
 		}
@@ -159,7 +161,7 @@ sftp_put_finish(struct store_xfer *x)
 		    strlen(x->tmp), x->path, strlen(x->path),
 		    LIBSSH2_SFTP_RENAME_OVERWRITE | LIBSSH2_SFTP_RENAME_ATOMIC |
 		    LIBSSH2_SFTP_RENAME_NATIVE);
-		if ((res = sftp_call(sftp, rc, &e)) != STEP_PROGRESS)
+		if ((res = sftp_xfer_call(sftp, rc, &e)) != STEP_PROGRESS)
 			return res;
 		if (e == 0) {
 			x->tmp_created = 0;
@@ -226,7 +228,7 @@ sftp_put_step(struct store_xfer *x)
 		slash = strrchr(x->path, '/');
 		rc = libssh2_sftp_mkdir_ex(sftp->subsys, x->path,
 		    slash - x->path, 0755);
-		if ((res = sftp_call(sftp, rc, &e)) != STEP_PROGRESS)
+		if ((res = sftp_xfer_call(sftp, rc, &e)) != STEP_PROGRESS)
 			return res;
 		x->step = ST_PUT_OPEN;
 		return STEP_PROGRESS;

@@ -55,38 +55,6 @@ struct s3_op {
 	char			*id_marker;
 };
 
-char *
-s3_key(struct s3 *s3, const char *ref)
-{
-	char	*key;
-
-	if (!store_ref_valid(ref)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (asprintf(&key, "%s%s%s", s3->prefix, s3->prefix[0] ? "/" : "",
-	    ref) == -1)
-		return NULL;
-	return key;
-}
-
-char *
-s3_xml_text(const char *xml, const char *tag)
-{
-	char		 open[64], close[64];
-	const char	*a, *b;
-
-	if (xml == NULL)
-		return NULL;
-	snprintf(open, sizeof(open), "<%s>", tag);
-	snprintf(close, sizeof(close), "</%s>", tag);
-	if ((a = strstr(xml, open)) == NULL)
-		return NULL;
-	a += strlen(open);
-	if ((b = strstr(a, close)) == NULL)
-		return NULL;
-	return strndup(a, b - a);
-}
 /*
  * HEAD, DELETE and the bucket check.
  */
@@ -133,7 +101,7 @@ s3_op_new(struct s3 *s3, const char *ref, void *arg)
 		return NULL;
 	op->s3 = s3;
 	op->arg = arg;
-	if (ref != NULL && (op->key = s3_key(s3, ref)) == NULL) {
+	if (ref != NULL && (op->key = s3_req_key(s3, ref)) == NULL) {
 		free(op);
 		return NULL;
 	}
@@ -286,7 +254,7 @@ s3_xml_value(const char *xml, const char *tag)
 {
 	char	*v;
 
-	if ((v = s3_xml_text(xml, tag)) != NULL)
+	if ((v = s3_req_xml_text(xml, tag)) != NULL)
 		s3_xml_unescape(v);
 	return v;
 }

@@ -94,6 +94,10 @@ void		 s3_req_free(struct s3_req *);
 /* 0 for a 2xx answer, else ENOENT, EACCES or EIO. */
 int		 s3_req_error(struct s3_req *);
 void		 s3_req_log(struct s3_req *, const char *what);
+/* The object key of ref under the prefix; NULL with errno set. */
+char		*s3_req_key(struct s3 *, const char *ref);
+/* The text of the first <tag> in an XML answer; malloc'd. */
+char		*s3_req_xml_text(const char *xml, const char *tag);
 
 /* s3_put.c: the writer. */
 int		 s3_put_begin(struct store *, const char *ref, int *fd,
@@ -105,11 +109,5 @@ void		 s3_put_abort(struct store_xfer *);
 /* s3_get.c: the reader. */
 void		 s3_get(struct store *, const char *ref, off_t offset,
 		    off_t length, store_open_cb, void *);
-
-/* store_s3.c */
-/* The object key of ref under the prefix; NULL with errno set. */
-char		*s3_key(struct s3 *, const char *ref);
-/* The text of the first <tag> in an XML answer; malloc'd. */
-char		*s3_xml_text(const char *xml, const char *tag);
 
 #endif

@@ -20,8 +20,9 @@
  * One SSH session per store (sftp_conn.c).  Every operation (put, get,
  * stat, remove, check) is a transfer with a small state machine; a pass
  * over the transfers lets each make one libssh2 call.  This file holds
- * what the transfers share, the reads and the small operations; the
- * writer is sftp_put.c.
+ * the reads, the small operations and what the connection asks of
+ * every transfer (a step, its loss), given to it as callbacks; what a
+ * transfer is made of is sftp_xfer.c, the writer sftp_put.c.
  *
  * Bytes move between the SFTP server and one end of a socketpair that
  * the frontend writes or reads, through one bounded buffer per
@@ -60,96 +61,20 @@
 #define SFTP_STALL_DEFAULT	60	/* without keepalive */
 #define SFTP_STALL_MIN		6
 
-/*
- * The errno for a failed libssh2 call, or -1 when the failure means
- * the session itself is gone and every transfer on it must fail.
- */
-static int
-sftp_errno(struct sftp_store *sftp, int rc)
-{
-	if (rc != LIBSSH2_ERROR_SFTP_PROTOCOL)
-		return -1;
-	switch (libssh2_sftp_last_error(sftp->subsys)) {
-	case LIBSSH2_FX_NO_SUCH_FILE:
-	case LIBSSH2_FX_NO_SUCH_PATH:
-		return ENOENT;
-	case LIBSSH2_FX_PERMISSION_DENIED:
-	case LIBSSH2_FX_WRITE_PROTECT:
-		return EACCES;
-	case LIBSSH2_FX_NO_SPACE_ON_FILESYSTEM:
-	case LIBSSH2_FX_QUOTA_EXCEEDED:
-		return ENOSPC;
-	case LIBSSH2_FX_FILE_ALREADY_EXISTS:
-		return EEXIST;
-	default:
-		return EIO;
-	}
-}
+static void	sftp_probe(struct sftp_store *);
+static void	sftp_orphans_retry(struct sftp_store *);
+static int	sftp_xfer_needs_session(struct store_xfer *);
+static enum sftp_step_result sftp_xfer_step(struct store_xfer *);
+static void	sftp_xfer_lost(struct store_xfer *, int);
 
-/* The rc of a libssh2 call that returned a pointer, NULL meaning failure. */
-static int
-sftp_ptr_rc(struct sftp_store *sftp, const void *p)
-{
-	if (p != NULL)
-		return 0;
-	return libssh2_session_last_errno(sftp->ssh);
-}
-
-enum sftp_step_result
-sftp_call(struct sftp_store *sftp, int rc, int *error)
-{
-	*error = 0;
-	if (rc == LIBSSH2_ERROR_EAGAIN)
-		return STEP_AGAIN;
-	if (rc < 0 && (*error = sftp_errno(sftp, rc)) == -1)
-		return STEP_LOST;
-	return STEP_PROGRESS;
-}
-
-static enum sftp_step_result
-sftp_xfer_open(struct store_xfer *x, const char *path, unsigned long flags,
-    long mode, int *error)
-{
-	struct sftp_store	*sftp = x->sftp;
-
-	x->handle = libssh2_sftp_open_ex(sftp->subsys, path, strlen(path),
-	    flags, mode, LIBSSH2_SFTP_OPENFILE);
-	return sftp_call(sftp, sftp_ptr_rc(sftp, x->handle), error);
-}
-
-/* A new file of ours alone: a temporary, or the check's probe. */
-enum sftp_step_result
-sftp_xfer_create(struct store_xfer *x, const char *path, int *error)
-{
-	return sftp_xfer_open(x, path, LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT |
-	    LIBSSH2_FXF_EXCL, 0600, error);
-}
-
-enum sftp_step_result
-sftp_xfer_close(struct store_xfer *x, int *error)
-{
-	int	rc;
-
-	rc = libssh2_sftp_close_handle(x->handle);
-	if (rc != LIBSSH2_ERROR_EAGAIN)
-		x->handle = NULL;
-	return sftp_call(x->sftp, rc, error);
-}
-
-enum sftp_step_result
-sftp_xfer_unlink(struct store_xfer *x, const char *path, int *error)
-{
-	return sftp_call(x->sftp, libssh2_sftp_unlink_ex(x->sftp->subsys,
-	    path, strlen(path)), error);
-}
-
-static enum sftp_step_result
-sftp_xfer_stat(struct store_xfer *x, const char *path,
-    LIBSSH2_SFTP_ATTRIBUTES *attrs, int *error)
-{
-	return sftp_call(x->sftp, libssh2_sftp_stat_ex(x->sftp->subsys, path,
-	    strlen(path), LIBSSH2_SFTP_STAT, attrs), error);
-}
+/* How the connection runs the transfers. */
+static const struct sftp_xfer_ops sftp_transfers = {
+	.step = sftp_xfer_step,
+	.needs_session = sftp_xfer_needs_session,
+	.lost = sftp_xfer_lost,
+	.probe = sftp_probe,
+	.reconnected = sftp_orphans_retry,
+};
 
 static int
 sftp_init(struct store *st, const struct store_conf *sc)
@@ -189,7 +114,7 @@ sftp_init(struct store *st, const struct store_conf *sc)
 		log_warnx("sftp: libssh2_init failed");
 		goto fail;
 	}
-	if (sftp_conn_init(sftp) == -1)
+	if (sftp_conn_init(sftp, &sftp_transfers) == -1)
 		goto fail;
 	return 0;
  fail:
@@ -198,7 +123,7 @@ sftp_init(struct store *st, const struct store_conf *sc)
 }
 
 /* A stat of the root, to make libssh2 read what arrived unasked. */
-void
+static void
 sftp_probe(struct sftp_store *sftp)
 {
 	struct store_xfer	*x;
@@ -212,34 +137,6 @@ sftp_probe(struct sftp_store *sftp)
 	    sizeof(x->path));
 	sftp->probing = 1;
 	TAILQ_INSERT_HEAD(&sftp->xfers, x, entry);
-}
-
-void
-sftp_xfer_close_fd(struct store_xfer *x)
-{
-	if (x->ev_fd != NULL) {
-		event_free(x->ev_fd);
-		x->ev_fd = NULL;
-	}
-	if (x->fd != -1) {
-		close(x->fd);
-		x->fd = -1;
-	}
-}
-
-void
-sftp_xfer_free(struct store_xfer *x)
-{
-	struct sftp_store	*sftp = x->sftp;
-
-	if (sftp->busy == x)
-		sftp->busy = NULL;
-	if (x->kind == XF_PROBE)
-		sftp->probing = 0;
-	TAILQ_REMOVE(&sftp->xfers, x, entry);
-	sftp_xfer_close_fd(x);
-	free(x->buf);
-	free(x);
 }
 
 static void
@@ -261,59 +158,7 @@ sftp_orphan(struct sftp_store *sftp, const char *path)
 	sftp->norphans++;
 }
 
-/* Report and free; the callback comes last so it may start new work. */
-enum sftp_step_result
-sftp_xfer_finish(struct store_xfer *x, int error, off_t size)
-{
-	enum sftp_xfer_kind	 kind = x->kind;
-	store_done_cb	 done_cb = x->done_cb;
-	store_stat_cb	 stat_cb = x->stat_cb;
-	store_open_cb	 open_cb = x->open_cb;
-	void		*arg = x->arg;
-	int		 opened = x->opened, owned = x->owned;
-
-	sftp_xfer_free(x);
-	switch (kind) {
-	case XF_CHECK:
-	case XF_REMOVE:
-		done_cb(arg, error);
-		break;
-	case XF_PUT:
-		if (owned && done_cb != NULL)
-			done_cb(arg, error);
-		break;
-	case XF_STAT:
-		stat_cb(arg, error, size);
-		break;
-	case XF_GET:
-		if (!opened)
-			open_cb(arg, error, -1, 0);
-		break;
-	default:
-		break;
-	}
-	return STEP_DONE;
-}
-
 static void
-sftp_xfer_fd_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct store_xfer	*x = arg;
-
-	sftp_run(x->sftp);
-}
-
-void
-sftp_xfer_wait_fd(struct store_xfer *x, short what)
-{
-	if (x->ev_fd == NULL)
-		x->ev_fd = event_new(x->sftp->st->base, x->fd, what,
-		    sftp_xfer_fd_cb, x);
-	if (x->ev_fd != NULL && !event_pending(x->ev_fd, what, NULL))
-		event_add(x->ev_fd, NULL);
-}
-
-void
 sftp_orphans_retry(struct sftp_store *sftp)
 {
 	struct store_xfer	*x;
@@ -366,12 +211,12 @@ sftp_get_stream(struct store_xfer *x)
 	n = libssh2_sftp_read(x->handle, x->buf, want);
 	if (n == LIBSSH2_ERROR_EAGAIN)
 		return STEP_AGAIN;
-	if (n < 0 && sftp_errno(sftp, n) == -1)
+	if (n < 0 && sftp_xfer_errno(sftp, n) == -1)
 		return STEP_LOST;
 	if (n <= 0) {
 		log_warnx("sftp: get %s: %lld bytes short: %s", x->ref,
 		    (long long)x->remaining, n == 0 ? "the blob shrank" :
-		    strerror(sftp_errno(sftp, n)));
+		    strerror(sftp_xfer_errno(sftp, n)));
 		x->step = ST_GET_CLOSE;
 		return STEP_PROGRESS;
 	}
@@ -541,13 +386,13 @@ sftp_check_step(struct store_xfer *x)
 	}
 }
 
-int
+static int
 sftp_xfer_needs_session(struct store_xfer *x)
 {
 	return x->step != ST_FAILED;
 }
 
-enum sftp_step_result
+static enum sftp_step_result
 sftp_xfer_step(struct store_xfer *x)
 {
 	/* A cancel waits until no call of this xfer is pending. */
@@ -570,7 +415,7 @@ sftp_xfer_step(struct store_xfer *x)
 	}
 }
 
-void
+static void
 sftp_xfer_lost(struct store_xfer *x, int error)
 {
 	struct sftp_store	*sftp = x->sftp;
@@ -612,40 +457,6 @@ sftp_xfer_lost(struct store_xfer *x, int error)
 		x->step = ST_FAILED;
 		break;
 	}
-}
-
-/* A new transfer: it waits for the session, or fails fast while down. */
-struct store_xfer *
-sftp_xfer_new(struct sftp_store *sftp, enum sftp_xfer_kind kind,
-    const char *ref)
-{
-	struct store_xfer	*x;
-
-	if ((x = calloc(1, sizeof(*x))) == NULL)
-		return NULL;
-	x->sftp = sftp;
-	x->kind = kind;
-	x->fd = -1;
-	if (ref != NULL) {
-		strlcpy(x->ref, ref, sizeof(x->ref));
-		if (!store_ref_valid(ref) || (size_t)snprintf(x->path,
-		    sizeof(x->path), "%s/%s", sftp->url.root, ref) >=
-		    sizeof(x->path)) {
-			x->error = EINVAL;
-			x->step = ST_FAILED;
-		}
-	} else
-		strlcpy(x->path, sftp->url.root[0] ? sftp->url.root : "/",
-		    sizeof(x->path));
-	if (x->step != ST_FAILED && sftp->state == CONN_BACKOFF) {
-		x->error = sftp->conn_error ? sftp->conn_error : EIO;
-		x->step = ST_FAILED;
-	}
-	TAILQ_INSERT_TAIL(&sftp->xfers, x, entry);
-	if (sftp->state == CONN_DOWN)
-		sftp_connect(sftp);
-	sftp_kick(sftp);
-	return x;
 }
 
 static void

@@ -16,8 +16,9 @@
 
 /*
  * store_sftp.h: what the SFTP store's files share: the store, its
- * transfers, the connection (sftp_conn.c), the transfers' common steps
- * (store_sftp.c) and the writer (sftp_put.c).
+ * transfers, the connection (sftp_conn.c), the transfers' common
+ * steps (sftp_xfer.c), the writer (sftp_put.c) and, on top, the reads
+ * and small operations (store_sftp.c).
  */
 #ifndef DEPOT_STORE_SFTP_H
 #define DEPOT_STORE_SFTP_H
@@ -151,10 +152,28 @@ struct sftp_store {
 	struct sftp_link	 link;		/* the session's memory, reads */
 	struct sftp_orphan_list	 orphans;
 	int			 norphans;
+	const struct sftp_xfer_ops *xfer_ops;	/* store_sftp.c's */
+};
+
+/*
+ * What the connection asks of the transfers, given by store_sftp.c to
+ * sftp_conn_init(): the connection runs them without calling up.
+ */
+struct sftp_xfer_ops {
+	/* One step of x; see enum sftp_step_result. */
+	enum sftp_step_result	(*step)(struct store_xfer *);
+	int			(*needs_session)(struct store_xfer *);
+	/* The session is gone: fail x, or keep what it must clean up. */
+	void			(*lost)(struct store_xfer *, int error);
+	/* A transfer that consumes what the server sent while idle. */
+	void			(*probe)(struct sftp_store *);
+	/* After a reconnect: remove the temporaries a lost session left. */
+	void			(*reconnected)(struct sftp_store *);
 };
 
 /* sftp_conn.c: the session, and the passes that run the transfers. */
-int		 sftp_conn_init(struct sftp_store *);
+int		 sftp_conn_init(struct sftp_store *,
+		    const struct sftp_xfer_ops *);
 void		 sftp_conn_free(struct sftp_store *);
 /* Start connecting, unless a connection is up or on its way. */
 void		 sftp_connect(struct sftp_store *);
@@ -163,11 +182,7 @@ void		 sftp_kick(struct sftp_store *);
 /* Run the connection set-up and the transfers now. */
 void		 sftp_run(struct sftp_store *);
 
-/* store_sftp.c: what every transfer does. */
-enum sftp_step_result sftp_xfer_step(struct store_xfer *);
-int		 sftp_xfer_needs_session(struct store_xfer *);
-/* The session is gone: fail x, or keep what it must clean up. */
-void		 sftp_xfer_lost(struct store_xfer *, int error);
+/* sftp_xfer.c: what every transfer is made of. */
 struct store_xfer *sftp_xfer_new(struct sftp_store *, enum sftp_xfer_kind,
 		    const char *ref);
 void		 sftp_xfer_free(struct store_xfer *);
@@ -182,16 +197,19 @@ enum sftp_step_result sftp_xfer_finish(struct store_xfer *, int error,
  * when the session is gone, or STEP_PROGRESS with *error 0 or the
  * errno of a call the server refused.
  */
-enum sftp_step_result sftp_call(struct sftp_store *, int rc, int *error);
+/* The errno of a failed libssh2 call, -1 when the session is gone. */
+int		 sftp_xfer_errno(struct sftp_store *, int rc);
+enum sftp_step_result sftp_xfer_call(struct sftp_store *, int rc,
+		    int *error);
+enum sftp_step_result sftp_xfer_open(struct store_xfer *, const char *path,
+		    unsigned long flags, long mode, int *error);
 enum sftp_step_result sftp_xfer_create(struct store_xfer *, const char *path,
 		    int *error);
 enum sftp_step_result sftp_xfer_close(struct store_xfer *, int *error);
 enum sftp_step_result sftp_xfer_unlink(struct store_xfer *,
 		    const char *path, int *error);
-/* A transfer that consumes what the server sent while we were idle. */
-void		 sftp_probe(struct sftp_store *);
-/* After a reconnect: remove the temporaries the lost session left. */
-void		 sftp_orphans_retry(struct sftp_store *);
+enum sftp_step_result sftp_xfer_stat(struct store_xfer *, const char *path,
+		    LIBSSH2_SFTP_ATTRIBUTES *, int *error);
 
 /* sftp_put.c: the writer. */
 enum sftp_step_result sftp_put_step(struct store_xfer *);

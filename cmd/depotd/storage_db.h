@@ -15,7 +15,7 @@
  */
 
 /*
- * db.h: PostgreSQL for the storage helper, asynchronous on libevent.
+ * storage_db.h: PostgreSQL for the storage helper, asynchronous on libevent.
  *
  * A small pool of non-blocking libpq connections.  Queries are queued
  * and handed to the next idle connection; each runs as one
@@ -31,8 +31,8 @@
  * db_free() must not be called from a callback; it drops queued
  * queries without calling them.
  */
-#ifndef DEPOT_DB_H
-#define DEPOT_DB_H
+#ifndef DEPOTD_STORAGE_DB_H
+#define DEPOTD_STORAGE_DB_H
 
 #include <libpq-fe.h>
 #include <event2/event.h>

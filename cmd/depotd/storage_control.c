@@ -15,7 +15,7 @@
  */
 
 /*
- * storage_ctl.c: depotctl's commands that need the database: users,
+ * storage_control.c: depotctl's commands that need the database: users,
  * workspaces, keys, status and an immediate sweep.  The master relays
  * them here and relays the reply lines back.
  */
@@ -31,18 +31,18 @@
 #include "child.h"
 #include "storage.h"
 
-struct sctl_req {
+struct control_request {
 	uint32_t	 client;
 	int		 type;
 	char		 token[TOKEN_LEN];
 };
 
 static void
-sctl_line(uint32_t client, const char *fmt, ...)
+control_line(uint32_t client, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
-sctl_line(uint32_t client, const char *fmt, ...)
+control_line(uint32_t client, const char *fmt, ...)
 {
 	char	 line[1024];
 	va_list	 ap;
@@ -54,7 +54,7 @@ sctl_line(uint32_t client, const char *fmt, ...)
 }
 
 static void
-sctl_end(struct sctl_req *c, int status)
+control_end(struct control_request *c, int status)
 {
 	int32_t	 s = status;
 
@@ -64,17 +64,18 @@ sctl_end(struct sctl_req *c, int status)
 }
 
 static int
-sctl_failed(struct sctl_req *c, const PGresult *res, ExecStatusType want)
+control_failed(struct control_request *c, const PGresult *res,
+    ExecStatusType want)
 {
 	if (res == NULL) {
-		sctl_line(c->client, "the database is unavailable");
-		sctl_end(c, 1);
+		control_line(c->client, "the database is unavailable");
+		control_end(c, 1);
 		return 1;
 	}
 	if (PQresultStatus(res) != want) {
-		sctl_line(c->client, "%s", PQresultErrorField(res,
+		control_line(c->client, "%s", PQresultErrorField(res,
 		    PG_DIAG_MESSAGE_PRIMARY));
-		sctl_end(c, 1);
+		control_end(c, 1);
 		return 1;
 	}
 	return 0;
@@ -82,13 +83,13 @@ sctl_failed(struct sctl_req *c, const PGresult *res, ExecStatusType want)
 
 /* Prints every row as tab-separated columns. */
 static void
-sctl_rows(void *arg, const PGresult *res)
+control_rows(void *arg, const PGresult *res)
 {
-	struct sctl_req	*c = arg;
+	struct control_request	*c = arg;
 	char		 line[1024];
 	int		 i, j;
 
-	if (sctl_failed(c, res, PGRES_TUPLES_OK))
+	if (control_failed(c, res, PGRES_TUPLES_OK))
 		return;
 	for (i = 0; i < PQntuples(res); i++) {
 		line[0] = '\0';
@@ -98,39 +99,40 @@ sctl_rows(void *arg, const PGresult *res)
 			strlcat(line, PQgetisnull(res, i, j) ? "-" :
 			    PQgetvalue(res, i, j), sizeof(line));
 		}
-		sctl_line(c->client, "%s", line);
+		control_line(c->client, "%s", line);
 	}
 	if (PQntuples(res) == 0 && c->type == CTL_KEY_CREATE) {
 		/* The insert selected no user or no workspace. */
-		sctl_line(c->client, "no such user or workspace");
-		sctl_end(c, 1);
+		control_line(c->client, "no such user or workspace");
+		control_end(c, 1);
 		return;
 	}
 	if (c->type == CTL_KEY_CREATE && PQntuples(res) == 1) {
 		/* The only time the token is ever shown. */
-		sctl_line(c->client, "token\t%s", c->token);
+		control_line(c->client, "token\t%s", c->token);
 	}
-	sctl_end(c, 0);
+	control_end(c, 0);
 }
 
 static void
-sctl_query_to(struct sctl_req *c, const char *sql, int n,
+control_query_to(struct control_request *c, const char *sql, int n,
     const char **params, db_cb cb)
 {
 	if (db_query(storage.db, sql, n, params, cb, c) == -1) {
-		sctl_line(c->client, "the database is unavailable");
-		sctl_end(c, 1);
+		control_line(c->client, "the database is unavailable");
+		control_end(c, 1);
 	}
 }
 
 static void
-sctl_query(struct sctl_req *c, const char *sql, int n, const char **params)
+control_query(struct control_request *c, const char *sql, int n,
+    const char **params)
 {
-	sctl_query_to(c, sql, n, params, sctl_rows);
+	control_query_to(c, sql, n, params, control_rows);
 }
 
 static void
-sctl_key_create(struct sctl_req *c, const struct ctl_cmd *cmd)
+control_key_create(struct control_request *c, const struct ctl_cmd *cmd)
 {
 	const char	*params[6];
 	char		 id[ID_BUFSIZE], hash[SHA256_HEXLEN], prefix[16];
@@ -145,7 +147,7 @@ sctl_key_create(struct sctl_req *c, const struct ctl_cmd *cmd)
 	params[3] = cmd->args[0];
 	params[4] = cmd->args[1];
 	params[5] = cmd->args[2];
-	sctl_query(c, "insert into api_keys (id, prefix, token_sha256, "
+	control_query(c, "insert into api_keys (id, prefix, token_sha256, "
 	    "user_id, workspace_id, expires_at) select $1, $2, $3, u.id, "
 	    "w.id, case when $6 = '' then null else now() + $6::interval "
 	    "end from users u, workspaces w where u.name = $4 and "
@@ -155,29 +157,29 @@ sctl_key_create(struct sctl_req *c, const struct ctl_cmd *cmd)
 }
 
 static void
-sctl_revoked(void *arg, const PGresult *res)
+control_revoked(void *arg, const PGresult *res)
 {
-	struct sctl_req	*c = arg;
+	struct control_request	*c = arg;
 	long		 matched;
 
-	if (sctl_failed(c, res, PGRES_TUPLES_OK))
+	if (control_failed(c, res, PGRES_TUPLES_OK))
 		return;
 	matched = strtol(PQgetvalue(res, 0, 0), NULL, 10);
 	if (matched == 0) {
-		sctl_line(c->client, "no such key");
-		sctl_end(c, 1);
+		control_line(c->client, "no such key");
+		control_end(c, 1);
 		return;
 	}
 	if (matched > 1) {
-		sctl_line(c->client, "%ld active keys have that prefix; "
+		control_line(c->client, "%ld active keys have that prefix; "
 		    "none revoked: name the key by its id", matched);
-		sctl_end(c, 1);
+		control_end(c, 1);
 		return;
 	}
 	/* This host forgets the key at once; others within seconds. */
-	sauth_key_revoked(PQgetvalue(res, 0, 1));
-	sctl_line(c->client, "%s\trevoked", PQgetvalue(res, 0, 1));
-	sctl_end(c, 0);
+	storage_auth_key_revoked(PQgetvalue(res, 0, 1));
+	control_line(c->client, "%s\trevoked", PQgetvalue(res, 0, 1));
+	control_end(c, 0);
 }
 
 /*
@@ -186,33 +188,33 @@ sctl_revoked(void *arg, const PGresult *res)
  * cannot slip in between.
  */
 static void
-sctl_key_revoke(struct sctl_req *c, const char *id_or_prefix)
+control_key_revoke(struct control_request *c, const char *id_or_prefix)
 {
 	const char	*params[1] = { id_or_prefix };
 
-	sctl_query_to(c, "with m as (select id from api_keys where "
+	control_query_to(c, "with m as (select id from api_keys where "
 	    "(id = $1 or prefix = $1) and revoked_at is null), r as (update "
 	    "api_keys set revoked_at = now() where id in (select id from m) "
 	    "and (select count(*) from m) = 1 returning id) select (select "
-	    "count(*) from m), (select id from r)", 1, params, sctl_revoked);
+	    "count(*) from m), (select id from r)", 1, params, control_revoked);
 }
 
 static void
-sctl_sweep_reported(void *arg, const char *result)
+control_sweep_reported(void *arg, const char *result)
 {
-	struct sctl_req	*c = arg;
+	struct control_request	*c = arg;
 
-	sctl_line(c->client, "%s", result);
-	sctl_end(c, 0);
+	control_line(c->client, "%s", result);
+	control_end(c, 0);
 }
 
 static void
-sctl_status_rows(struct sctl_req *c)
+control_status_rows(struct control_request *c)
 {
-	sctl_line(c->client, "database %s, store %s",
+	control_line(c->client, "database %s, store %s",
 	    db_up(storage.db) ? "up" : "down",
 	    storage.store_up ? "up" : "down");
-	sctl_query(c, "select 'files ' || state || case when deleted_at is "
+	control_query(c, "select 'files ' || state || case when deleted_at is "
 	    "not null then ' deleted' when expires_at <= now() then "
 	    "' expired' else '' end, count(*), coalesce(sum(bytes), 0) "
 	    "from files group by 1 union all (select 'last sweep ' || host "
@@ -222,10 +224,10 @@ sctl_status_rows(struct sctl_req *c)
 }
 
 void
-ctl_dispatch_cmd(struct imsg *imsg)
+storage_dispatch_control(struct imsg *imsg)
 {
 	struct ctl_cmd	 cmd;
-	struct sctl_req	*c;
+	struct control_request	*c;
 	const char	*p[2];
 	char		 id[ID_BUFSIZE];
 	int		 i;
@@ -243,31 +245,32 @@ ctl_dispatch_cmd(struct imsg *imsg)
 	p[1] = cmd.args[0];
 	switch (cmd.type) {
 	case CTL_STATUS:
-		sctl_status_rows(c);
+		control_status_rows(c);
 		break;
 	case CTL_USER_ADD:
 		id_new(id, sizeof(id), "usr-");
-		sctl_query(c, "insert into users (id, name) values ($1, $2) "
+		control_query(c, "insert into users (id, name) values ($1, $2) "
 		    "returning id, name", 2, p);
 		break;
 	case CTL_WORKSPACE_ADD:
 		id_new(id, sizeof(id), "wrk-");
-		sctl_query(c, "insert into workspaces (id, name) values "
+		control_query(c, "insert into workspaces (id, name) values "
 		    "($1, $2) returning id, name", 2, p);
 		break;
 	case CTL_USER_LIST:
-		sctl_query(c, "select id, name, created_at from users "
+		control_query(c, "select id, name, created_at from users "
 		    "order by name", 0, NULL);
 		break;
 	case CTL_WORKSPACE_LIST:
-		sctl_query(c, "select id, name, created_at from workspaces "
+		control_query(c, "select id, name, created_at from workspaces "
 		    "order by name", 0, NULL);
 		break;
 	case CTL_KEY_CREATE:
-		sctl_key_create(c, &cmd);
+		control_key_create(c, &cmd);
 		break;
 	case CTL_KEY_LIST:
-		sctl_query(c, "select k.id, k.prefix || '...', u.name, w.name, "
+		control_query(c,
+		    "select k.id, k.prefix || '...', u.name, w.name, "
 		    "k.created_at, coalesce(k.expires_at::text, 'never'), "
 		    "case when k.revoked_at is null then 'active' else "
 		    "'revoked' end from api_keys k join users u on "
@@ -275,14 +278,14 @@ ctl_dispatch_cmd(struct imsg *imsg)
 		    "w.id = k.workspace_id order by k.created_at", 0, NULL);
 		break;
 	case CTL_KEY_REVOKE:
-		sctl_key_revoke(c, cmd.args[0]);
+		control_key_revoke(c, cmd.args[0]);
 		break;
 	case CTL_SWEEP:
-		sweep_run(sctl_sweep_reported, c);
+		storage_sweep_run(control_sweep_reported, c);
 		break;
 	default:
-		sctl_line(c->client, "unknown command");
-		sctl_end(c, 1);
+		control_line(c->client, "unknown command");
+		control_end(c, 1);
 		break;
 	}
 	explicit_bzero(&cmd, sizeof(cmd));
