@@ -73,7 +73,7 @@ void		 upstream_body_bind(struct upstream_body *, size_t, int fd);
 int		 upstream_body_set_json(struct upstream_body *, struct json_object *);
 int64_t		 upstream_body_length(const struct upstream_body *);
 /*
- * CURLOPT_READFUNCTION (arg: the ubody).  Returns CURL_READFUNC_PAUSE
+ * CURLOPT_READFUNCTION (arg: the upstream body).  Returns CURL_READFUNC_PAUSE
  * when a descriptor has nothing yet; the wake-up callback then runs
  * once it has, and the owner unpauses the transfer.
  */
@@ -103,7 +103,7 @@ typedef void	(*refs_done_cb)(void *arg, int ok);
 /*
  * Finds every file reference in body (wire: the caller's), resolves
  * each under ar->who, and rewrites the blocks in place: natively read
- * files become inline base64 whose data is a ubody placeholder; for a
+ * files become inline base64 whose data is an upstream body placeholder; for a
  * text-only model (or a PDF under pdf-as-text) text, extracted text or
  * the omission marker.  sandbox: container_upload blocks become the
  * sandbox marker instead of documents.

@@ -41,6 +41,10 @@
 	"(expires_at is null or expires_at > now())"
 #define FILE_OWNED							\
 	"user_id = $2 and workspace_id = $3"
+/* One file by id ($1), as its owner ($2, $3) may see it. */
+#define FILE_SELECT_OWNED						\
+	"select " FILE_COLS " from files where "			\
+	"id = $1 and " FILE_OWNED " and " FILE_VISIBLE
 
 /* FILE_GET and FILE_DELETE. */
 struct files_keyed {
@@ -157,9 +161,7 @@ storage_files_get(struct storage_peer *p, struct imsg *imsg)
 
 	if ((r = files_keyed_new(p, imsg, params, &owner)) == NULL)
 		return;
-	if (storage_request_query(&r->req,
-	    "select " FILE_COLS " from files where "
-	    "id = $1 and " FILE_OWNED " and " FILE_VISIBLE, 3, params,
+	if (storage_request_query(&r->req, FILE_SELECT_OWNED, 3, params,
 	    files_got) == -1)
 		storage_request_free(&r->req);
 }
@@ -278,9 +280,7 @@ storage_files_open(struct storage_peer *p, struct imsg *imsg)
 		return;
 	}
 	storage_request_begin(&r->req, p, imsg->hdr.peerid);
-	if (storage_request_query(&r->req,
-	    "select " FILE_COLS " from files where "
-	    "id = $1 and " FILE_OWNED " and " FILE_VISIBLE, 3, params,
+	if (storage_request_query(&r->req, FILE_SELECT_OWNED, 3, params,
 	    files_read_found) == -1)
 		storage_request_free(&r->req);
 }

@@ -30,7 +30,7 @@
 #include "wire/wire.h"
 #include "tjson.h"
 
-/* A ubody placeholder stands for base64: xlate never looks inside. */
+/* An upstream body placeholder stands for base64: xlate never looks inside. */
 #define PH	"@@ubody:3:1048576@@"
 
 static char	 err[256];

@@ -43,51 +43,34 @@
  * type OpenAI documents nowhere: a client that reads the type saw a
  * different word for the same status in a stream and in a reply.
  */
-#include <string.h>
+#include <stddef.h>
 
 #include "wire.h"
 
-const char *
-wire_error_type_openai(int status)
-{
-	switch (status) {
-	case 401:
-		return "authentication_error";
-	case 403:
-		return "permission_error";
-	case 404:
-		return "not_found_error";
-	case 429:
-		return "rate_limit_error";
-	default:
-		return status >= 500 ? "server_error" :
-		    "invalid_request_error";
-	}
-}
+struct wire_error_word {
+	int		 status;
+	const char	*word;
+};
 
-const char *
-wire_error_type_anthropic(int status)
-{
-	switch (status) {
-	case 401:
-		return "authentication_error";
-	case 403:
-		return "permission_error";
-	case 404:
-		return "not_found_error";
-	case 413:
-		return "request_too_large";
-	case 429:
-		return "rate_limit_error";
-	case 503:
-	case 529:
-		return "overloaded_error";
-	case 504:
-		return "timeout_error";
-	default:
-		return status >= 500 ? "api_error" : "invalid_request_error";
-	}
-}
+static const struct wire_error_word openai_types[] = {
+	{ 401, "authentication_error" },
+	{ 403, "permission_error" },
+	{ 404, "not_found_error" },
+	{ 429, "rate_limit_error" },
+	{ 0, NULL }
+};
+
+static const struct wire_error_word anthropic_types[] = {
+	{ 401, "authentication_error" },
+	{ 403, "permission_error" },
+	{ 404, "not_found_error" },
+	{ 413, "request_too_large" },
+	{ 429, "rate_limit_error" },
+	{ 503, "overloaded_error" },
+	{ 529, "overloaded_error" },
+	{ 504, "timeout_error" },
+	{ 0, NULL }
+};
 
 /*
  * A Responses stream's error event carries a code beside the type
@@ -95,16 +78,40 @@ wire_error_type_anthropic(int status)
  * response's error where one fits (rate_limit_exceeded,
  * server_error), else the type.
  */
+static const struct wire_error_word responses_codes[] = {
+	{ 429, "rate_limit_exceeded" },
+	{ 504, "timeout" },
+	{ 0, NULL }
+};
+
+/* The word for status in map, else the dialect's word for its class. */
+static const char *
+wire_error_word(const struct wire_error_word *map, int status,
+    const char *server, const char *client)
+{
+	for (; map->word != NULL; map++)
+		if (map->status == status)
+			return map->word;
+	return status >= 500 ? server : client;
+}
+
+const char *
+wire_error_type_openai(int status)
+{
+	return wire_error_word(openai_types, status, "server_error",
+	    "invalid_request_error");
+}
+
+const char *
+wire_error_type_anthropic(int status)
+{
+	return wire_error_word(anthropic_types, status, "api_error",
+	    "invalid_request_error");
+}
+
 const char *
 wire_error_code_responses(int status)
 {
-	switch (status) {
-	case 429:
-		return "rate_limit_exceeded";
-	case 504:
-		return "timeout";
-	default:
-		return status >= 500 ? "server_error" :
-		    "invalid_request_error";
-	}
+	return wire_error_word(responses_codes, status, "server_error",
+	    "invalid_request_error");
 }
