@@ -1,2 +1,0 @@
-build2/lib/http_limits.o: lib/http_limits.c lib/http.h
-lib/http.h:

@@ -1,2 +1,0 @@
-build2/lib/http_query.o: lib/http_query.c lib/http.h
-lib/http.h:

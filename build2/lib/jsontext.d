@@ -1,2 +1,0 @@
-build2/lib/jsontext.o: lib/jsontext.c lib/jsontext.h
-lib/jsontext.h:

@@ -1,2 +1,0 @@
-build2/lib/mediatype.o: lib/mediatype.c lib/mediatype.h
-lib/mediatype.h:
