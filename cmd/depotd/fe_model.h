@@ -22,9 +22,10 @@
  *   fe_catalog.c	GET /v1/models and /v1/models/{id}, both dialects
  *   fe_upcall.c	one call to an upstream on libcurl's multi interface,
  *			with errors mapped into the caller's dialect
- *   fe_refs.c		file references: found, resolved under the caller's
+ *   fe_refs.c	file references: found, resolved under the caller's
  *			visibility, and rewritten inline or as text
- *   fe_upstream_body.c		an upstream request body of memory pieces and file
+ *   fe_upstream_body.c
+ *			an upstream request body of memory pieces and file
  *			descriptors sent as base64, with a known length
  *   fe_extract.c	PDF to text, asked of the extract child
  *   wire/		requests, answers and streams between the three

@@ -16,10 +16,10 @@
 
 
 /*
- * fe_upstream_body.c: an upstream request body made of pieces of serialised JSON
- * and of file descriptors whose bytes go out as base64.  The JSON
- * carries a placeholder where each descriptor's base64 belongs; the
- * body is cut there once serialised.  The length is known before the
+ * fe_upstream_body.c: an upstream request body made of pieces of
+ * serialised JSON and of file descriptors whose bytes go out as
+ * base64.  The JSON carries a placeholder where each descriptor's
+ * base64 belongs; the body is cut there once serialised.  The length is known before the
  * first byte, so curl sends Content-Length, and no more than one small
  * buffer of a file is ever in memory.
  *

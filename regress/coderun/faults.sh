@@ -298,6 +298,34 @@ print("made", 6)' 'out: {{last_tool_result}}'
 	depot_stop
 }
 
+# max-output-files 0 stores none of a run's files, as depotd.conf(5)
+# says; the broker once took 0 for "the default" and stored 20.
+faults_no_outputs() {	# dir port
+	local d=$1 key id st n0
+	depot_conf "$d" "$2" "$MODELS_CONF
+sandbox \"http://127.0.0.1:$mport\" { token \"$MIN_TOKEN\"
+	max-output-files 0 }"
+	if ! depot_start "$d"; then
+		notok "depotd starts with max-output-files 0"
+		sed 's/^/# /' "$d/depotd.log"
+		return
+	fi
+	key=$(depot_key faults-noout default)
+	min_fault '{}'
+	id=$(upload_csv "$key")
+	n0=$(outputs "$key")
+	dbl_code "$PNG_CODE" 'out: {{last_tool_result}}'
+	st=$(depot_req "$key" openai POST /v1/chat/completions \
+	    "$(chat_body m-chat "$id")" --max-time 60)
+	check "max-output-files 0: the run answers 200 with its output\
+ ($st: $(peek 300))" [ "$st" = 200 -a -n "$(grep -o 'mark 42' "$B_")" ]
+	check "max-output-files 0: no code_execution_output file stored\
+ ($n0 -> $(outputs "$key"))" [ "$(outputs "$key")" = "$n0" ]
+	check "max-output-files 0: 0 sessions after the run" \
+	    drained 5 min_sessions
+	depot_stop
+}
+
 # Nothing listens on the backend's port: 502 before any upstream call.
 faults_unreachable() {	# dir port
 	local d=$1 key st

@@ -212,5 +212,6 @@ depot_stop
 faults_minimal "$D/b" $((base + 1))
 faults_unreachable "$D/c" $((base + 2))
 faults_nosandbox "$D/d" $((base + 3))
+faults_no_outputs "$D/e" $((base + 4))
 
 [ "$failed" = 0 ] && [ "$status" = 0 ]
