@@ -21,6 +21,9 @@
 #     far each frontend's resident set grows (target: < 8 MiB)
 #  4. the hostile bodies of regress/hostile/bodies.sh (16 to 30 MiB of
 #     the smallest values): the status and each frontend's peak RSS
+#  5. what one file reference adds to a round trip: a chat naming a
+#     1 KB text file by id, less the same chat without it (both to the
+#     sink), and the storage helper's selects per request
 # The upstream of 1 and 2 is regress/upstream/double.py; that of 3 a
 # sink that reads the body and answers a fixed completion, so that the
 # figure is depotd's and not the double's JSON parser.
@@ -88,6 +91,8 @@ port, key, model, stream, n = sys.argv[1], sys.argv[2], sys.argv[3], \
     sys.argv[4] == "1", int(sys.argv[5])
 body = json.dumps({"model": model, "stream": stream, "messages":
     [{"role": "user", "content": "say something short"}]})
+if len(sys.argv) > 6:	# a body of its own
+    body = open(sys.argv[6]).read()
 hdr = {"Content-Type": "application/json", "Authorization": "Bearer " + key}
 c = http.client.HTTPConnection("127.0.0.1", int(port))
 for i in range(n + 10):
@@ -131,8 +136,8 @@ model \"bench-sink\" upstream \"sink\"
 depot_start "$w" || exit 1
 key=$(depot_key bench default)
 
-rt() {	# port key model stream name
-	python3 "$w/rt.py" "$1" "$2" "$3" "$4" "$N" >"$w/$5" ||
+rt() {	# port key model stream name [body-file]
+	python3 "$w/rt.py" "$1" "$2" "$3" "$4" "$N" ${6:+"$6"} >"$w/$5" ||
 	    { echo "round trips to port $1 failed"; exit 1; }
 }
 # p50 and p99 in ms of a file of seconds
@@ -211,3 +216,31 @@ for c in "chat-arrays arrays 5592405" "chat-strings strings 7864320" \
 	    "peak RSS $((peak / 1024)) MiB (bound 256 MiB)"
 	rm -f "$w/$1"
 done
+
+echo "-- 5. one file reference, $N requests (to the sink)"
+head -c 1000 /dev/urandom | base64 -w 76 | head -c 1024 >"$w/small.txt"
+sid=$(curl -s -H "Authorization: Bearer $key" -F purpose=user_data \
+    -F "file=@$w/small.txt;type=text/plain" "$DEPOT_URL/v1/files" |
+    sed -n 's/.*"id":"\(file-[0-9a-f]*\)".*/\1/p')
+[ -n "$sid" ] || { echo "the small upload failed"; exit 1; }
+printf '{"model":"bench-sink","messages":[{"role":"user","content":[%s]}]}' \
+    '{"type":"text","text":"say something short"}' >"$w/plain.json"
+printf '{"model":"bench-sink","messages":[{"role":"user","content":[%s,%s]}]}' \
+    '{"type":"text","text":"say something short"}' \
+    "{\"type\":\"file\",\"file\":{\"file_id\":\"$sid\"}}" >"$w/ref.json"
+# Reads of the files table: each select of a file by id is one scan.
+file_scans() {
+	sleep 11	# an idle backend flushes its statistics within 10 s
+	"$PG_BIN/psql" -X -q -d depot -Atc "select coalesce(idx_scan, 0) +
+	    coalesce(seq_scan, 0) from pg_stat_user_tables
+	    where relname = 'files'"
+}
+rt "$port" "$key" bench-sink 0 depotd.plain5 "$w/plain.json"
+s0=$(file_scans)
+rt "$port" "$key" bench-sink 0 depotd.ref5 "$w/ref.json"
+s1=$(file_scans)
+set -- $(pcts "$w/depotd.plain5") $(pcts "$w/depotd.ref5")
+echo "file reference: without p50 $1 ms p99 $2 ms; with p50 $3 ms" \
+    "p99 $4 ms; added p50 $(echo "$3 - $1" | bc -l) ms;" \
+    "files-table scans per request" \
+    "$(echo "scale=2; ($s1 - $s0) / ($N + 10)" | bc -l)"
