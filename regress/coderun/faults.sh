@@ -203,24 +203,36 @@ PNG_CODE='open("chart.png", "wb").write(bytes.fromhex(
     "426082"))
 print("mark", 6 * 7)'
 
+# depotd on dir and port with minimal.py as its sandbox; settings go
+# into the sandbox block.  1, said, when it does not start.
+minimal_depot() {	# dir port what [settings]
+	depot_conf "$1" "$2" "$MODELS_CONF
+sandbox \"http://127.0.0.1:$mport\" { token \"$MIN_TOKEN\" ${4:-} }"
+	depot_start "$1" && return 0
+	notok "depotd starts with $3"
+	sed 's/^/# /' "$1/depotd.log"
+	return 1
+}
+
+# The run of PNG_CODE on a chat naming a new CSV: the CSV's id in
+# png_id, the status in png_st.
+minimal_png_run() {	# key
+	min_fault '{}'
+	png_id=$(upload_csv "$1")
+	dbl_code "$PNG_CODE" 'out: {{last_tool_result}}'
+	png_st=$(depot_req "$1" openai POST /v1/chat/completions \
+	    "$(chat_body m-chat "$png_id")" --max-time 60)
+}
+
 faults_minimal() {	# dir port
 	local d=$1 key id st n0 pid
-	depot_conf "$d" "$2" "$MODELS_CONF
-sandbox \"http://127.0.0.1:$mport\" { token \"$MIN_TOKEN\" }"
-	if ! depot_start "$d"; then
-		notok "depotd starts with minimal.py as its sandbox"
-		sed 's/^/# /' "$d/depotd.log"
-		return
-	fi
+	minimal_depot "$d" "$2" "minimal.py as its sandbox" || return
 	key=$(depot_key faults-min default)
 
 	# The control: without a fault the output is stored.
-	min_fault '{}'
-	id=$(upload_csv "$key")
 	n0=$(outputs "$key")
-	dbl_code "$PNG_CODE" 'out: {{last_tool_result}}'
-	st=$(depot_req "$key" openai POST /v1/chat/completions \
-	    "$(chat_body m-chat "$id")" --max-time 60)
+	minimal_png_run "$key"
+	id=$png_id st=$png_st
 	check "minimal backend: the run answers 200 with the file line\
  ($st: $(peek 300))" [ "$st" = 200 -a \
 	    -n "$(grep -o 'mark 42.*chart.png (file_id: file-' "$B_")" ]
@@ -301,22 +313,13 @@ print("made", 6)' 'out: {{last_tool_result}}'
 # max-output-files 0 stores none of a run's files, as depotd.conf(5)
 # says; the broker once took 0 for "the default" and stored 20.
 faults_no_outputs() {	# dir port
-	local d=$1 key id st n0
-	depot_conf "$d" "$2" "$MODELS_CONF
-sandbox \"http://127.0.0.1:$mport\" { token \"$MIN_TOKEN\"
-	max-output-files 0 }"
-	if ! depot_start "$d"; then
-		notok "depotd starts with max-output-files 0"
-		sed 's/^/# /' "$d/depotd.log"
-		return
-	fi
+	local d=$1 key st n0
+	minimal_depot "$d" "$2" "max-output-files 0" "max-output-files 0" ||
+	    return
 	key=$(depot_key faults-noout default)
-	min_fault '{}'
-	id=$(upload_csv "$key")
 	n0=$(outputs "$key")
-	dbl_code "$PNG_CODE" 'out: {{last_tool_result}}'
-	st=$(depot_req "$key" openai POST /v1/chat/completions \
-	    "$(chat_body m-chat "$id")" --max-time 60)
+	minimal_png_run "$key"
+	st=$png_st
 	check "max-output-files 0: the run answers 200 with its output\
  ($st: $(peek 300))" [ "$st" = 200 -a -n "$(grep -o 'mark 42' "$B_")" ]
 	check "max-output-files 0: no code_execution_output file stored\
