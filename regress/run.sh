@@ -40,7 +40,9 @@ count() {	# suite-name logfile exit-status
 		echo "not ok - suite $1 exited $3 (see $2)"
 		f=1
 	fi
-	grep '^not ok - ' "$2"
+	# Each failure with the "# " lines after it: what CI's log keeps.
+	awk '/^not ok - / { print; tail = 24; next }
+	    tail > 0 && /^# / { print; tail--; next } { tail = 0 }' "$2"
 	echo "# $1: $p passed, $f failed"
 	passed=$((passed + p))
 	failed=$((failed + f))

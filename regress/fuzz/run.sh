@@ -63,7 +63,7 @@ for src in regress/fuzz/fuzz_*.c; do
 		continue
 	fi
 	corpus=$out/corpus-$name
-	rm -rf "$corpus"
+	rm -rf "$corpus" "$out/crash-$name-"*
 	mkdir -p "$corpus"
 	if [ -d "regress/fuzz/corpus/$name" ]; then
 		cp -R "regress/fuzz/corpus/$name/." "$corpus/"
@@ -79,6 +79,14 @@ for src in regress/fuzz/fuzz_*.c; do
 		# What a CI log keeps of it: the sanitizer's verdict.
 		grep -m 4 -E '^(SUMMARY|==[0-9]+== ?ERROR)|runtime error|#[0-9] ' \
 		    "$log" | sed 's/^/# /'
+		# And the input itself, so that a crash CI found can be
+		# replayed here: "$bin" FILE, FILE decoded from these lines.
+		for f in "$out/crash-$name-"*; do
+			[ -f "$f" ] || continue
+			echo "# input ${f##*/} (base64):"
+			head -c 512 "$f" | base64 | sed 's/^/# /'
+			break
+		done
 		status=1
 	fi
 done
