@@ -43,6 +43,7 @@
 #include "depotd.h"
 
 struct json_object;
+struct fe_authcache_entry;
 
 /* The storage helper's reply to a request (fe_storage_request). */
 typedef void	(*fe_storage_reply_cb)(void *arg, struct imsg *);
@@ -60,6 +61,7 @@ struct principal {
 	char		 user_name[128];
 	char		 workspace_name[128];	/* for logs */
 	int		 admin;
+	struct fe_authcache_entry *cached;	/* the handle's, held */
 };
 
 /*
@@ -106,6 +108,7 @@ void	 fe_authenticate(struct api_req *, void (*)(struct api_req *));
 void	 fe_auth_admin_user(struct api_req *, const char *user,
 	    const char *workspace, void (*)(struct api_req *));
 void	 fe_auth_release(struct api_req *);
+void	 fe_auth_init(void);
 
 /* fe_reply.c */
 enum dialect fe_reply_dialect(const struct http_request *);
