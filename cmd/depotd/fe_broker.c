@@ -41,7 +41,7 @@ struct fe_broker_lease {
 	struct call_entry	 ce;		/* id: the lease number */
 	struct api_req		*ar;
 	uint32_t		 delegate;	/* storage call under way */
-	char			 lent[HANDLE_LEN];	/* the broker's handle */
+	char			 lent[HANDLE_LEN];	/* the broker's */
 	fe_broker_status_cb	 status_cb;
 	fe_broker_result_cb	 result_cb;
 	void			*arg;

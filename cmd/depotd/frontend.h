@@ -17,10 +17,10 @@
 /*
  * frontend.h: the HTTP frontend's parts: the process and its routing
  * (frontend.c), requests to the storage helper (fe_storage.c),
- * authentication (fe_auth.c), dialects and errors (fe_reply.c), the
- * Files API (fe_files.c, with uploads in fe_upload.c and listings in
- * fe_list.c, the file object in fe_file_object.c), health
- * (fe_health.c) and metrics (fe_metrics.c).
+ * authentication (fe_auth.c, its cache in fe_authcache.c), dialects
+ * and errors (fe_reply.c), the Files API (fe_files.c, with uploads in
+ * fe_upload.c and listings in fe_list.c, the file object in
+ * fe_file_object.c), health (fe_health.c) and metrics (fe_metrics.c).
  */
 #ifndef DEPOTD_FRONTEND_H
 #define DEPOTD_FRONTEND_H

@@ -87,8 +87,9 @@ burst() {	# key tag count
 
 # The frontends that logged a request of tag, as "0 1".
 served_by() {	# tag
-	sed -n "s|^frontend \([0-9]*\)\[[0-9]*\]: GET /v1/models/$1-[0-9]* .*|\1|p" \
-	    "$log" | sort -u | tr '\n' ' ' | sed 's/ $//'
+	local re="^frontend \([0-9]*\)\[[0-9]*\]: GET /v1/models/$1-[0-9]* .*"
+
+	sed -n "s|$re|\1|p" "$log" | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
 # Every line of a burst is want.
