@@ -189,7 +189,7 @@ done
 check "the daemon ended with it" test -n "$gone"
 wait "$DEPOT_PID" 2>/dev/null
 DEPOT_PID=
-: >"$log"
+mv "$log" "$log.first"	# served_by reads the new one only
 depot_start "$d" || { notok "depotd starts again"; exit 1; }
 burst "$other" again 8 >"$work/again"
 check "started again, the key is answered afresh" \
