@@ -479,6 +479,9 @@ imsgev_arm(struct imsgev *iev)
 	event_del(iev->ev);
 	event_assign(iev->ev, iev->base, iev->ibuf.fd, want, imsgev_handler,
 	    iev);
+	/* event_assign gave it the default again. */
+	if (iev->priority >= 0)
+		event_priority_set(iev->ev, iev->priority);
 	iev->events = want;
 	event_add(iev->ev, NULL);
 }
@@ -489,6 +492,7 @@ imsgev_init(struct imsgev *iev, struct event_base *base, int fd,
 {
 	memset(iev, 0, sizeof(*iev));
 	iev->ibuf.fd = -1;
+	iev->priority = -1;
 	if (evutil_make_socket_nonblocking(fd) == -1)
 		return -1;
 	if (imsgbuf_init(&iev->ibuf, fd) == -1)
@@ -553,6 +557,15 @@ imsgev_clear(struct imsgev *iev)
 		iev->gone = NULL;
 	}
 	imsgev_teardown(iev);
+}
+
+int
+imsgev_set_priority(struct imsgev *iev, int priority)
+{
+	if (iev->ev == NULL || event_priority_set(iev->ev, priority) == -1)
+		return -1;
+	iev->priority = priority;
+	return 0;
 }
 
 void

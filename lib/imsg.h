@@ -162,6 +162,7 @@ struct imsgev {
 	int			 in_dispatch;
 	int			*gone;		/* handler's flag, set by clear */
 	const struct imsg_channel *chan;	/* NULL: nothing checked */
+	int			 priority;	/* -1: the base's default */
 };
 
 /* Makes fd non-blocking.  On failure (-1) fd stays the caller's. */
@@ -173,6 +174,8 @@ int	 imsgev_init(struct imsgev *, struct event_base *, int fd,
  * otherwise the end of the channel (closed() with the reason).
  */
 void	 imsgev_set_channel(struct imsgev *, const struct imsg_channel *);
+/* The channel's libevent priority (event_base_priority_init's range). */
+int	 imsgev_set_priority(struct imsgev *, int);
 int	 imsgev_compose(struct imsgev *, uint32_t type, uint32_t peerid,
 	    pid_t pid, int fd, const void *data, size_t datalen);
 int	 imsgev_composev(struct imsgev *, uint32_t type, uint32_t peerid,

@@ -275,6 +275,8 @@ child_run(enum proc_role role, int instance, const struct child_ops *ops,
 
 	if ((child.base = event_base_new()) == NULL)
 		fatalx("event_base_new");
+	if (event_base_priority_init(child.base, CHILD_PRI_COUNT) == -1)
+		fatalx("event_base_priority_init");
 	child.ev_term = evsignal_new(child.base, SIGTERM, child_sigterm, NULL);
 	evsignal_add(child.ev_term, NULL);
 	if (imsgev_init(&child.parent, child.base, PARENT_SOCK_FILENO,

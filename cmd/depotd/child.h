@@ -43,6 +43,15 @@ struct child_ops {
 	void	(*shutdown)(void);
 };
 
+/*
+ * Event priorities in every child: a channel set to CHILD_PRI_FIRST is
+ * served before anything else ready in the same turn (a frontend's
+ * storage channel: revocations before requests); the rest share
+ * libevent's default, the middle one.
+ */
+#define CHILD_PRI_FIRST		0
+#define CHILD_PRI_COUNT		2
+
 __dead void		 child_run(enum proc_role, int instance,
 			    const struct child_ops *, int debug, int verbose);
 struct event_base	*child_base(void);

@@ -19,10 +19,14 @@
  *
  * The frontend holds no key and no admin key: it sends the SHA-256 of
  * the presented token (and, for the admin key, the user named) and
- * gets back an opaque handle, valid on this frontend's channel for
- * this request only; every file call names it, and the request's end
- * releases it.  The storage helper caches its answers, so revocation
- * is its business too (see storage_auth.c).
+ * gets back an opaque handle, valid on this frontend's channel; every
+ * file call names it.  The answer is kept for a few seconds
+ * (fe_authcache.c), so that the next request with the same key sends
+ * no message; a request holds a reference to it, and the handle is
+ * released once the answer has left the cache and no request uses it.
+ * Revocation is the storage helper's business: it pushes the handles
+ * it revoked (IMSG_AUTH_DROP), and its channel is served before any
+ * client's (child.c), so a revoked key is refused by the next request.
  *
  * Failed attempts are counted per client address: past AUTH_FAIL_MAX
  * within AUTH_FAIL_WINDOW seconds an address is answered 429 without
@@ -34,10 +38,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "log.h"
 #include "util.h"
 #include "frontend.h"
+#include "fe_authcache.h"
 
 #define AUTH_FAIL_MAX		20
 #define AUTH_FAIL_WINDOW	60	/* seconds */
@@ -58,6 +64,8 @@ static int			 nfails;
 struct fe_auth_wait {
 	void		(*next)(struct api_req *);
 	int		 named;		/* the lookup named a user */
+	char		 user[128];	/* as asked: the cache's name */
+	char		 workspace[128];
 };
 
 /* "addr:port" or "[v6]:port" less the port. */
@@ -227,12 +235,12 @@ static void
 fe_auth_looked_up(void *arg, struct imsg *imsg)
 {
 	struct api_req		*ar = arg;
-	struct fe_auth_wait	 w;
+	struct fe_auth_wait	*w;
 	struct auth_result	 res;
+	char			 name[FE_AUTHCACHE_NAME];
 
 	ar->pending = 0;
-	w = *(struct fe_auth_wait *)ar->auth;
-	free(ar->auth);
+	w = ar->auth;
 	ar->auth = NULL;
 	if (imsg->hdr.type != IMSG_AUTH_RESULT ||
 	    imsg->datalen != sizeof(res))
@@ -241,7 +249,83 @@ fe_auth_looked_up(void *arg, struct imsg *imsg)
 	res.handle[sizeof(res.handle) - 1] = '\0';
 	res.user_name[sizeof(res.user_name) - 1] = '\0';
 	res.workspace_name[sizeof(res.workspace_name) - 1] = '\0';
-	fe_auth_apply(ar, &res, &w);
+	/* Only what carries a handle is kept; a failure is asked again. */
+	if (res.handle[0] != '\0') {
+		fe_authcache_name(name, sizeof(name), ar->who.token_sha256,
+		    res.admin ? w->user : NULL, w->workspace);
+		ar->who.cached = fe_authcache_put(name, &res, mono_usec());
+		explicit_bzero(name, sizeof(name));
+	}
+	fe_auth_apply(ar, &res, w);
+	explicit_bzero(&res, sizeof(res));
+	explicit_bzero(w, sizeof(*w));
+	free(w);
+}
+
+/* The request is done with its handle; the cache may keep it. */
+static void
+fe_auth_drop_ref(struct api_req *ar)
+{
+	struct auth_release	 rel;
+
+	if (ar->who.cached != NULL)
+		fe_authcache_unref(ar->who.cached);
+	else if (ar->who.handle[0] != '\0' && fe_storage_up()) {
+		/* Not cached (out of memory): released as it used to be. */
+		memset(&rel, 0, sizeof(rel));
+		strlcpy(rel.handle, ar->who.handle, sizeof(rel.handle));
+		fe_storage_send(IMSG_AUTH_RELEASE, &rel, sizeof(rel));
+	}
+	ar->who.cached = NULL;
+	ar->who.handle[0] = '\0';
+}
+
+/* Neither cached nor used by any request: the storage helper frees it. */
+static void
+fe_auth_release_handle(const char *handle)
+{
+	struct auth_release	 rel;
+
+	if (!fe_storage_up())
+		return;
+	memset(&rel, 0, sizeof(rel));
+	strlcpy(rel.handle, handle, sizeof(rel.handle));
+	fe_storage_send(IMSG_AUTH_RELEASE, &rel, sizeof(rel));
+}
+
+void
+fe_auth_init(void)
+{
+	fe_authcache_init(FE_AUTHCACHE_MAX, fe_auth_release_handle);
+}
+
+/* A cached answer: no message. */
+static int
+fe_auth_hit(struct api_req *ar, const char *user, const char *workspace,
+    void (*next)(struct api_req *))
+{
+	struct fe_authcache_entry	*e;
+	struct fe_auth_wait		 w;
+	char				 name[FE_AUTHCACHE_NAME];
+	int64_t				 now = mono_usec();
+	time_t				 wall = time(NULL);
+
+	/* An API key's answer is the hash's alone; the admin key's is not. */
+	if ((e = fe_authcache_get(ar->who.token_sha256, now, wall)) == NULL &&
+	    user != NULL && user[0] != '\0') {
+		fe_authcache_name(name, sizeof(name), ar->who.token_sha256,
+		    user, workspace);
+		e = fe_authcache_get(name, now, wall);
+		explicit_bzero(name, sizeof(name));
+	}
+	if (e == NULL)
+		return 0;
+	memset(&w, 0, sizeof(w));
+	w.next = next;
+	w.named = user != NULL && user[0] != '\0';
+	ar->who.cached = e;
+	fe_auth_apply(ar, &e->res, &w);
+	return 1;
 }
 
 static void
@@ -251,12 +335,18 @@ fe_auth_ask(struct api_req *ar, const char *user, const char *workspace,
 	struct auth_lookup	 al;
 	struct fe_auth_wait	*w;
 
+	/* Asked again (the admin key naming its user in a form). */
+	fe_auth_drop_ref(ar);
+	if (fe_auth_hit(ar, user, workspace, next))
+		return;
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		fe_reply_error(ar, 503, NULL, "out of memory");
 		return;
 	}
 	w->next = next;
 	w->named = user != NULL && user[0] != '\0';
+	strlcpy(w->user, user ? user : "", sizeof(w->user));
+	strlcpy(w->workspace, workspace ? workspace : "", sizeof(w->workspace));
 	memset(&al, 0, sizeof(al));
 	strlcpy(al.token_sha256, ar->who.token_sha256,
 	    sizeof(al.token_sha256));
@@ -304,16 +394,12 @@ fe_authenticate(struct api_req *ar, void (*next)(struct api_req *))
 	fe_auth_ask(ar, user, ws, next);
 }
 
-/* The request is over: its handle goes, and any upload left under it. */
+/*
+ * The request is over.  Its handle stays while cached: what the request
+ * left under it (an upload's intent, a lease) its route ended itself.
+ */
 void
 fe_auth_release(struct api_req *ar)
 {
-	struct auth_release	 rel;
-
-	if (ar->who.handle[0] == '\0' || !fe_storage_up())
-		return;
-	memset(&rel, 0, sizeof(rel));
-	strlcpy(rel.handle, ar->who.handle, sizeof(rel.handle));
-	fe_storage_send(IMSG_AUTH_RELEASE, &rel, sizeof(rel));
-	ar->who.handle[0] = '\0';
+	fe_auth_drop_ref(ar);
 }

@@ -41,6 +41,7 @@ struct fe_broker_lease {
 	struct call_entry	 ce;		/* id: the lease number */
 	struct api_req		*ar;
 	uint32_t		 delegate;	/* storage call under way */
+	char			 lent[HANDLE_LEN];	/* the broker's */
 	fe_broker_status_cb	 status_cb;
 	fe_broker_result_cb	 result_cb;
 	void			*arg;
@@ -167,6 +168,7 @@ fe_broker_delegated(void *arg, struct imsg *imsg)
 		memcpy(&res, imsg->data, sizeof(res));
 		if (res.status == AUTH_OK) {
 			strlcpy(o.handle, res.handle, sizeof(o.handle));
+			strlcpy(l->lent, res.handle, sizeof(l->lent));
 			strlcpy(o.key_id, res.key_id, sizeof(o.key_id));
 		}
 		explicit_bzero(&res, sizeof(res));
@@ -247,12 +249,23 @@ fe_broker_exec(struct fe_broker_lease *l, struct json_object *req,
 void
 fe_broker_close(struct fe_broker_lease *l)
 {
+	struct auth_release	 rel;
+
 	if (l == NULL)
 		return;
 	if (l->delegate != 0)
 		fe_storage_cancel(l->delegate);
 	else
 		fe_broker_send(l, IMSG_SBX_CLOSE, -1, NULL, 0);
+	/*
+	 * The caller's own handle outlives the request in the cache; what
+	 * was lent for this lease ends with it.
+	 */
+	if (l->lent[0] != '\0' && fe_storage_up()) {
+		memset(&rel, 0, sizeof(rel));
+		strlcpy(rel.handle, l->lent, sizeof(rel.handle));
+		fe_storage_send(IMSG_AUTH_RELEASE, &rel, sizeof(rel));
+	}
 	calltab_remove(&leases, &l->ce);
 	free(l->data);
 	free(l);

@@ -32,6 +32,7 @@
 #include "util.h"
 #include "child.h"
 #include "frontend.h"
+#include "fe_authcache.h"
 
 /* A request sent, its reply awaited. */
 struct fe_storage_pending {
@@ -62,7 +63,18 @@ static void
 frontend_dispatch_storage(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct fe_storage_pending	*p;
+	struct auth_release		 rel;
 
+	/*
+	 * Unasked: the storage helper revoked a handle, or every one (a
+	 * reload); no later request is answered from it.
+	 */
+	if (imsg->hdr.type == IMSG_AUTH_DROP) {
+		memcpy(&rel, imsg->data, sizeof(rel));
+		rel.handle[sizeof(rel.handle) - 1] = '\0';
+		fe_authcache_drop(rel.handle);
+		return;
+	}
 	if ((p = fe_storage_pending_find(imsg->hdr.peerid)) == NULL)
 		return;		/* cancelled; imsg_free closes any fd */
 	if (fe_storage_reply_ends(imsg->hdr.type))
@@ -85,6 +97,12 @@ fe_storage_attach(int fd)
 		fatalx("a second storage channel");
 	child_peer_init(&storage_iev, ROLE_STORAGE, fd,
 	    frontend_dispatch_storage, fe_storage_closed, NULL);
+	/*
+	 * Before any client's bytes: a revocation pushed before a request
+	 * arrived is seen before that request is answered from the cache.
+	 */
+	if (imsgev_set_priority(&storage_iev, CHILD_PRI_FIRST) == -1)
+		fatalx("storage channel priority");
 	storage_attached = 1;
 }
 

@@ -221,6 +221,7 @@ frontend_start(void)
 		if (http_server_listen_fd(fe.http, listen_fds[i]) == -1)
 			fatal("listen");
 	upcall_init();
+	fe_auth_init();
 	frontend_heartbeat_start();
 }
 

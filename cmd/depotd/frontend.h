@@ -17,10 +17,10 @@
 /*
  * frontend.h: the HTTP frontend's parts: the process and its routing
  * (frontend.c), requests to the storage helper (fe_storage.c),
- * authentication (fe_auth.c), dialects and errors (fe_reply.c), the
- * Files API (fe_files.c, with uploads in fe_upload.c and listings in
- * fe_list.c, the file object in fe_file_object.c), health
- * (fe_health.c) and metrics (fe_metrics.c).
+ * authentication (fe_auth.c, its cache in fe_authcache.c), dialects
+ * and errors (fe_reply.c), the Files API (fe_files.c, with uploads in
+ * fe_upload.c and listings in fe_list.c, the file object in
+ * fe_file_object.c), health (fe_health.c) and metrics (fe_metrics.c).
  */
 #ifndef DEPOTD_FRONTEND_H
 #define DEPOTD_FRONTEND_H
@@ -43,6 +43,7 @@
 #include "depotd.h"
 
 struct json_object;
+struct fe_authcache_entry;
 
 /* The storage helper's reply to a request (fe_storage_request). */
 typedef void	(*fe_storage_reply_cb)(void *arg, struct imsg *);
@@ -60,6 +61,7 @@ struct principal {
 	char		 user_name[128];
 	char		 workspace_name[128];	/* for logs */
 	int		 admin;
+	struct fe_authcache_entry *cached;	/* the handle's, held */
 };
 
 /*
@@ -106,6 +108,7 @@ void	 fe_authenticate(struct api_req *, void (*)(struct api_req *));
 void	 fe_auth_admin_user(struct api_req *, const char *user,
 	    const char *workspace, void (*)(struct api_req *));
 void	 fe_auth_release(struct api_req *);
+void	 fe_auth_init(void);
 
 /* fe_reply.c */
 enum dialect fe_reply_dialect(const struct http_request *);

@@ -115,6 +115,7 @@ static const struct imsg_rule frontend_from_storage[] = {
 	FIXED(IMSG_FILE_INFO, struct file_rec, IMSG_FD_NO),
 	FIXED(IMSG_ERROR, struct error_msg, IMSG_FD_NO),
 	FIXED(IMSG_AUTH_RESULT, struct auth_result, IMSG_FD_NO),
+	FIXED(IMSG_AUTH_DROP, struct auth_release, IMSG_FD_NO),
 	/* No descriptor for a 416: there is nothing to read. */
 	FIXED(IMSG_FILE_OPENED, struct file_opened, IMSG_FD_MAY),
 	FIXED(IMSG_FILE_LIST_ITEM, struct file_rec, IMSG_FD_NO),

@@ -89,6 +89,12 @@ enum imsg_type {
 	 * answered with IMSG_AUTH_RESULT.
 	 */
 	IMSG_AUTH_DELEGATE,
+	/*
+	 * storage -> frontend, unasked (peerid 0): struct auth_release,
+	 * a handle revoked, or "" for every one (a reload).  Cached
+	 * answers holding it go before the next request (fe_authcache.c).
+	 */
+	IMSG_AUTH_DROP,
 	IMSG_FILE_CREATE,		/* struct file_create (intent) */
 	IMSG_FILE_CREATED,		/* struct file_rec, fd: write end */
 	IMSG_FILE_PROGRESS,		/* struct file_key: bytes flowed */
@@ -301,9 +307,12 @@ enum auth_status {
 
 /*
  * handle: opaque, good only on the channel it was issued on, until
- * IMSG_AUTH_RELEASE, the channel's end or an idle bound.  Empty when
- * the lookup failed, or for the admin key that named no user yet
- * (admin set: the frontend may ask again naming one).
+ * IMSG_AUTH_RELEASE, its key's revocation, the channel's end or an
+ * idle bound; the frontend caches it across requests for ttl_ms (what
+ * is left of the storage helper's own cached answer) or until the key
+ * expires (key_expires, wall-clock seconds, 0 never).  Empty when the
+ * lookup failed, or for the admin key that named no user yet (admin
+ * set: the frontend may ask again naming one).
  */
 struct auth_result {
 	int32_t		 status;
@@ -313,6 +322,8 @@ struct auth_result {
 	char		 workspace_name[128];	/* for logs */
 	char		 key_id[IDLEN];		/* IMSG_AUTH_DELEGATE's only:
 						   the broker's share */
+	int32_t		 ttl_ms;		/* 0: this request only */
+	int64_t		 key_expires;
 };
 
 struct auth_release {

@@ -157,8 +157,10 @@ storage_conf(struct depotd_conf *conf, int reload)
 {
 	storage.conf = conf;
 	storage.base = child_base();
-	if (reload)
+	if (reload) {
 		storage_sweep_reschedule();
+		storage_auth_reloaded();
+	}
 }
 
 /* Opened as root: the store's directory or key files may be root's. */

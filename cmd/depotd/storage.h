@@ -116,6 +116,8 @@ void	 storage_peer_remove(struct storage_peer *, const char *why);
 void	 storage_peer_foreach(void (*)(struct storage_peer *));
 int	 storage_peer_reply(struct storage_peer *, uint32_t type,
 	    uint32_t peerid, int fd, const void *, size_t);
+void	 storage_peer_push(struct storage_peer *, uint32_t type,
+	    const void *, size_t);
 void	 storage_peer_error(struct storage_peer *, uint32_t peerid,
 	    int status, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));
@@ -147,6 +149,7 @@ int	 storage_auth_handle_live(struct storage_peer *, const char *handle);
 void	 storage_auth_handle_touch(struct storage_peer *, const char *handle);
 void	 storage_auth_key_revoked(const char *key_id);
 void	 storage_auth_peer_lost(struct storage_peer *);
+void	 storage_auth_reloaded(void);
 /* Called as each handle ends, with its channel and id. */
 void	 storage_auth_on_handle_gone(void (*)(struct storage_peer *,
 	    const char *handle));

@@ -29,10 +29,18 @@
  * (in a table of their own, so a flood of them never pushes out the
  * keys in use).  Lookups by token hash and the admin key's lookups by
  * user and workspace have caches of their own: no string a frontend
- * sends as a hash can name an admin lookup's answer.  depotctl key
- * revoke, run against this host, drops the key's cache entries and
- * handles at once; another host sharing the database refuses the key
- * within AUTH_CACHE_TTL.
+ * sends as a hash can name an admin lookup's answer.
+ *
+ * A frontend keeps an accepted answer, handle and all, for what is
+ * left of this cache's entry (auth_result.ttl_ms), so that a key in
+ * use costs no message per request (fe_authcache.c); the handle lives
+ * until the frontend releases it, unused, or it is revoked.  depotctl
+ * key revoke, run against this host, drops the key's cache entries
+ * and handles at once and pushes IMSG_AUTH_DROP to each frontend that
+ * held one, written before the revocation is answered, so the next
+ * request anywhere on this host is refused; another host sharing the
+ * database refuses the key within AUTH_CACHE_TTL.  A reload drops
+ * every frontend's cache (the admin key may have changed).
  *
  * A handle lent to the broker (storage_auth_delegate) ends with the handle it
  * was lent from: released, lapsed, revoked or gone with its channel,
@@ -71,7 +79,7 @@ struct auth_entry {
 	char			 user_name[128];
 	char			 workspace_name[128];
 	time_t			 key_expires;	/* wall clock; 0 never */
-	int64_t			 until;		/* mono_seconds() */
+	int64_t			 until;		/* mono_usec() */
 };
 
 RB_HEAD(auth_tree, auth_entry);
@@ -170,7 +178,7 @@ auth_cache_get(struct auth_table *t, const char *name)
 	strlcpy(key.name, name, sizeof(key.name));
 	if ((e = RB_FIND(auth_tree, &t->tree, &key)) == NULL)
 		return NULL;
-	if (e->until <= mono_seconds()) {
+	if (e->until <= mono_usec()) {
 		auth_entry_drop(t, e);
 		return NULL;
 	}
@@ -190,7 +198,6 @@ auth_cache_put(struct auth_table *t, const struct auth_entry *n)
 	if ((e = malloc(sizeof(*e))) == NULL)
 		return;
 	*e = *n;
-	e->until = mono_seconds() + AUTH_CACHE_TTL;
 	RB_INSERT(auth_tree, &t->tree, e);
 	TAILQ_INSERT_HEAD(&t->lru, e, lru);
 	t->len++;
@@ -252,6 +259,24 @@ auth_handle_free(struct auth_handle *h)
 	free(h);
 }
 
+/*
+ * A frontend may cache h: it must forget it before its next request.
+ * Written now, not at the loop's next turn, so that it is in the
+ * frontend's channel before whatever answer made it leaves ours.
+ */
+static void
+auth_handle_push_drop(struct auth_handle *h)
+{
+	struct auth_release	 rel;
+
+	if (h->parent != NULL || h->peer == NULL ||
+	    storage_peer_is_broker(h->peer))
+		return;
+	memset(&rel, 0, sizeof(rel));
+	strlcpy(rel.handle, h->id, sizeof(rel.handle));
+	storage_peer_push(h->peer, IMSG_AUTH_DROP, &rel, sizeof(rel));
+}
+
 static void
 auth_lapse(evutil_socket_t fd, short what, void *arg)
 {
@@ -260,8 +285,11 @@ auth_lapse(evutil_socket_t fd, short what, void *arg)
 	int64_t			 now = mono_seconds();
 
 	RB_FOREACH_SAFE(h, auth_handles, &handles, tmp)
-		if (h->dead || now - h->last_used > HANDLE_IDLE)
+		if (h->dead || now - h->last_used > HANDLE_IDLE) {
+			if (!h->dead)
+				auth_handle_push_drop(h);
 			auth_handle_free(h);
+		}
 	if (!RB_EMPTY(&handles))
 		evtimer_add(ev_lapse, &tv);
 }
@@ -353,15 +381,26 @@ storage_auth_handle_touch(struct storage_peer *p, const char *id)
 		auth_handle_used(h);
 }
 
+/*
+ * The frontend's cached handle outlives its requests, so a lease's end
+ * names the handle lent for it: a frontend may release what it lent,
+ * and the broker keeps nothing for that caller past the request.
+ */
 void
 storage_auth_release(struct storage_peer *p, struct imsg *imsg)
 {
 	struct auth_release	 rel;
-	struct auth_handle	*h;
+	struct auth_handle	 key, *h;
 
 	IMSG_TAKE(imsg, rel);
 	rel.handle[sizeof(rel.handle) - 1] = '\0';
-	if ((h = auth_handle_find(p, rel.handle)) != NULL)
+	if ((h = auth_handle_find(p, rel.handle)) != NULL) {
+		auth_handle_free(h);
+		return;
+	}
+	strlcpy(key.id, rel.handle, sizeof(key.id));
+	if ((h = RB_FIND(auth_handles, &handles, &key)) != NULL &&
+	    h->parent != NULL && h->parent->peer == p)
 		auth_handle_free(h);
 }
 
@@ -406,8 +445,32 @@ storage_auth_key_revoked(const char *key_id)
 		if (strcmp(e->ref.key_id, key_id) == 0)
 			auth_entry_drop(&by_key.found, e);
 	RB_FOREACH_SAFE(h, auth_handles, &handles, htmp)
-		if (strcmp(h->ref.key_id, key_id) == 0)
+		if (strcmp(h->ref.key_id, key_id) == 0) {
+			auth_handle_push_drop(h);
 			auth_handle_free(h);
+		}
+}
+
+static void
+auth_peer_drop_all(struct storage_peer *p)
+{
+	struct auth_release	 rel;
+
+	if (storage_peer_is_broker(p))
+		return;
+	memset(&rel, 0, sizeof(rel));
+	storage_peer_push(p, IMSG_AUTH_DROP, &rel, sizeof(rel));
+}
+
+/*
+ * A reload may change the admin key: no frontend answers from what it
+ * cached before.  Their handles stay good until released, as a request
+ * in flight across a reload always could finish.
+ */
+void
+storage_auth_reloaded(void)
+{
+	storage_peer_foreach(auth_peer_drop_all);
 }
 
 void
@@ -427,6 +490,7 @@ static void
 auth_answer(struct storage_request *r, const struct auth_entry *e, int admin)
 {
 	struct auth_result	 ar;
+	int64_t			 now = mono_usec();
 
 	memset(&ar, 0, sizeof(ar));
 	ar.admin = admin;
@@ -437,6 +501,10 @@ auth_answer(struct storage_request *r, const struct auth_entry *e, int admin)
 	strlcpy(ar.user_name, e->user_name, sizeof(ar.user_name));
 	strlcpy(ar.workspace_name, e->workspace_name,
 	    sizeof(ar.workspace_name));
+	ar.key_expires = e->key_expires;
+	/* The frontend's copy lasts no longer than ours. */
+	if (e->until > now)
+		ar.ttl_ms = (e->until - now) / 1000;
 	if (ar.status == AUTH_OK && r->peer != NULL)
 		auth_handle_new(r->peer, &e->ref, NULL, ar.handle);
 	storage_request_reply(r, IMSG_AUTH_RESULT, -1, &ar, sizeof(ar));
@@ -485,6 +553,7 @@ auth_looked_up(void *arg, const PGresult *res)
 
 	memset(&e, 0, sizeof(e));
 	strlcpy(e.name, r->name, sizeof(e.name));
+	e.until = mono_usec() + AUTH_CACHE_TTL * 1000000LL;
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
 		if (res != NULL)
 			log_warnx("database: %s", PQresultErrorMessage(res));

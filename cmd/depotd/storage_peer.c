@@ -88,6 +88,20 @@ storage_peer_reply(struct storage_peer *p, uint32_t type, uint32_t peerid,
 	return imsgev_compose(&p->iev, type, peerid, 0, fd, data, len);
 }
 
+/*
+ * An unasked message, written at once where the channel takes it: it
+ * must be in the peer's channel before our answers on other channels
+ * leave (storage_auth.c), and the loop's next turn writes those.
+ */
+void
+storage_peer_push(struct storage_peer *p, uint32_t type, const void *data,
+    size_t len)
+{
+	/* A channel that fails here fails again in its own handler. */
+	if (imsgev_compose(&p->iev, type, 0, 0, -1, data, len) == 0)
+		(void)imsgbuf_write(&p->iev.ibuf);
+}
+
 void
 storage_peer_error(struct storage_peer *p, uint32_t peerid, int status,
     const char *fmt, ...)
