@@ -17,14 +17,13 @@
 /*
  * bufpool.c: a free list of fixed-size read blocks, one per process.
  *
- * A block is taken for one read, and either handed to the connection's
- * input evbuffer by reference (bufpool_add: the evbuffer returns it
- * when the parser has drained its last byte) or, when the read was
- * small, copied out and put back at once, so that an idle connection
- * never pins a block.  The list keeps BUFPOOL_KEEP blocks; more come
- * back only while many connections hold unparsed input at once, and
- * those are freed.  The HTTP layer runs on one event loop, so the list
- * takes no lock: it is not for threads.
+ * A block is counted: its taker holds one reference, and every span of
+ * it handed to an evbuffer (bufpool_add) holds another until the
+ * evbuffer has drained or freed the span.  The last reference puts the
+ * block back on the free list, which keeps BUFPOOL_KEEP blocks and
+ * frees any more: those only come back while many connections hold
+ * unparsed input at once.  The HTTP layer runs on one event loop, so
+ * the list takes no lock: it is not for threads.
  */
 #include <stdlib.h>
 
@@ -32,13 +31,24 @@
 
 #include "bufpool.h"
 
+/* Before each block's bytes; 64 keeps those aligned to a cache line. */
+#define BLOCK_HEAD	64
+
 struct block {
-	struct block	*next;
+	struct block	*next;		/* on the free list */
+	size_t		 refs;
 };
 
 static struct block	*idle;
 static size_t		 nidle, nout, nmade;
 
+static struct block *
+block_of(const void *p)
+{
+	return (struct block *)((char *)p - BLOCK_HEAD);
+}
+
+/* A block of BUFPOOL_BLOCK bytes, with the caller's one reference. */
 void *
 bufpool_get(void)
 {
@@ -48,20 +58,25 @@ bufpool_get(void)
 		idle = b->next;
 		nidle--;
 	} else {
-		if ((b = malloc(BUFPOOL_BLOCK)) == NULL)
+		if ((b = malloc(BLOCK_HEAD + BUFPOOL_BLOCK)) == NULL)
 			return NULL;
 		nmade++;
 	}
+	b->refs = 1;
 	nout++;
-	return b;
+	return (char *)b + BLOCK_HEAD;
 }
 
+/* Drops a reference; the last one returns the block. */
 void
 bufpool_put(void *p)
 {
-	struct block	*b = p;
+	struct block	*b;
 
-	if (b == NULL)
+	if (p == NULL)
+		return;
+	b = block_of(p);
+	if (--b->refs > 0)
 		return;
 	nout--;
 	if (nidle >= BUFPOOL_KEEP) {
@@ -73,6 +88,12 @@ bufpool_put(void *p)
 	nidle++;
 }
 
+size_t
+bufpool_refs(const void *p)
+{
+	return block_of(p)->refs;
+}
+
 static void
 bufpool_cleanup(const void *data, size_t len, void *block)
 {
@@ -80,15 +101,16 @@ bufpool_cleanup(const void *data, size_t len, void *block)
 }
 
 /*
- * Appends the first len bytes of block to buf without a copy; buf owns
- * the block from here, on failure as well.
+ * Appends len bytes of block, from off, to buf without a copy; the span
+ * holds a reference of its own until buf lets it go.
  */
 int
-bufpool_add(struct evbuffer *buf, void *block, size_t len)
+bufpool_add(struct evbuffer *buf, void *block, size_t off, size_t len)
 {
-	if (evbuffer_add_reference(buf, block, len, bufpool_cleanup,
-	    block) == -1) {
-		bufpool_put(block);
+	block_of(block)->refs++;
+	if (evbuffer_add_reference(buf, (char *)block + off, len,
+	    bufpool_cleanup, block) == -1) {
+		block_of(block)->refs--;
 		return -1;
 	}
 	return 0;

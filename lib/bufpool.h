@@ -38,7 +38,8 @@ struct bufpool_stats {
 
 void	*bufpool_get(void);
 void	 bufpool_put(void *);
-int	 bufpool_add(struct evbuffer *, void *, size_t);
+size_t	 bufpool_refs(const void *);
+int	 bufpool_add(struct evbuffer *, void *, size_t, size_t);
 void	 bufpool_stats(struct bufpool_stats *);
 void	 bufpool_trim(void);
 

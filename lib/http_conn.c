@@ -169,17 +169,20 @@ http_body_window_resume(struct http_conn *c)
  * fast link spends more time in system calls than in the work.  The
  * bufferevent still holds the input buffer and does all the writing.
  *
- * Each read lands in a block of the process's pool (bufpool.c), not in
- * space reserved in the evbuffer: that space was a fresh malloc every
- * time, freed as soon as the parser drained it, and glibc gave it back
- * to the kernel, so that an upload faulted in every page it read (442
- * page faults and 10 brk calls per MiB).  A large read is handed to the
- * evbuffer by reference and the block comes back once drained; a small
- * one (a chat request, the tail of a body) is copied out and the block
- * goes back at once, so that a connection that waits holds no block.
+ * Each read lands in the connection's block from the process's pool
+ * (bufpool.c), not in space reserved in the evbuffer: that space was a
+ * fresh malloc each time, freed once the parser drained it, and glibc
+ * gave it back to the kernel, so that an upload faulted in every page
+ * it read (442 page faults and 10 brk calls per MiB).  A read is handed
+ * to the evbuffer by reference and the next one goes on after it in the
+ * same block, so that the blocks a connection pins stay within its
+ * read watermark and one block more.  A small read while nothing of
+ * the block is in the evbuffer (a chat request) is copied out instead,
+ * and a block no span holds goes back to the pool as soon as the input
+ * is parsed: a connection that waits holds no block.
  */
-#define READ_CHUNK	BUFPOOL_BLOCK
 #define READ_COPY_MAX	(16 * 1024)
+#define READ_MIN	4096
 
 void
 http_conn_read_update(struct http_conn *c)
@@ -203,17 +206,58 @@ http_conn_read_set(struct http_conn *c, int want)
 static void	conn_read_cb(struct bufferevent *, void *);
 static void	conn_event_cb(struct bufferevent *, short, void *);
 
-/* Appends what a read brought; the block is the evbuffer's or back. */
-static int
-conn_rd_keep(struct evbuffer *in, void *block, size_t n)
+/* The block goes back once no span of it is left in the input. */
+static void
+conn_rd_trim(struct http_conn *c)
 {
+	if (c->rblk != NULL && bufpool_refs(c->rblk) == 1) {
+		bufpool_put(c->rblk);
+		c->rblk = NULL;
+	}
+}
+
+/* Room for the next read, at most what the watermark leaves. */
+static size_t
+conn_rd_room(struct http_conn *c, size_t buffered)
+{
+	size_t	 room;
+
+	if (c->rblk != NULL && bufpool_refs(c->rblk) == 1)
+		c->rblk_off = 0;
+	if (c->rblk != NULL && BUFPOOL_BLOCK - c->rblk_off < READ_MIN) {
+		bufpool_put(c->rblk);
+		c->rblk = NULL;
+	}
+	if (c->rblk == NULL) {
+		if ((c->rblk = bufpool_get()) == NULL)
+			return 0;
+		c->rblk_off = 0;
+	}
+	room = buffered < c->srv->limits.read_watermark ?
+	    c->srv->limits.read_watermark - buffered : 0;
+	if (room < READ_MIN)
+		room = READ_MIN;
+	if (room > BUFPOOL_BLOCK - c->rblk_off)
+		room = BUFPOOL_BLOCK - c->rblk_off;
+	return room;
+}
+
+/* Appends what a read brought, by reference or, when small, copied. */
+static int
+conn_rd_keep(struct http_conn *c, struct evbuffer *in, size_t n)
+{
+	char	*p = (char *)c->rblk + c->rblk_off;
 	int	 rv;
 
-	if (n > READ_COPY_MAX)
-		return bufpool_add(in, block, n);
-	rv = evbuffer_add(in, block, n);
-	bufpool_put(block);
-	return rv;
+	if (n <= READ_COPY_MAX && bufpool_refs(c->rblk) == 1) {
+		rv = evbuffer_add(in, p, n);
+		conn_rd_trim(c);
+		return rv;
+	}
+	if (bufpool_add(in, c->rblk, c->rblk_off, n) == -1)
+		return -1;
+	c->rblk_off += n;
+	return 0;
 }
 
 static void
@@ -221,37 +265,30 @@ conn_rd_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_conn	*c = arg;
 	struct evbuffer		*in = bufferevent_get_input(c->bev);
-	void			*block;
-	size_t			 room, len;
+	size_t			 room;
 	ssize_t			 n;
 
-	len = evbuffer_get_length(in);
-	room = len < c->srv->limits.read_watermark ?
-	    c->srv->limits.read_watermark - len : 0;
-	if (room > READ_CHUNK)
-		room = READ_CHUNK;
-	if (room < 4096)
-		room = 4096;
-	if ((block = bufpool_get()) == NULL) {
+	if ((room = conn_rd_room(c, evbuffer_get_length(in))) == 0) {
 		conn_event_cb(c->bev, BEV_EVENT_READING | BEV_EVENT_ERROR, c);
 		return;
 	}
-	n = read(fd, block, room);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
-		bufpool_put(block);
+	n = read(fd, (char *)c->rblk + c->rblk_off, room);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
-	}
 	if (n <= 0) {
-		bufpool_put(block);
 		conn_event_cb(c->bev, BEV_EVENT_READING |
 		    (n == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR), c);
 		return;
 	}
-	if (conn_rd_keep(in, block, n) == -1) {
+	if (conn_rd_keep(c, in, n) == -1) {
 		conn_event_cb(c->bev, BEV_EVENT_READING | BEV_EVENT_ERROR, c);
 		return;
 	}
+	c->inuse++;
 	conn_read_cb(c->bev, c);
+	if (!c->dead)
+		conn_rd_trim(c);
+	http_conn_release(c);
 }
 
 /* A response's stream (http_reply_stream_fd) ends: fd, event, buffer. */
@@ -286,6 +323,8 @@ conn_free(struct http_conn *c)
 			event_free(evs[i]);
 	if (c->bev != NULL)
 		bufferevent_free(c->bev);
+	/* After the evbuffer: its spans held references of their own. */
+	bufpool_put(c->rblk);
 	free(c);
 }
 
@@ -452,6 +491,8 @@ conn_kick_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	if (!c->dead)
 		c->calls->process(c);
+	if (!c->dead)
+		conn_rd_trim(c);
 	http_conn_release(c);
 }
 

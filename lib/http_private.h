@@ -98,6 +98,8 @@ struct http_conn {
 	struct bufferevent	*bev;
 	struct event		*rd;		/* our reads: see conn_rd_cb */
 	int			 rd_want;
+	void			*rblk;		/* read block, see conn_rd_cb */
+	size_t			 rblk_off;	/* its bytes used */
 	struct event		*timer;
 	struct event		*kick;
 	enum timer_kind		 timer_kind;
