@@ -116,6 +116,68 @@ bufpool_add(struct evbuffer *buf, void *block, size_t off, size_t len)
 	return 0;
 }
 
+/*
+ * Where the next read goes and *room, its bytes (at least min): after
+ * the spans of the cursor's block still held, in a new block when too
+ * little is left, from the start when none is.  NULL: out of memory.
+ */
+void *
+bufpool_cur_room(struct bufpool_cur *cur, size_t min, size_t *room)
+{
+	if (cur->blk != NULL && bufpool_refs(cur->blk) == 1)
+		cur->off = 0;
+	if (cur->blk != NULL && BUFPOOL_BLOCK - cur->off < min)
+		bufpool_cur_free(cur);
+	if (cur->blk == NULL) {
+		if ((cur->blk = bufpool_get()) == NULL)
+			return NULL;
+		cur->off = 0;
+	}
+	*room = BUFPOOL_BLOCK - cur->off;
+	return (char *)cur->blk + cur->off;
+}
+
+/*
+ * Appends the n bytes just read at the cursor to buf.  A small read
+ * while no span of the block is held (a chat request, a streamed
+ * token) is copied, and the block goes back at once, so that a
+ * connection that waits holds none; a larger one is handed over by
+ * reference.
+ */
+int
+bufpool_cur_keep(struct bufpool_cur *cur, struct evbuffer *buf, size_t n,
+    size_t copy_max)
+{
+	int	 rv;
+
+	if (n <= copy_max && bufpool_refs(cur->blk) == 1) {
+		rv = evbuffer_add(buf, (char *)cur->blk + cur->off, n);
+		bufpool_cur_free(cur);
+		return rv;
+	}
+	if (bufpool_add(buf, cur->blk, cur->off, n) == -1)
+		return -1;
+	cur->off += n;
+	return 0;
+}
+
+/* The block goes back if no span of it is held any more. */
+void
+bufpool_cur_trim(struct bufpool_cur *cur)
+{
+	if (cur->blk != NULL && bufpool_refs(cur->blk) == 1)
+		bufpool_cur_free(cur);
+}
+
+/* Drops the cursor's reference; spans still held keep the block. */
+void
+bufpool_cur_free(struct bufpool_cur *cur)
+{
+	bufpool_put(cur->blk);
+	cur->blk = NULL;
+	cur->off = 0;
+}
+
 void
 bufpool_stats(struct bufpool_stats *st)
 {

@@ -36,6 +36,22 @@ struct bufpool_stats {
 	size_t	 made;		/* blocks ever allocated */
 };
 
+/*
+ * A cursor: one taker's block, filled in order by reads whose bytes go
+ * to an evbuffer span by span, so that the blocks pinned by what an
+ * evbuffer holds stay within its bytes and one block more.
+ */
+struct bufpool_cur {
+	void	*blk;		/* NULL: none taken */
+	size_t	 off;		/* bytes of it used */
+};
+
+void	*bufpool_cur_room(struct bufpool_cur *, size_t, size_t *);
+int	 bufpool_cur_keep(struct bufpool_cur *, struct evbuffer *, size_t,
+	    size_t);
+void	 bufpool_cur_trim(struct bufpool_cur *);
+void	 bufpool_cur_free(struct bufpool_cur *);
+
 void	*bufpool_get(void);
 void	 bufpool_put(void *);
 size_t	 bufpool_refs(const void *);

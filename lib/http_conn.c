@@ -42,7 +42,6 @@
 #include <event2/event.h>
 #include <event2/util.h>
 
-#include "bufpool.h"
 #include "http_private.h"
 #include "log.h"
 
@@ -206,88 +205,42 @@ http_conn_read_set(struct http_conn *c, int want)
 static void	conn_read_cb(struct bufferevent *, void *);
 static void	conn_event_cb(struct bufferevent *, short, void *);
 
-/* The block goes back once no span of it is left in the input. */
-static void
-conn_rd_trim(struct http_conn *c)
-{
-	if (c->rblk != NULL && bufpool_refs(c->rblk) == 1) {
-		bufpool_put(c->rblk);
-		c->rblk = NULL;
-	}
-}
-
-/* Room for the next read, at most what the watermark leaves. */
-static size_t
-conn_rd_room(struct http_conn *c, size_t buffered)
-{
-	size_t	 room;
-
-	if (c->rblk != NULL && bufpool_refs(c->rblk) == 1)
-		c->rblk_off = 0;
-	if (c->rblk != NULL && BUFPOOL_BLOCK - c->rblk_off < READ_MIN) {
-		bufpool_put(c->rblk);
-		c->rblk = NULL;
-	}
-	if (c->rblk == NULL) {
-		if ((c->rblk = bufpool_get()) == NULL)
-			return 0;
-		c->rblk_off = 0;
-	}
-	room = buffered < c->srv->limits.read_watermark ?
-	    c->srv->limits.read_watermark - buffered : 0;
-	if (room < READ_MIN)
-		room = READ_MIN;
-	if (room > BUFPOOL_BLOCK - c->rblk_off)
-		room = BUFPOOL_BLOCK - c->rblk_off;
-	return room;
-}
-
-/* Appends what a read brought, by reference or, when small, copied. */
-static int
-conn_rd_keep(struct http_conn *c, struct evbuffer *in, size_t n)
-{
-	char	*p = (char *)c->rblk + c->rblk_off;
-	int	 rv;
-
-	if (n <= READ_COPY_MAX && bufpool_refs(c->rblk) == 1) {
-		rv = evbuffer_add(in, p, n);
-		conn_rd_trim(c);
-		return rv;
-	}
-	if (bufpool_add(in, c->rblk, c->rblk_off, n) == -1)
-		return -1;
-	c->rblk_off += n;
-	return 0;
-}
-
 static void
 conn_rd_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_conn	*c = arg;
 	struct evbuffer		*in = bufferevent_get_input(c->bev);
-	size_t			 room;
+	size_t			 buffered = evbuffer_get_length(in), room;
+	size_t			 want;
+	void			*p;
 	ssize_t			 n;
 
-	if ((room = conn_rd_room(c, evbuffer_get_length(in))) == 0) {
+	if ((p = bufpool_cur_room(&c->rcur, READ_MIN, &room)) == NULL) {
 		conn_event_cb(c->bev, BEV_EVENT_READING | BEV_EVENT_ERROR, c);
 		return;
 	}
-	n = read(fd, (char *)c->rblk + c->rblk_off, room);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+	want = buffered < c->srv->limits.read_watermark ?
+	    c->srv->limits.read_watermark - buffered : 0;
+	if (want < READ_MIN)
+		want = READ_MIN;
+	n = read(fd, p, want < room ? want : room);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+		bufpool_cur_trim(&c->rcur);
 		return;
+	}
 	if (n <= 0) {
 		conn_event_cb(c->bev, BEV_EVENT_READING |
 		    (n == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR), c);
 		return;
 	}
-	if (conn_rd_keep(c, in, n) == -1) {
+	if (bufpool_cur_keep(&c->rcur, in, n, READ_COPY_MAX) == -1) {
 		conn_event_cb(c->bev, BEV_EVENT_READING | BEV_EVENT_ERROR, c);
 		return;
 	}
 	c->inuse++;
 	conn_read_cb(c->bev, c);
 	if (!c->dead)
-		conn_rd_trim(c);
+		bufpool_cur_trim(&c->rcur);
 	http_conn_release(c);
 }
 
@@ -303,6 +256,8 @@ http_stream_stop(struct http_conn *c)
 	}
 	free(c->stream_buf);
 	c->stream_buf = NULL;
+	/* What the output still holds keeps its block until sent. */
+	bufpool_cur_free(&c->wcur);
 	c->stream_blocked = 0;
 }
 
@@ -323,8 +278,9 @@ conn_free(struct http_conn *c)
 			event_free(evs[i]);
 	if (c->bev != NULL)
 		bufferevent_free(c->bev);
-	/* After the evbuffer: its spans held references of their own. */
-	bufpool_put(c->rblk);
+	/* Spans in the evbuffers held references of their own. */
+	bufpool_cur_free(&c->rcur);
+	bufpool_cur_free(&c->wcur);
 	free(c);
 }
 
@@ -492,7 +448,7 @@ conn_kick_cb(evutil_socket_t fd, short what, void *arg)
 	if (!c->dead)
 		c->calls->process(c);
 	if (!c->dead)
-		conn_rd_trim(c);
+		bufpool_cur_trim(&c->rcur);
 	http_conn_release(c);
 }
 

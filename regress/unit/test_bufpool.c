@@ -185,29 +185,34 @@ send_all(int fd, const void *p, size_t len)
 	return 0;
 }
 
-/* Reads one response with a Content-Length; its body into body. */
+/*
+ * Reads one response with a Content-Length, its body into body, and
+ * not a byte of the next: it is peeked at until it is all there.
+ */
 static int
 read_reply(int fd, char *body, size_t cap)
 {
 	char		 buf[4096], *end, *cl;
-	size_t		 have = 0, want;
+	size_t		 want, whole;
 	ssize_t		 n;
 
 	for (;;) {
-		if (have == sizeof(buf) - 1 ||
-		    (n = read(fd, buf + have, sizeof(buf) - 1 - have)) <= 0)
+		if ((n = recv(fd, buf, sizeof(buf) - 1, MSG_PEEK)) <= 0)
 			return -1;
-		have += n;
-		buf[have] = '\0';
-		if ((end = strstr(buf, "\r\n\r\n")) == NULL ||
-		    (cl = strcasestr(buf, "content-length:")) == NULL)
-			continue;
-		want = strtoul(cl + 15, NULL, 10);
-		end += 4;
-		if ((size_t)(buf + have - end) >= want)
-			break;
+		buf[n] = '\0';
+		if ((end = strstr(buf, "\r\n\r\n")) != NULL &&
+		    (cl = strcasestr(buf, "content-length:")) != NULL) {
+			want = strtoul(cl + 15, NULL, 10);
+			end += 4;
+			whole = end - buf + want;
+			if (want >= cap || whole >= sizeof(buf))
+				return -1;
+			if ((size_t)n >= whole)
+				break;
+		}
+		usleep(1000);
 	}
-	if (want >= cap)
+	if (recv(fd, buf, whole, 0) != (ssize_t)whole)
 		return -1;
 	memcpy(body, end, want);
 	body[want] = '\0';
