@@ -33,6 +33,7 @@
 
 #include <event2/event.h>
 
+#include "bufpool.h"
 #include "http.h"
 
 /* Both http.h and http_parser.h name an enum http_method. */
@@ -43,6 +44,8 @@
 #define LINGER_MAX_BYTES	(256ULL << 20)	/* discarded, then give up */
 #define STREAM_HIGH_WATER	(1 << 20)	/* unsent, for stream_fd */
 #define STREAM_READ		(128 * 1024)	/* one read from a stream */
+#define STREAM_READ_MIN		4096		/* room a stream read needs */
+#define STREAM_COPY_MAX		(16 * 1024)	/* copied, not referenced */
 
 enum phase {
 	PH_IDLE,	/* between requests, nothing of the next one read */
@@ -98,6 +101,7 @@ struct http_conn {
 	struct bufferevent	*bev;
 	struct event		*rd;		/* our reads: see conn_rd_cb */
 	int			 rd_want;
+	struct bufpool_cur	 rcur;		/* read block: see conn_rd_cb */
 	struct event		*timer;
 	struct event		*kick;
 	enum timer_kind		 timer_kind;
@@ -143,6 +147,8 @@ struct http_conn {
 	struct event		*stream;	/* http_reply_stream_fd */
 	int			 stream_fd;
 	char			*stream_buf;
+	struct bufpool_cur	 wcur;		/* stream reads: see
+						   stream_read_direct */
 	int			 stream_blocked;
 	void			(*ondrain)(struct http_request *, void *);
 	void			*ondrain_arg;

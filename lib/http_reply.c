@@ -393,24 +393,35 @@ http_reply_file(struct http_request *req, int status, const char *ctype,
 	http_conn_release(c);
 }
 
-/* A plain body needs no framing: read straight into the output. */
+/*
+ * A plain body needs no framing: read straight into a block of the
+ * pool that the output then holds by reference.  Space reserved in the
+ * output was a fresh malloc per read, freed once sent: a page fault
+ * per page streamed.
+ */
 static ssize_t
 stream_read_direct(struct http_conn *c, int fd, size_t want)
 {
-	struct evbuffer		*out = bufferevent_get_output(c->bev);
-	struct evbuffer_iovec	 v;
-	ssize_t			 n;
-	int			 saved;
+	struct evbuffer	*out = bufferevent_get_output(c->bev);
+	size_t		 room;
+	ssize_t		 n;
+	void		*p;
+	int		 saved;
 
-	if (evbuffer_reserve_space(out, want, &v, 1) != 1) {
+	if ((p = bufpool_cur_room(&c->wcur, STREAM_READ_MIN, &room)) == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
-	n = read(fd, v.iov_base, want);
-	saved = errno;
-	v.iov_len = n > 0 ? n : 0;
-	evbuffer_commit_space(out, &v, n > 0 ? 1 : 0);
-	errno = saved;
+	if ((n = read(fd, p, want < room ? want : room)) <= 0) {
+		saved = errno;
+		bufpool_cur_trim(&c->wcur);	/* a stream that waits */
+		errno = saved;
+		return n;
+	}
+	if (bufpool_cur_keep(&c->wcur, out, n, STREAM_COPY_MAX) == -1) {
+		errno = ENOMEM;
+		return -1;
+	}
 	return n;
 }
 

@@ -387,41 +387,49 @@ emit(struct multipart *mp, const void *p, size_t n)
  * delimiter to emit (which drops it outside a part body).  Returns 1
  * with *used past the delimiter when one ends in this input, 0 when
  * the input ran out, -1 on an abort.
+ *
+ * Data goes out in spans as long as the input allows: a CR that turns
+ * out not to start the delimiter stays inside the span around it, so
+ * that binary data is not cut at every CR.  Only bytes held back at the
+ * end of the previous input are emitted from the delimiter's copy.
  */
 static int
 scan_delimiter(struct multipart *mp, const uint8_t *p, size_t n,
     size_t *used)
 {
 	const uint8_t	*cr;
-	size_t		 i, run = 0;
+	size_t		 i, run = 0, mstart = 0;
+	int		 held = mp->match > 0;	/* began before p */
 
 	for (i = 0; i < n; i++) {
 		if (mp->match == 0) {
 			if ((cr = memchr(p + i, '\r', n - i)) == NULL)
 				break;
 			i = cr - p;
-			if (emit(mp, p + run, i - run) == -1)
-				return -1;
 			mp->match = 1;
-			run = i + 1;
+			mstart = i;
 			continue;
 		}
 		if (p[i] == (uint8_t)mp->delim[mp->match]) {
-			run = i + 1;
 			if (++mp->match == mp->delimlen) {
 				mp->match = 0;
 				*used = i + 1;
-				return 1;
+				return emit(mp, p + run, mstart - run) == -1 ?
+				    -1 : 1;
 			}
 			continue;
 		}
 		/* The held-back bytes were data after all. */
-		if (emit(mp, mp->delim, mp->match) == -1)
-			return -1;
+		if (held) {
+			if (emit(mp, mp->delim, mp->match) == -1)
+				return -1;
+			held = 0;
+			run = i;
+		}
 		mp->match = p[i] == '\r';
-		run = mp->match ? i + 1 : i;
+		mstart = i;
 	}
-	if (emit(mp, p + run, n - run) == -1)
+	if (emit(mp, p + run, (mp->match ? mstart : n) - run) == -1)
 		return -1;
 	*used = n;
 	return 0;

@@ -127,6 +127,15 @@ upload_fail(struct fe_upload *up, int status, const char *param,
 		fe_reply_error(up->ar, status, param, "%s", msg);
 }
 
+/* The body waits while the store's socket is full. */
+static void
+upload_wait(struct fe_upload *up)
+{
+	event_add(up->write_event, NULL);
+	if (up->ar != NULL)
+		http_body_pause(up->ar->req);
+}
+
 static void
 upload_writable(evutil_socket_t fd, short what, void *arg)
 {
@@ -145,9 +154,7 @@ upload_flush(struct fe_upload *up)
 	while (up->fd != -1 && evbuffer_get_length(up->pending) > 0) {
 		n = evbuffer_write(up->pending, up->fd);
 		if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
-			event_add(up->write_event, NULL);
-			if (up->ar != NULL)
-				http_body_pause(up->ar->req);
+			upload_wait(up);
 			return;
 		}
 		if (n <= 0) {
@@ -264,20 +271,50 @@ upload_part_begin(void *arg, const struct multipart_part *part)
 	return 0;
 }
 
+/*
+ * File bytes go to the store's descriptor straight from the span the
+ * parser found, when the descriptor is there and nothing waits before
+ * them; only what it does not take (no descriptor yet, a full socket)
+ * is copied to the pending queue.  Copying every byte through that
+ * queue cost an allocation and a free per read, and a page fault per
+ * page.
+ */
 static int
 upload_file_data(struct fe_upload *up, const void *data, size_t len)
 {
+	const char	*p = data;
+	ssize_t		 n;
+
 	up->size += len;
 	if (up->size > fe.conf->max_size) {
 		upload_fail(up, 413, "file", "the file is larger than the "
 		    "configured maximum");
 		return -1;
 	}
-	/*
-	 * Hashed and flushed once per body piece (upload_body), not per
-	 * part piece: the parser cuts binary data at every CR.
-	 */
-	if (evbuffer_add(up->pending, data, len) == -1) {
+	if (sha256_update(&up->digest, data, len) == -1) {
+		upload_fail(up, 503, NULL, "out of memory");
+		return -1;
+	}
+	while (len > 0 && up->fd != -1 &&
+	    evbuffer_get_length(up->pending) == 0) {
+		n = write(up->fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN) {
+			upload_wait(up);
+			break;
+		}
+		if (n <= 0) {
+			log_warn("upload %s: write", up->rec.id);
+			upload_fail(up, 500, NULL,
+			    "the store stopped taking the file");
+			return -1;
+		}
+		p += n;
+		len -= n;
+		fe_storage_progress(&up->progress_at, up->handle, up->rec.id);
+	}
+	if (len > 0 && evbuffer_add(up->pending, p, len) == -1) {
 		upload_fail(up, 503, NULL, "out of memory");
 		return -1;
 	}
@@ -410,49 +447,19 @@ upload_finish(struct fe_upload *up)
 	    upload_committed, ar);
 }
 
-/* Hashes what the last body piece added to the pending bytes. */
-static void
-upload_hash_new_bytes(struct fe_upload *up, size_t from)
-{
-	struct evbuffer_ptr	 pos;
-	struct evbuffer_iovec	 v[16];
-	size_t			 left;
-	int			 i, n;
-
-	left = evbuffer_get_length(up->pending) - from;
-	while (left > 0) {
-		if (evbuffer_ptr_set(up->pending, &pos, from,
-		    EVBUFFER_PTR_SET) == -1)
-			fatalx("upload: pending buffer out of step");
-		n = evbuffer_peek(up->pending, left, &pos, v, 16);
-		if (n > 16)
-			n = 16;
-		for (i = 0; i < n && left > 0; i++) {
-			if (v[i].iov_len > left)
-				v[i].iov_len = left;
-			sha256_update(&up->digest, v[i].iov_base, v[i].iov_len);
-			from += v[i].iov_len;
-			left -= v[i].iov_len;
-		}
-	}
-}
-
 static void
 upload_body(struct api_req *ar, const void *data, size_t len)
 {
 	struct fe_upload	*up = ar->route;
-	size_t			 before;
 
 	if (up == NULL || up->failed)
 		return;
-	before = evbuffer_get_length(up->pending);
 	if (multipart_feed(up->multipart, data, len) == -1 && !up->failed) {
 		upload_fail(up, 400, NULL, multipart_error(up->multipart));
 		return;
 	}
 	if (up->failed)
 		return;
-	upload_hash_new_bytes(up, before);
 	if (!up->creating && up->waiting == NULL)
 		upload_flush(up);
 }

@@ -17,6 +17,8 @@
 # and PostgreSQL on this machine, in one run.
 #  1. download of a 1 GiB file vs nginx sendfile of the same file
 #  2. upload of a 1 GiB file vs nginx WebDAV PUT of the same bytes
+#     (each with the page faults, brk+mmap calls and system calls per
+#     MiB of depotd's frontends and of nginx's workers)
 #  3. GET /v1/files/{id} per second at 64 connections (wrk) vs
 #     pgbench -S at 64 clients on the same PostgreSQL
 #  4. list latency, page 1 vs page 500 of one user's 100,000 files
@@ -61,20 +63,74 @@ CONF
 chown -R www-data "$w/nginx"
 nginx -c "$w/nginx/nginx.conf" || exit 1
 
+# The frontends' pids, comma-separated, as perf -p takes them.
+frontends() {
+	ps -o pid=,args= --ppid "$DEPOT_PID" |
+	    awk '/: frontend [0-9]/ { printf "%s%s", s, $1; s = "," }'
+}
+
+nginx_workers() {
+	ps -o pid=,args= --ppid "$(cat "$w/nginx/nginx.pid")" |
+	    awk '/nginx: worker/ { printf "%s%s", s, $1; s = "," }'
+}
+
+# Runs a command while perf counts, in the processes PIDS, the page
+# faults, brk and mmap calls and all system calls; prints the seconds
+# the command took, the figures are left in OUT.  These hold on any
+# machine where the seconds do not.
+counted() {	# pids out command...
+	local pids=$1 out=$2 perfpid
+	shift 2
+	perf stat -x, -o "$out" -e page-faults,syscalls:sys_enter_brk \
+	    -e syscalls:sys_enter_mmap,raw_syscalls:sys_enter -p "$pids" &
+	perfpid=$!
+	sleep 0.5
+	elapsed "$@"
+	kill -INT "$perfpid"
+	wait "$perfpid"
+}
+
+# "faults/MiB F brk+mmap/MiB B syscalls/MiB S" from a counted() file.
+per_mib() {	# out
+	awk -F, -v mb="$SIZE_MB" '
+	    $3 == "page-faults" { f = $1 }
+	    $3 ~ /sys_enter_(brk|mmap)$/ { b += $1 }
+	    $3 == "raw_syscalls:sys_enter" { s = $1 }
+	    END { printf "faults/MiB %.2f brk+mmap/MiB %.3f syscalls/MiB %.1f",
+		f / mb, b / mb, s / mb }' "$1"
+}
+
+# Within one: nginx's faults per MiB plus one.
+faults_ok() {	# depotd-out nginx-out
+	local a b
+	a=$(per_mib "$1" | awk '{ print $2 }')
+	b=$(per_mib "$2" | awk '{ print $2 }')
+	echo "$a <= $b + 1" | bc -l | sed 's/1/met/; s/0/MISSED/'
+}
+
 echo "-- 1. download ${SIZE_MB} MiB"
 id=$(curl -s -H "$AUTH" -F purpose=bench -F file=@"$w/nginx/blob" \
     "$DEPOT_URL/v1/files" | sed -n 's/.*"id":"\(file-[0-9a-f]*\)".*/\1/p')
 [ -n "$id" ] || { echo "upload for the download bench failed"; exit 1; }
-ref=$(elapsed curl -s -o /dev/null http://127.0.0.1:27432/blob)
-got=$(elapsed curl -s -o /dev/null -H "$AUTH" \
-    "$DEPOT_URL/v1/files/$id/content")
-echo "nginx ${ref}s depotd ${got}s ratio $(ratio "$ref" "$got") (target >= 0.9)"
+ref=$(counted "$(nginx_workers)" "$w/dl.nginx" \
+    curl -s -o /dev/null http://127.0.0.1:27432/blob)
+got=$(counted "$(frontends)" "$w/dl.depotd" \
+    curl -s -o /dev/null -H "$AUTH" "$DEPOT_URL/v1/files/$id/content")
+echo "nginx ${ref}s depotd ${got}s ratio $(ratio "$ref" "$got") (target >= 1.0)"
+echo "  nginx worker: $(per_mib "$w/dl.nginx")"
+echo "  frontend:     $(per_mib "$w/dl.depotd")"
 
 echo "-- 2. upload ${SIZE_MB} MiB"
-ref=$(elapsed curl -s -T "$w/nginx/blob" http://127.0.0.1:27432/dav/up)
-got=$(elapsed curl -s -H "$AUTH" -F purpose=bench -F file=@"$w/nginx/blob" \
+ref=$(counted "$(nginx_workers)" "$w/up.nginx" \
+    curl -s -T "$w/nginx/blob" http://127.0.0.1:27432/dav/up)
+got=$(counted "$(frontends)" "$w/up.depotd" \
+    curl -s -H "$AUTH" -F purpose=bench -F file=@"$w/nginx/blob" \
     "$DEPOT_URL/v1/files")
-echo "nginx ${ref}s depotd ${got}s ratio $(ratio "$ref" "$got") (target >= 0.8)"
+echo "nginx ${ref}s depotd ${got}s ratio $(ratio "$ref" "$got") (target >= 1.0)"
+echo "  nginx worker: $(per_mib "$w/up.nginx")"
+echo "  frontend:     $(per_mib "$w/up.depotd")"
+echo "  faults/MiB <= nginx's + 1: $(faults_ok "$w/up.depotd" "$w/up.nginx");" \
+    "brk+mmap/MiB target 0 in steady state"
 echo "peak RSS of each depotd process during 1 and 2 (target <= 32 MiB):"
 depot_peaks
 

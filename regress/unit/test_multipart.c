@@ -504,6 +504,7 @@ struct hashsink {
 	uint64_t	 bytes;
 	int		 parts;
 	int		 ended;
+	uint64_t	 calls;
 };
 
 static uint64_t
@@ -530,6 +531,7 @@ sink_data(void *arg, const void *buf, size_t len)
 
 	s->hash = fnv(s->hash, buf, len);
 	s->bytes += len;
+	s->calls++;
 	return 0;
 }
 
@@ -556,7 +558,7 @@ test_big_stream(void)
 	static const char	*tricks[] = { "\r\n--XyZ12x", "\r\n--", "\r\r\n",
 	    "\r\n--XyZ\r\n--", "x--XyZ123", "\r\n-" };
 	struct multipart_cb	 cb = { sink_begin, sink_data, sink_end };
-	struct hashsink		 s = { 0xcbf29ce484222325ULL, 0, 0, 0 };
+	struct hashsink		 s = { 0xcbf29ce484222325ULL, 0, 0, 0, 0 };
 	struct multipart	*mp;
 	const char		*why, *head, *tail;
 	uint8_t			 chunk[65536 + 7];
@@ -565,6 +567,7 @@ test_big_stream(void)
 	uint32_t		 seed = 42;
 	long			 rss_before;
 	size_t			 i, n, t;
+	uint64_t		 feeds = 0;
 	int			 rv = 0;
 
 	rss_before = maxrss_kb();
@@ -593,6 +596,7 @@ test_big_stream(void)
 		want = fnv(want, chunk, n);
 		rv |= multipart_feed(mp, chunk, n);
 		sent += n;
+		feeds++;
 	}
 	rv |= multipart_feed(mp, tail, strlen(tail));
 	rv |= multipart_finish(mp);
@@ -601,6 +605,14 @@ test_big_stream(void)
 	T_OK(s.bytes == total, "64 MiB out (%llu)",
 	    (unsigned long long)s.bytes);
 	T_OK(s.hash == want, "the bytes out are the bytes in");
+	/*
+	 * A CR that starts no delimiter stays inside its span: a span per
+	 * feed and one for bytes held back across a feed's end, not a span
+	 * per CR (there is one every 256 bytes).
+	 */
+	T_OK(s.calls <= 2 * feeds,
+	    "%llu data calls for %llu feeds, not one per CR",
+	    (unsigned long long)s.calls, (unsigned long long)feeds);
 	T_OK(maxrss_kb() - rss_before < 4096,
 	    "memory grew by %ld KiB, not with the body",
 	    maxrss_kb() - rss_before);
