@@ -41,19 +41,10 @@
 
 #include "log.h"
 #include "storage_db.h"
+#include "storage_db_int.h"
 
 #define BACKOFF_MIN_MS	500
 #define BACKOFF_MAX_MS	30000
-
-struct db_query {
-	TAILQ_ENTRY(db_query)	 entry;
-	char			*sql;
-	int			 nparams;
-	char			**params;
-	db_cb			 cb;
-	void			*arg;
-};
-TAILQ_HEAD(db_queue, db_query);
 
 enum conn_state {
 	CONN_WAITING,		/* backoff timer before the next attempt */
@@ -191,28 +182,6 @@ db_new(struct event_base *base, const char *conninfo, int poolsize)
  fail:
 	db_free(db);
 	return NULL;
-}
-
-static void
-db_query_free(struct db_query *q)
-{
-	int	i;
-
-	if (q == NULL)
-		return;
-	free(q->sql);
-	for (i = 0; i < q->nparams; i++)
-		free(q->params[i]);
-	free(q->params);
-	free(q);
-}
-
-/* A query that cannot run: the callback hears of it with res NULL. */
-static void
-db_query_fail(struct db_query *q)
-{
-	q->cb(q->arg, NULL);
-	db_query_free(q);
 }
 
 static void
@@ -432,7 +401,7 @@ db_connection_result_done(struct db_conn *c)
 	c->res = NULL;
 	c->query = NULL;
 	c->state = CONN_IDLE;
-	q->cb(q->arg, res);
+	db_query_deliver(q, res);
 	PQclear(res);
 	db_query_free(q);
 }
@@ -510,14 +479,20 @@ static void
 db_connection_send(struct db_conn *c)
 {
 	struct db_query	*q = c->query;
+	const char	*sql = q->sql;
+	char		**params = q->params;
 
+	if (q->many != NULL) {
+		sql = q->batch->many;
+		params = q->many;
+	}
 	c->state = CONN_BUSY;
 	c->res_failed = 0;
-	if (PQsendQueryParams(c->pg, q->sql, q->nparams, NULL,
-	    (const char *const *)q->params, NULL, NULL, 0) == 0 ||
+	if (PQsendQueryParams(c->pg, sql, q->nparams, NULL,
+	    (const char *const *)params, NULL, NULL, 0) == 0 ||
 	    db_connection_flush(c) == -1) {
 		c->query = NULL;
-		TAILQ_INSERT_HEAD(&c->db->queue, q, entry);
+		db_query_requeue(&c->db->queue, q);
 		db_connection_broken(c, PQerrorMessage(c->pg));
 	}
 }
@@ -665,38 +640,12 @@ db_send_queued(struct db *db)
 		if ((q = TAILQ_FIRST(&db->queue)) == NULL)
 			break;
 		TAILQ_REMOVE(&db->queue, q, entry);
+		if (q->batch != NULL)
+			db_query_gather(&db->queue, q);
 		c->query = q;
 		db_connection_send(c);
 	}
 	db_update_up(db);
-}
-
-static struct db_query *
-db_query_new(const char *sql, int nparams, const char *const *params,
-    db_cb cb, void *arg)
-{
-	struct db_query	*q;
-	int		 i;
-
-	if ((q = calloc(1, sizeof(*q))) == NULL)
-		return NULL;
-	q->cb = cb;
-	q->arg = arg;
-	if ((q->sql = strdup(sql)) == NULL)
-		goto fail;
-	if (nparams > 0 &&
-	    (q->params = calloc(nparams, sizeof(*q->params))) == NULL)
-		goto fail;
-	for (i = 0; i < nparams; i++) {
-		q->nparams = i + 1;
-		if (params[i] != NULL &&
-		    (q->params[i] = strdup(params[i])) == NULL)
-			goto fail;
-	}
-	return q;
- fail:
-	db_query_free(q);
-	return NULL;
 }
 
 int
@@ -711,6 +660,26 @@ db_query(struct db *db, const char *sql, int nparams,
 		log_warn("%s", __func__);
 		return -1;
 	}
+	TAILQ_INSERT_TAIL(&db->queue, q, entry);
+	db_send_queued(db);
+	return 0;
+}
+
+int
+db_query_batched(struct db *db, const struct db_batch *b,
+    const char *const *params, db_row_cb cb, void *arg)
+{
+	struct db_query	*q;
+
+	if (!db->up)
+		return -1;
+	if ((q = db_query_new(b->one, b->nparams, params, NULL, arg)) ==
+	    NULL) {
+		log_warn("%s", __func__);
+		return -1;
+	}
+	q->batch = b;
+	q->rcb = cb;
 	TAILQ_INSERT_TAIL(&db->queue, q, entry);
 	db_send_queued(db);
 	return 0;
