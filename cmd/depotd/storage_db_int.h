@@ -25,6 +25,7 @@
 #include <sys/queue.h>
 
 #define BATCH_MAX	128	/* requests in one statement, at most */
+#define DB_BATCHES	16	/* kinds of batch prepared, at most */
 
 TAILQ_HEAD(db_queue, db_query);
 struct db_query {

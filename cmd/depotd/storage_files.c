@@ -48,17 +48,21 @@
 
 /*
  * The same for many requests at once (storage_db.h): element i of $1,
- * $2 and $3 is the id, user and workspace of request i, each row is
- * matched on all three, and k_n says whose row it is.  The owner check
- * is the join's, row by row: another owner's id finds no row for the
- * request that named it, whoever else is in the batch.
+ * $2 and $3 is the id, user and workspace of request i, and k_n says
+ * whose row each is.  The owner check is made for each request on its
+ * own, in the lateral select that is FILE_SELECT_OWNED with the
+ * request's values: another owner's id finds no row for the request
+ * that named it, whoever else is in the batch.  Lateral and limited,
+ * the plan stays one primary-key lookup per request whatever the
+ * planner thinks of the table's size.
  */
 static const struct db_batch files_by_id = {
 	FILE_SELECT_OWNED,
 	"select " FILE_COLS ", k_n from unnest($1::text[], $2::text[], "
 	"$3::text[]) with ordinality as k(k_id, k_user, k_ws, k_n) "
-	"join files on id = k_id and user_id = k_user and "
-	"workspace_id = k_ws where " FILE_VISIBLE,
+	"cross join lateral (select * from files where id = k_id and "
+	"user_id = k_user and workspace_id = k_ws and " FILE_VISIBLE
+	" limit 1) files",
 	3,
 	64,
 };
