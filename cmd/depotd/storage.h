@@ -136,6 +136,8 @@ int	 storage_request_db_failed(struct storage_request *,
 	    const PGresult *, ExecStatusType);
 int	 storage_request_query(struct storage_request *, const char *sql,
 	    int n, const char *const *params, db_cb);
+int	 storage_request_query_batched(struct storage_request *,
+	    const struct db_batch *, const char *const *params, db_row_cb);
 void	 storage_request_peer_lost(struct storage_peer *);
 void	 storage_request_file_from_row(struct file_rec *, const PGresult *,
 	    int row);

@@ -41,19 +41,10 @@
 
 #include "log.h"
 #include "storage_db.h"
+#include "storage_db_int.h"
 
 #define BACKOFF_MIN_MS	500
 #define BACKOFF_MAX_MS	30000
-
-struct db_query {
-	TAILQ_ENTRY(db_query)	 entry;
-	char			*sql;
-	int			 nparams;
-	char			**params;
-	db_cb			 cb;
-	void			*arg;
-};
-TAILQ_HEAD(db_queue, db_query);
 
 enum conn_state {
 	CONN_WAITING,		/* backoff timer before the next attempt */
@@ -82,6 +73,9 @@ struct db_conn {
 	int			 backoff_ms;
 	int			 failures;	/* attempts since last up */
 	int			 flushing;
+	uint32_t		 prepared;	/* statements it holds */
+	int			 preparing;	/* the one being, or -1 */
+	unsigned int		 prepare_gen;	/* renames them anew */
 	struct db_query		*query;		/* in flight */
 	PGresult		*res;		/* last result of it */
 	int			 res_failed;	/* any result an error */
@@ -100,6 +94,8 @@ struct db {
 	int			 migrated;
 	int			 migrating;
 	int			 up;
+	const struct db_batch	*batches[DB_BATCHES];	/* seen so far */
+	int			 nbatches;
 	void			(*updown)(void *, int);
 	void			*updown_arg;
 };
@@ -185,34 +181,13 @@ db_new(struct event_base *base, const char *conninfo, int poolsize)
 	for (i = 0; i < poolsize; i++) {
 		db->conns[i].db = db;
 		db->conns[i].ev_fd = -1;
+		db->conns[i].preparing = -1;
 		db->conns[i].backoff_ms = BACKOFF_MIN_MS;
 	}
 	return db;
  fail:
 	db_free(db);
 	return NULL;
-}
-
-static void
-db_query_free(struct db_query *q)
-{
-	int	i;
-
-	if (q == NULL)
-		return;
-	free(q->sql);
-	for (i = 0; i < q->nparams; i++)
-		free(q->params[i]);
-	free(q->params);
-	free(q);
-}
-
-/* A query that cannot run: the callback hears of it with res NULL. */
-static void
-db_query_fail(struct db_query *q)
-{
-	q->cb(q->arg, NULL);
-	db_query_free(q);
 }
 
 static void
@@ -274,6 +249,8 @@ db_connection_close(struct db_conn *c)
 		c->ev = NULL;
 	}
 	c->ev_fd = -1;
+	c->prepared = 0;
+	c->preparing = -1;
 	if (c->pg != NULL) {
 		PQfinish(c->pg);
 		c->pg = NULL;
@@ -432,7 +409,7 @@ db_connection_result_done(struct db_conn *c)
 	c->res = NULL;
 	c->query = NULL;
 	c->state = CONN_IDLE;
-	q->cb(q->arg, res);
+	db_query_deliver(q, res);
 	PQclear(res);
 	db_query_free(q);
 }
@@ -482,7 +459,24 @@ db_connection_read(struct db_conn *c)
 	}
 	if (c->state == CONN_MIGRATING)
 		db_migrate_result(c);
-	else {
+	else if (c->preparing != -1 && !c->res_failed) {
+		/* Prepared: now the query itself. */
+		c->prepared |= 1U << c->preparing;
+		c->preparing = -1;
+		PQclear(c->res);
+		c->res = NULL;
+		db_connection_send(c);
+	} else {
+		/*
+		 * An error may be a statement gone stale (a migration by
+		 * another host changed its result): prepared anew, under
+		 * new names, next time.
+		 */
+		if (c->res_failed && c->query->batch != NULL) {
+			c->prepared = 0;
+			c->prepare_gen++;
+		}
+		c->preparing = -1;
 		db_connection_result_done(c);
 		db_send_queued(c->db);
 	}
@@ -505,19 +499,73 @@ db_connection_io(evutil_socket_t fd, short what, void *arg)
 		db_connection_read(c);
 }
 
+/*
+ * The number of q's statement among those of batches (2i for one, 2i +
+ * 1 for many), or -1 when there are too many kinds to prepare them all.
+ */
+static int
+db_batch_statement(struct db *db, const struct db_query *q)
+{
+	int	i;
+
+	for (i = 0; i < db->nbatches && db->batches[i] != q->batch; i++)
+		;
+	if (i == db->nbatches) {
+		if (i == DB_BATCHES)
+			return -1;
+		db->batches[db->nbatches++] = q->batch;
+	}
+	return 2 * i + (q->many != NULL);
+}
+
+/*
+ * A batched query's statements are prepared once per connection: the
+ * plan is most of the server's work for a lookup by key.  The prepare
+ * goes first, and its answer sends the query (db_connection_read).
+ */
+static int
+db_connection_send_batch(struct db_conn *c, const char *sql,
+    char **params)
+{
+	struct db_query	*q = c->query;
+	char		 name[32];
+	int		 st;
+
+	if ((st = db_batch_statement(c->db, q)) == -1)
+		return PQsendQueryParams(c->pg, sql, q->nparams, NULL,
+		    (const char *const *)params, NULL, NULL, 0);
+	snprintf(name, sizeof(name), "depot_%u_%d", c->prepare_gen, st);
+	if ((c->prepared & (1U << st)) == 0) {
+		c->preparing = st;
+		return PQsendPrepare(c->pg, name, sql, q->nparams, NULL);
+	}
+	return PQsendQueryPrepared(c->pg, name, q->nparams,
+	    (const char *const *)params, NULL, NULL, 0);
+}
+
 /* Sends c->query, or puts it back at the head when libpq refuses it. */
 static void
 db_connection_send(struct db_conn *c)
 {
 	struct db_query	*q = c->query;
+	const char	*sql = q->sql;
+	char		**params = q->params;
+	int		 sent;
 
+	if (q->many != NULL) {
+		sql = q->batch->many;
+		params = q->many;
+	}
 	c->state = CONN_BUSY;
 	c->res_failed = 0;
-	if (PQsendQueryParams(c->pg, q->sql, q->nparams, NULL,
-	    (const char *const *)q->params, NULL, NULL, 0) == 0 ||
-	    db_connection_flush(c) == -1) {
+	if (q->batch != NULL)
+		sent = db_connection_send_batch(c, sql, params);
+	else
+		sent = PQsendQueryParams(c->pg, sql, q->nparams, NULL,
+		    (const char *const *)params, NULL, NULL, 0);
+	if (sent == 0 || db_connection_flush(c) == -1) {
 		c->query = NULL;
-		TAILQ_INSERT_HEAD(&c->db->queue, q, entry);
+		db_query_requeue(&c->db->queue, q);
 		db_connection_broken(c, PQerrorMessage(c->pg));
 	}
 }
@@ -665,38 +713,12 @@ db_send_queued(struct db *db)
 		if ((q = TAILQ_FIRST(&db->queue)) == NULL)
 			break;
 		TAILQ_REMOVE(&db->queue, q, entry);
+		if (q->batch != NULL)
+			db_query_gather(&db->queue, q);
 		c->query = q;
 		db_connection_send(c);
 	}
 	db_update_up(db);
-}
-
-static struct db_query *
-db_query_new(const char *sql, int nparams, const char *const *params,
-    db_cb cb, void *arg)
-{
-	struct db_query	*q;
-	int		 i;
-
-	if ((q = calloc(1, sizeof(*q))) == NULL)
-		return NULL;
-	q->cb = cb;
-	q->arg = arg;
-	if ((q->sql = strdup(sql)) == NULL)
-		goto fail;
-	if (nparams > 0 &&
-	    (q->params = calloc(nparams, sizeof(*q->params))) == NULL)
-		goto fail;
-	for (i = 0; i < nparams; i++) {
-		q->nparams = i + 1;
-		if (params[i] != NULL &&
-		    (q->params[i] = strdup(params[i])) == NULL)
-			goto fail;
-	}
-	return q;
- fail:
-	db_query_free(q);
-	return NULL;
 }
 
 int
@@ -711,6 +733,26 @@ db_query(struct db *db, const char *sql, int nparams,
 		log_warn("%s", __func__);
 		return -1;
 	}
+	TAILQ_INSERT_TAIL(&db->queue, q, entry);
+	db_send_queued(db);
+	return 0;
+}
+
+int
+db_query_batched(struct db *db, const struct db_batch *b,
+    const char *const *params, db_row_cb cb, void *arg)
+{
+	struct db_query	*q;
+
+	if (!db->up)
+		return -1;
+	if ((q = db_query_new(b->one, b->nparams, params, NULL, arg)) ==
+	    NULL) {
+		log_warn("%s", __func__);
+		return -1;
+	}
+	q->batch = b;
+	q->rcb = cb;
 	TAILQ_INSERT_TAIL(&db->queue, q, entry);
 	db_send_queued(db);
 	return 0;

@@ -57,7 +57,38 @@ int		 db_up(const struct db *);
  */
 int		 db_query(struct db *, const char *sql, int nparams,
 		    const char *const *params, db_cb, void *arg);
+
+/*
+ * A query many requests may share.  When several of the same batch
+ * wait in the queue together, the connection that takes the first
+ * takes the others too (up to max) and runs them as one statement,
+ * many; a query that waits alone runs as one, unchanged.  one has
+ * nparams text parameters; many has nparams text arrays, element i of
+ * each being that parameter of the i-th request, and must give in its
+ * last column the 1-based position of the request each row answers
+ * (unnest ... with ordinality), at most one row per request.  Every
+ * check a request's own parameters make in one must stay in many, per
+ * row: batching changes how many statements run, not what each
+ * request may see.
+ */
+struct db_batch {
+	const char	*one;
+	const char	*many;
+	int		 nparams;
+	int		 max;
+};
+/*
+ * row is the request's row of res, -1 when it has none; res is NULL
+ * when the query could not run, as for db_cb.
+ */
+typedef void	(*db_row_cb)(void *arg, const PGresult *res, int row);
+int		 db_query_batched(struct db *, const struct db_batch *,
+		    const char *const *params, db_row_cb, void *arg);
 void		 db_free(struct db *);
+
+/* storage_db_query.c: for storage_db.c */
+char		*db_batch_array(const char *const *vals, int n);
+void		 db_batch_rows(const PGresult *, int n, int *rows);
 
 /* Applies the migrations over a blocking connection (depotctl, tests). */
 int		 db_migrate_sync(PGconn *, char *err, size_t errlen);

@@ -46,6 +46,27 @@
 	"select " FILE_COLS " from files where "			\
 	"id = $1 and " FILE_OWNED " and " FILE_VISIBLE
 
+/*
+ * The same for many requests at once (storage_db.h): element i of $1,
+ * $2 and $3 is the id, user and workspace of request i, and k_n says
+ * whose row each is.  The owner check is made for each request on its
+ * own, in the lateral select that is FILE_SELECT_OWNED with the
+ * request's values: another owner's id finds no row for the request
+ * that named it, whoever else is in the batch.  Lateral and limited,
+ * the plan stays one primary-key lookup per request whatever the
+ * planner thinks of the table's size.
+ */
+static const struct db_batch files_by_id = {
+	FILE_SELECT_OWNED,
+	"select " FILE_COLS ", k_n from unnest($1::text[], $2::text[], "
+	"$3::text[]) with ordinality as k(k_id, k_user, k_ws, k_n) "
+	"cross join lateral (select * from files where id = k_id and "
+	"user_id = k_user and workspace_id = k_ws and " FILE_VISIBLE
+	" limit 1) files",
+	3,
+	64,
+};
+
 /* FILE_GET and FILE_DELETE. */
 struct files_keyed {
 	struct storage_request	 req;
@@ -104,28 +125,28 @@ files_key_params(struct storage_peer *p, uint32_t peerid,
 }
 
 static int
-files_found(struct storage_request *r, const PGresult *res,
+files_found(struct storage_request *r, const PGresult *res, int row,
     struct file_rec *rec, char *ref, size_t reflen)
 {
 	if (storage_request_db_failed(r, res, PGRES_TUPLES_OK))
 		return 0;
-	if (PQntuples(res) == 0) {
+	if (row < 0) {
 		storage_request_error(r, 404, "no such file");
 		return 0;
 	}
-	storage_request_file_from_row(rec, res, 0);
-	strlcpy(ref, PQgetvalue(res, 0, COL_REF), reflen);
+	storage_request_file_from_row(rec, res, row);
+	strlcpy(ref, PQgetvalue(res, row, COL_REF), reflen);
 	return 1;
 }
 
 /* --- metadata --- */
 
 static void
-files_got(void *arg, const PGresult *res)
+files_got(void *arg, const PGresult *res, int row)
 {
 	struct files_keyed	*r = arg;
 
-	if (files_found(&r->req, res, &r->rec, r->ref, sizeof(r->ref)))
+	if (files_found(&r->req, res, row, &r->rec, r->ref, sizeof(r->ref)))
 		storage_request_reply(&r->req, IMSG_FILE_INFO, -1, &r->rec,
 		    sizeof(r->rec));
 	storage_request_free(&r->req);
@@ -161,7 +182,7 @@ storage_files_get(struct storage_peer *p, struct imsg *imsg)
 
 	if ((r = files_keyed_new(p, imsg, params, &owner)) == NULL)
 		return;
-	if (storage_request_query(&r->req, FILE_SELECT_OWNED, 3, params,
+	if (storage_request_query_batched(&r->req, &files_by_id, params,
 	    files_got) == -1)
 		storage_request_free(&r->req);
 }
@@ -251,11 +272,12 @@ files_read_stated(void *arg, int error, off_t size)
 }
 
 static void
-files_read_found(void *arg, const PGresult *res)
+files_read_found(void *arg, const PGresult *res, int row)
 {
 	struct files_read	*r = arg;
 
-	if (!files_found(&r->req, res, &r->rec, r->ref, sizeof(r->ref))) {
+	if (!files_found(&r->req, res, row, &r->rec, r->ref,
+	    sizeof(r->ref))) {
 		storage_request_free(&r->req);
 		return;
 	}
@@ -280,7 +302,7 @@ storage_files_open(struct storage_peer *p, struct imsg *imsg)
 		return;
 	}
 	storage_request_begin(&r->req, p, imsg->hdr.peerid);
-	if (storage_request_query(&r->req, FILE_SELECT_OWNED, 3, params,
+	if (storage_request_query_batched(&r->req, &files_by_id, params,
 	    files_read_found) == -1)
 		storage_request_free(&r->req);
 }

@@ -114,6 +114,20 @@ storage_request_query(struct storage_request *r, const char *sql, int n,
 	return 0;
 }
 
+/* The same, for a query that may run batched with others. */
+int
+storage_request_query_batched(struct storage_request *r,
+    const struct db_batch *b, const char *const *params, db_row_cb cb)
+{
+	if (storage.db == NULL ||
+	    db_query_batched(storage.db, b, params, cb, r) == -1) {
+		storage_request_error(r, STATUS_DB_DOWN,
+		    "the database is unavailable");
+		return -1;
+	}
+	return 0;
+}
+
 /* The channel closed: what its requests still answer goes nowhere. */
 void
 storage_request_peer_lost(struct storage_peer *p)

@@ -15,9 +15,10 @@
 
 # regress/db/suite.sh: the database layer against a private PostgreSQL.
 #
-# Runs build/regress/test_db against a cluster of its own, then again in
-# its restart mode while this script stops the server and starts it
-# anew, so that the pool must notice the loss and reconnect by itself.
+# Runs build/regress/test_db and test_db_batch's pg mode against a
+# cluster of its own, then test_db again in its restart mode while this
+# script stops the server and starts it anew, so that the pool must
+# notice the loss and reconnect by itself.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -45,6 +46,13 @@ fi
 echo "ok - PostgreSQL starts on port $PGPORT"
 
 "$bin" || status=1
+# Batched queries (struct db_batch) against the same server.
+if [ -x "$top/build/regress/test_db_batch" ]; then
+	"$top/build/regress/test_db_batch" pg || status=1
+else
+	echo "not ok - build/regress/test_db_batch is not built"
+	status=1
+fi
 
 # The restart scenario: the test signals through a file once its pool
 # is up, then waits up to 20 s for the loss and 20 s for the return.

@@ -95,5 +95,6 @@ section list
 section lifecycle
 section transport
 section trust
+section batch
 
 summary
