@@ -48,6 +48,7 @@
 
 #include "base64.h"
 #include "log.h"
+#include "randpool.h"
 #include "util.h"
 #include "fe_model.h"
 
@@ -111,10 +112,7 @@ upstream_body_new(struct event_base *base)
 		return NULL;
 	ub->base = base;
 	/* Random, so that no caller's text can pass for a placeholder. */
-	if (random_bytes(nonce, sizeof(nonce)) == -1) {
-		free(ub);
-		return NULL;
-	}
+	randpool_bytes(nonce, sizeof(nonce));
 	hex_encode(nonce, sizeof(nonce), hex);
 	snprintf(ub->prefix, sizeof(ub->prefix), "%s%sN", UB_PREFIX, hex);
 	return ub;
