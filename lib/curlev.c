@@ -33,6 +33,8 @@
 #include "curlev.h"
 #include "log.h"
 
+#define CURLEV_MAXCONNECTS	256	/* idle and busy, all hosts */
+
 struct curlev_sock;
 LIST_HEAD(curlev_socks, curlev_sock);
 
@@ -257,6 +259,12 @@ curlev_new(struct event_base *base)
 		curlev_free(curl);
 		return NULL;
 	}
+	/*
+	 * curl's default cache is four connections per handle in the
+	 * multi, counted as a transfer ends: under a burst that closes
+	 * kept-alive connections as fast as it opens new ones.
+	 */
+	curl_multi_setopt(curl->multi, CURLMOPT_MAXCONNECTS, CURLEV_MAXCONNECTS);
 	curl_multi_setopt(curl->multi, CURLMOPT_SOCKETFUNCTION, curlev_socket);
 	curl_multi_setopt(curl->multi, CURLMOPT_SOCKETDATA, curl);
 	curl_multi_setopt(curl->multi, CURLMOPT_TIMERFUNCTION, curlev_timer);
