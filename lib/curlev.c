@@ -42,7 +42,7 @@ struct curlev {
 	struct event_base	*base;
 	CURLM			*multi;
 	struct event		*timer;
-	struct curlev_socks	 socks;		/* watched and parked */
+	struct curlev_socks	 socks;	/* watched and parked */
 };
 
 /* What curlev keeps for an easy handle, in CURLOPT_PRIVATE. */
@@ -66,7 +66,7 @@ struct curlev_sock {
 	struct curlev		*curl;
 	struct event		 rd;
 	struct event		 wr;
-	short			 what;		/* armed: EV_READ, EV_WRITE */
+	short			 what;	/* armed: EV_READ, EV_WRITE */
 	int			 parked;
 	curl_socket_t		 fd;
 	LIST_ENTRY(curlev_sock)	 entry;
@@ -264,7 +264,8 @@ curlev_new(struct event_base *base)
 	 * multi, counted as a transfer ends: under a burst that closes
 	 * kept-alive connections as fast as it opens new ones.
 	 */
-	curl_multi_setopt(curl->multi, CURLMOPT_MAXCONNECTS, CURLEV_MAXCONNECTS);
+	curl_multi_setopt(curl->multi, CURLMOPT_MAXCONNECTS,
+	    (long)CURLEV_MAXCONNECTS);
 	curl_multi_setopt(curl->multi, CURLMOPT_SOCKETFUNCTION, curlev_socket);
 	curl_multi_setopt(curl->multi, CURLMOPT_SOCKETDATA, curl);
 	curl_multi_setopt(curl->multi, CURLMOPT_TIMERFUNCTION, curlev_timer);
