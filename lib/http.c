@@ -27,7 +27,6 @@
  */
 #include <sys/types.h>
 #include <sys/queue.h>
-#include <sys/random.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +40,7 @@
 
 #include "http_private.h"
 #include "log.h"
+#include "randpool.h"
 
 #define LOG_PATH_MAX		256
 
@@ -71,8 +71,8 @@ http_request_id(char id[33])
 	unsigned char	 rnd[16];
 	int		 i;
 
-	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
-		arc4random_buf(rnd, sizeof(rnd));
+	/* From the pool: one getrandom(2) for 256 ids, not one each. */
+	randpool_bytes(rnd, sizeof(rnd));
 	for (i = 0; i < 16; i++) {
 		id[2 * i] = hex[rnd[i] >> 4];
 		id[2 * i + 1] = hex[rnd[i] & 0xf];

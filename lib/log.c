@@ -27,6 +27,7 @@
  * as it is.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,34 @@
 static int	 log_foreground = 1;
 static int	 log_verbose;
 static char	 log_name[32] = "depotd";
+static pid_t	 log_pid;	/* 0: not known yet */
+static int	 log_hooked;
+
+/* A child learns its pid anew; getpid(2) per line costs a call. */
+static void
+log_forget_pid(void)
+{
+	log_pid = 0;
+}
+
+static pid_t
+log_getpid(void)
+{
+	if (log_pid == 0) {
+		if (!log_hooked && pthread_atfork(NULL, NULL,
+		    log_forget_pid) == 0)
+			log_hooked = 1;
+		log_pid = getpid();
+		/* No hook: ask every time rather than print a stale pid. */
+		if (!log_hooked) {
+			pid_t pid = log_pid;
+
+			log_pid = 0;
+			return pid;
+		}
+	}
+	return log_pid;
+}
 
 void
 log_init(const char *ident, int foreground, int verbose)
@@ -46,6 +75,7 @@ log_init(const char *ident, int foreground, int verbose)
 	log_foreground = foreground;
 	log_verbose = verbose;
 	strlcpy(log_name, ident, sizeof(log_name));
+	log_pid = 0;
 	/* openlog before any chroot: /dev/log must be reachable. */
 	if (!foreground)
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
@@ -154,7 +184,7 @@ log_emit(int pri, const char *fmt, va_list ap, int with_errno)
 		int	 len;
 
 		len = snprintf(line, sizeof(line), "%s[%d]: %s\n", log_name,
-		    (int)getpid(), esc);
+		    (int)log_getpid(), esc);
 		if (len > (int)sizeof(line) - 1)
 			len = sizeof(line) - 1;
 		(void)!write(STDERR_FILENO, line, len);

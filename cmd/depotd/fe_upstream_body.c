@@ -48,6 +48,7 @@
 
 #include "base64.h"
 #include "log.h"
+#include "randpool.h"
 #include "util.h"
 #include "fe_model.h"
 
@@ -96,8 +97,11 @@ struct upstream_body {
 	void			(*wake)(void *);
 	void			*wake_arg;
 
-	unsigned char		 in[UB_CHUNK];
-	char			 out[B64_ENCLEN(UB_CHUNK + 2)];
+	/* Only a body with descriptors needs them: not on every call. */
+	struct ub_io {
+		unsigned char	 in[UB_CHUNK];
+		char		 out[B64_ENCLEN(UB_CHUNK + 2)];
+	}			*io;
 };
 
 struct upstream_body *
@@ -111,10 +115,7 @@ upstream_body_new(struct event_base *base)
 		return NULL;
 	ub->base = base;
 	/* Random, so that no caller's text can pass for a placeholder. */
-	if (random_bytes(nonce, sizeof(nonce)) == -1) {
-		free(ub);
-		return NULL;
-	}
+	randpool_bytes(nonce, sizeof(nonce));
 	hex_encode(nonce, sizeof(nonce), hex);
 	snprintf(ub->prefix, sizeof(ub->prefix), "%s%sN", UB_PREFIX, hex);
 	return ub;
@@ -306,7 +307,7 @@ upstream_body_arm(struct upstream_body *ub, int fd)
 }
 
 /*
- * More base64 of the current descriptor in ub->out: 1 when some (maybe
+ * More base64 of the current descriptor in ub->io->out: 1 when some (maybe
  * none) came, 0 when it has nothing yet, -1 when it failed or ended
  * before its size.
  */
@@ -317,18 +318,22 @@ upstream_body_fill(struct upstream_body *ub, struct ufd *f)
 	size_t		 want;
 
 	ub->out_len = ub->out_off = 0;
+	if (ub->io == NULL && (ub->io = malloc(sizeof(*ub->io))) == NULL) {
+		log_warn("%s: malloc", __func__);
+		return -1;
+	}
 	if (ub->left == 0) {
-		ub->out_len = b64enc_final(&ub->enc, ub->out);
+		ub->out_len = b64enc_final(&ub->enc, ub->io->out);
 		ub->fd_done = 1;
 		return 1;
 	}
 	want = ub->left < UB_CHUNK ? (size_t)ub->left : UB_CHUNK;
 	do {
 		if (f->seekable)
-			n = pread(f->fd, ub->in, want,
+			n = pread(f->fd, ub->io->in, want,
 			    f->start + (f->size - ub->left));
 		else
-			n = read(f->fd, ub->in, want);
+			n = read(f->fd, ub->io->in, want);
 	} while (n == -1 && errno == EINTR);
 	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
@@ -342,7 +347,7 @@ upstream_body_fill(struct upstream_body *ub, struct ufd *f)
 		return -1;
 	}
 	ub->left -= n;
-	ub->out_len = b64enc_update(&ub->enc, ub->in, n, ub->out);
+	ub->out_len = b64enc_update(&ub->enc, ub->io->in, n, ub->io->out);
 	return 1;
 }
 
@@ -378,7 +383,8 @@ upstream_body_read(char *buf, size_t size, size_t nitems, void *arg)
 			continue;
 		}
 		if (ub->out_off < ub->out_len) {
-			c = upstream_body_copy(buf + n, room - n, ub->out + ub->out_off,
+			c = upstream_body_copy(buf + n, room - n,
+			    ub->io->out + ub->out_off,
 			    ub->out_len - ub->out_off);
 			n += c;
 			ub->out_off += c;
@@ -490,5 +496,6 @@ upstream_body_free(struct upstream_body *ub)
 	free(ub->fds);
 	free(ub->segs);
 	free(ub->json);
+	free(ub->io);
 	free(ub);
 }

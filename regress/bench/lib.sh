@@ -44,3 +44,47 @@ percentiles() {
 		i99 = int(NR * 0.99); if (i99 < 1) i99 = 1;
 		printf "p50 %.2f ms p99 %.2f ms", v[i50] * 1000, v[i99] * 1000 }'
 }
+
+# wrk's latency at a percentile ("50%", "99%") in microseconds, from
+# wrk --latency output in a file.
+wrk_pct_us() {	# file pct
+	awk -v p="$2" '$1 == p {
+		v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+		if (u == "us") m = 1; else if (u == "ms") m = 1000
+		else if (u == "s") m = 1000000; else if (u == "m") m = 60000000
+		printf "%.0f", v * m }' "$1"
+}
+
+# Requests done and requests/s of a wrk run in a file.
+wrk_requests() {
+	awk '/requests in/ { print $1 }' "$1"
+}
+wrk_rate() {
+	awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$1"
+}
+
+# System calls entered by the pids (comma separated) while a command
+# runs, counted by perf: a figure that holds on any machine.
+syscalls_during() {	# pids command...
+	local pids=$1 out
+	shift
+	out=$(mktemp)
+	perf stat -x, -e raw_syscalls:sys_enter -p "$pids" -o "$out" &
+	local perf=$!
+	sleep 0.3
+	"$@"
+	kill -INT "$perf"
+	wait "$perf" 2>/dev/null
+	awk -F, '/raw_syscalls/ { print $1 }' "$out"
+	rm -f "$out"
+}
+
+# Peak VmRSS in KiB among the pids.
+rss_max() {
+	local p v m=0
+	for p in "$@"; do
+		v=$(awk '/VmRSS/ { print $2 }' /proc/$p/status)
+		[ "$v" -gt "$m" ] && m=$v
+	done
+	echo "$m"
+}

@@ -24,6 +24,17 @@
 #  5. what one file reference adds to a round trip: a chat naming a
 #     1 KB text file by id, less the same chat without it (both to the
 #     sink), and the storage helper's selects per request
+#  6. against nginx: a fixed chat completion (nginx `return 200`) fetched
+#     straight, through nginx `proxy_pass` (2 workers, upstream
+#     keep-alive) and through depotd (prefork 2), driven by wrk with a
+#     Lua POST body: added p50 at 1 connection (target depotd <= 1.5x
+#     nginx's), req/s and p99 at 64 (targets >= 0.8x, <= 2x), system
+#     calls per round trip of the frontends and storage helper beside
+#     nginx's workers' (target <= 14), the time to the first streamed
+#     byte added (an SSE answer; target <= 50 us p50), the upstream
+#     connections opened, and the frontends' resident set after
+#     BENCH_TRIPS (default 1000000) round trips (target <= 16 MiB).
+#     BENCH_MODELS_ONLY=nginx runs this section alone.
 # The upstream of 1 and 2 is regress/upstream/double.py; that of 3 a
 # sink that reads the body and answers a fixed completion, so that the
 # figure is depotd's and not the double's JSON parser.
@@ -37,6 +48,11 @@ w=$top/build/bench-models
 port=${BENCH_MODELS_PORT:-18560}
 dport=$((port + 1))
 sport=$((port + 2))
+nfixed=$((port + 3))	# nginx: the fixed completion
+nproxy=$((port + 4))	# nginx: proxy_pass to it
+nsse=$((port + 5))	# nginx: a fixed SSE answer
+TRIPS=${BENCH_TRIPS:-1000000}
+WRK_SECS=${BENCH_WRK_SECS:-4}
 N=${N:-300}
 FILE_MB=${BENCH_FILE_MB:-100}
 rm -rf "$w"; mkdir -p "$w"
@@ -45,6 +61,9 @@ pids=
 cleanup() {
 	depot_stop
 	for p in $pids; do kill "$p" 2>/dev/null; done
+	for n in upstream proxy; do
+		[ -s "$w/$n/nginx.pid" ] && kill "$(cat "$w/$n/nginx.pid")"
+	done
 	pg_stop "$w/pg"
 }
 trap cleanup EXIT INT TERM
@@ -132,6 +151,12 @@ upstream \"sink\" { url \"http://127.0.0.1:$sport/v1\" api openai
 	api-key \"k\" }
 model \"bench\" upstream \"double\" { remote-name \"gpt-bench\" }
 model \"bench-sink\" upstream \"sink\"
+upstream \"fixed\" { url \"http://127.0.0.1:$nfixed/v1\" api openai
+	api-key \"k\" }
+upstream \"sse\" { url \"http://127.0.0.1:$nsse/v1\" api openai
+	api-key \"k\" }
+model \"bench-fixed\" upstream \"fixed\" { remote-name \"gpt-bench\" }
+model \"bench-sse\" upstream \"sse\" { remote-name \"gpt-bench\" }
 "
 depot_start "$w" || exit 1
 key=$(depot_key bench default)
@@ -153,6 +178,154 @@ added() {	# title direct-file depotd-file
 	    "added p50 $(echo "$4 - $2" | bc -l) ms p99" \
 	    "$(echo "$5 - $3" | bc -l) ms (target p50 < 1 ms)"
 }
+
+# Section 6: nginx as the reference.  Two nginx, so that the proxy's
+# workers count their own system calls only: the upstream (a fixed
+# chat.completion and a fixed SSE answer) and the proxy.
+COMPLETION='{"id":"chatcmpl-fixed","object":"chat.completion","created":1700000000,"model":"gpt-bench","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}'
+CHUNK='{"id":"chatcmpl-fixed","object":"chat.completion.chunk","created":1700000000,"model":"gpt-bench","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}'
+nginx_start() {	# name server-blocks
+	mkdir -p "$w/$1"
+	cat >"$w/$1/nginx.conf" <<NG
+worker_processes 2;
+pid $w/$1/nginx.pid;
+error_log $w/$1/error.log;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	keepalive_requests 10000000;
+	$2
+}
+NG
+	nginx -e "$w/$1/error.log" -p "$w/$1" -c "$w/$1/nginx.conf" ||
+	    { echo "nginx $1 did not start"; exit 1; }
+}
+nginx_workers() {	# name: the workers' pids, comma separated
+	pgrep -P "$(cat "$w/$1/nginx.pid")" | paste -sd, -
+}
+wrk_lua() {	# file key model [stream]
+	cat >"$1" <<LUA
+wrk.method = "POST"
+wrk.body = '{"model":"$3","stream":${4:-false},"messages":[{"role":"user","content":"say something short"}]}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $2"
+LUA
+}
+wrk_run() {	# connections seconds lua port out
+	wrk -t"$(($1 < 2 ? 1 : 2))" -c"$1" -d"$2"s --latency -s "$3" \
+	    "http://127.0.0.1:$4/v1/chat/completions" >"$5" ||
+	    { echo "wrk to port $4 failed"; exit 1; }
+	grep -q "Non-2xx" "$5" && { echo "wrk to port $4: errors"; cat "$5"
+	    exit 1; }
+	return 0
+}
+upstream_conns() {	# nginx's accepted connections so far, on nfixed
+	curl -s "http://127.0.0.1:$nfixed/status" |
+	    awk 'NR == 3 { print $1 }'
+}
+nginx_reference() {
+	local fes st n0 n1 s0 s1 d0 d1 u0 u1 a b c r
+	nginx_start upstream "
+	server { listen 127.0.0.1:$nfixed;
+		location = /status { stub_status; }
+		location / { default_type application/json;
+			return 200 '$COMPLETION'; } }
+	server { listen 127.0.0.1:$nsse;
+		location / { default_type text/event-stream;
+			return 200 'data: $CHUNK\n\ndata: [DONE]\n\n'; } }"
+	nginx_start proxy "
+	upstream fixed { server 127.0.0.1:$nfixed; keepalive 64; }
+	server { listen 127.0.0.1:$nproxy;
+		location / { proxy_pass http://fixed; proxy_http_version 1.1;
+			proxy_set_header Connection \"\"; } }"
+	sleep 0.3
+	wrk_lua "$w/direct.lua" k gpt-bench
+	wrk_lua "$w/depotd.lua" "$key" bench-fixed
+	wrk_lua "$w/sse.lua" "$key" bench-sse true
+	fes=$(for t in 0 1 2 3 4 5 6 7; do depot_child "frontend $t"; done)
+	st=$(depot_child storage)
+
+	echo "-- 6a. against nginx proxy_pass: 1 connection, ${WRK_SECS} s each"
+	wrk_run 1 1 "$w/depotd.lua" "$port" "$w/warm"	# curl's pool
+	wrk_run 1 "$WRK_SECS" "$w/direct.lua" "$nfixed" "$w/w1.direct"
+	wrk_run 1 "$WRK_SECS" "$w/direct.lua" "$nproxy" "$w/w1.nginx"
+	wrk_run 1 "$WRK_SECS" "$w/depotd.lua" "$port" "$w/w1.depotd"
+	a=$(wrk_pct_us "$w/w1.direct" 50%)
+	b=$(wrk_pct_us "$w/w1.nginx" 50%)
+	c=$(wrk_pct_us "$w/w1.depotd" 50%)
+	echo "p50: straight ${a} us, through nginx ${b} us, through depotd" \
+	    "${c} us; added: nginx $((b - a)) us, depotd $((c - a)) us;" \
+	    "ratio $(echo "scale=2; ($c - $a) / ($b - $a)" | bc -l)" \
+	    "(target <= 1.5)"
+
+	echo "-- 6b. 64 connections, ${WRK_SECS} s each"
+	wrk_run 64 "$WRK_SECS" "$w/direct.lua" "$nproxy" "$w/w64.nginx"
+	wrk_run 64 "$WRK_SECS" "$w/depotd.lua" "$port" "$w/w64.depotd"
+	a=$(wrk_rate "$w/w64.nginx"); b=$(wrk_rate "$w/w64.depotd")
+	echo "req/s: nginx $a, depotd $b; ratio $(ratio "$b" "$a")" \
+	    "(target >= 0.8)"
+	a=$(wrk_pct_us "$w/w64.nginx" 99%); b=$(wrk_pct_us "$w/w64.depotd" 99%)
+	echo "p99: nginx ${a} us, depotd ${b} us; ratio $(ratio "$b" "$a")" \
+	    "(target <= 2)"
+
+	echo "-- 6c. system calls per round trip (perf, 64 connections)"
+	s0=$(syscalls_during "$(nginx_workers proxy)" \
+	    wrk_run 64 "$WRK_SECS" "$w/direct.lua" "$nproxy" "$w/w64s.nginx")
+	u0=$(upstream_conns)
+	s1=$(syscalls_during "$(echo $fes $st | tr ' ' ,)" \
+	    wrk_run 64 "$WRK_SECS" "$w/depotd.lua" "$port" "$w/w64s.depotd")
+	u1=$(upstream_conns)
+	a=$(wrk_requests "$w/w64s.nginx"); b=$(wrk_requests "$w/w64s.depotd")
+	echo "nginx's workers $(echo "scale=1; $s0 / $a" | bc -l)," \
+	    "depotd's frontends and storage helper" \
+	    "$(echo "scale=1; $s1 / $b" | bc -l) (target <= 14)"
+	echo "upstream connections opened by depotd: $((u1 - u0 - 1)) over" \
+	    "$b requests (prefork x connections: $((2 * 64)) at most)"
+
+	echo "-- 6d. time to the first streamed byte, $N requests"
+	for i in $(seq "$N"); do
+		echo "url = \"http://127.0.0.1:$nsse/v1/chat/completions\""
+		echo 'output = "/dev/null"'
+	done >"$w/sse.direct.curl"
+	sed "s/:$nsse/:$port/" "$w/sse.direct.curl" >"$w/sse.depotd.curl"
+	for t in direct depotd; do
+		curl -s -K "$w/sse.$t.curl" -w \
+		    '%{http_code} %{time_starttransfer}\n' \
+		    -H "Authorization: Bearer $key" \
+		    -H "Content-Type: application/json" -d \
+		    '{"model":"bench-sse","stream":true,"messages":[{"role":"user","content":"hi"}]}' \
+		    >"$w/sse.$t" || { echo "curl $t failed"; exit 1; }
+		grep -qv '^200 ' "$w/sse.$t" &&
+		    { echo "streaming $t: not 200"; exit 1; }
+		awk '{ print $2 }' "$w/sse.$t" >"$w/sse.$t.s"
+	done
+	a=$(pcts "$w/sse.direct.s" | awk '{ printf "%.0f", $1 * 1000 }')
+	b=$(pcts "$w/sse.depotd.s" | awk '{ printf "%.0f", $1 * 1000 }')
+	echo "first byte p50: straight ${a} us, through depotd ${b} us;" \
+	    "added $((b - a)) us (target <= 50 us)"
+
+	a=$(wrk_rate "$w/w64.depotd")
+	r=$((TRIPS / (a > 0 ? a : 1) + 1))
+	echo "-- 6e. frontends' resident set over $TRIPS round trips" \
+	    "(64 connections, ${r} s)"
+	n0=$(rss_max $fes)
+	d0=0	# runs until TRIPS are done: the rate may fall under load
+	while [ "$d0" -lt "$TRIPS" ]; do
+		wrk_run 64 "$r" "$w/depotd.lua" "$port" "$w/w64.rss"
+		d1=$(wrk_requests "$w/w64.rss")
+		[ "$d1" -gt 0 ] || { echo "no round trips"; exit 1; }
+		d0=$((d0 + d1))
+		r=$(((TRIPS - d0) / (d1 / r + 1) + 1))
+	done
+	n1=$(rss_max $fes)
+	echo "$d0 round trips: largest frontend" \
+	    "VmRSS before $((n0 / 1024)) MiB, after $((n1 / 1024)) MiB" \
+	    "(growth $((n1 - n0)) KiB; target <= 16 MiB, no growth)"
+}
+if [ "${BENCH_MODELS_ONLY:-}" = nginx ]; then
+	nginx_reference
+	exit 0
+fi
 
 echo "-- 1. plain round trip, $N requests"
 rt "$dport" test-upstream-key gpt-bench 0 direct.plain
@@ -244,3 +417,5 @@ echo "file reference: without p50 $1 ms p99 $2 ms; with p50 $3 ms" \
     "p99 $4 ms; added p50 $(echo "$3 - $1" | bc -l) ms;" \
     "files-table scans per request" \
     "$(echo "scale=2; ($s1 - $s0) / ($N + 10)" | bc -l)"
+
+nginx_reference

@@ -97,7 +97,7 @@ def anthropic_error(st, data, want_status, want_type):
 st, _, d = call("GET", "/v1/models")
 o = js(d) or {}
 report(st == 200 and o.get("object") == "list" and
-    [m["id"] for m in o["data"]] == ["m1", "m2", "ma"] and
+    [m["id"] for m in o["data"]] == ["m1", "m2", "ma", "mk"] and
     all(m["object"] == "model" and m["owned_by"] == "depotd" and
     isinstance(m["created"], int) for m in o["data"]),
     "GET /v1/models: the OpenAI list of the configured models")
@@ -105,7 +105,7 @@ st, _, d = call("GET", "/v1/models", headers={"anthropic-version":
     "2023-06-01"})
 o = js(d) or {}
 report(st == 200 and o.get("has_more") is False and
-    o.get("first_id") == "m1" and o.get("last_id") == "ma" and
+    o.get("first_id") == "m1" and o.get("last_id") == "mk" and
     all(m["type"] == "model" and m["display_name"] == m["id"] and
     m["created_at"].endswith("Z") for m in o["data"]),
     "GET /v1/models with anthropic-version: Anthropic's page")

@@ -17,8 +17,10 @@
 # listing in both dialects, the checks made before anything goes
 # upstream, what the upstream receives, the mapping of its failures
 # into the caller's envelope, a stall, a client that leaves, and a
-# slow reader of a long stream.  The translation matrix is the models
-# suite's (regress/models).  Ports ROUTE_PORT (18570) and the two after.
+# slow reader of a long stream; and (keepalive.py) the reuse of
+# kept-alive upstream connections, and one the upstream closed while
+# idle.  The translation matrix is the models suite's (regress/models).
+# Ports ROUTE_PORT (18570) and the two after.
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -56,6 +58,9 @@ upstream \"ob\" { url \"$u\" api openai api-key \"test-upstream-key\" }
 model \"m1\" upstream \"oa\" { remote-name \"remote-m1\" }
 model \"m2\" upstream \"ob\"
 model \"ma\" upstream \"an\" { remote-name \"remote-ma\" }
+upstream \"ka\" { url \"http://127.0.0.1:$((port + 2))/v1\" api openai
+	api-key \"k\" }
+model \"mk\" upstream \"ka\"
 "
 depot_start "$w" || { notok "depotd did not start"; exit 1; }
 key=$(depot_key alice default)
@@ -64,4 +69,8 @@ grep -q __asan_init "$DEPOTD" && export ROUTE_ASAN=1
 python3 "$top/regress/route/route.py" "$DEPOT_URL" "$key" "$dport" \
     "$(for t in 0 1 2 3; do depot_child "frontend $t"; done | tr '\n' ' ')" ||
     notok "route.py stopped early"
+python3 "$top/regress/route/keepalive.py" "$DEPOT_URL" "$key" \
+    "$((port + 2))" \
+    "$(for t in 0 1 2 3; do depot_child "frontend $t"; done | tr '\n' ' ')" ||
+    notok "keepalive.py stopped early"
 exit 0

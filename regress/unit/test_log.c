@@ -18,8 +18,12 @@
  * test_log.c: what reaches the log is one line per message, whatever
  * the strings it carries: control characters, DEL, C1 controls and
  * bytes that are not UTF-8 come out escaped, valid UTF-8 as it is.
- * The lines are read back from stderr, as a foreground daemon writes.
+ * The lines are read back from stderr, as a foreground daemon writes;
+ * the pid in their prefix is the process's own, also after a fork.
  */
+#include <sys/types.h>
+#include <sys/wait.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -145,6 +149,27 @@ test_errno_and_length(void)
 	    "cut between escapes, none of it raw");
 }
 
+/* The pid is taken once: a forked child must still print its own. */
+static void
+test_pid_after_fork(void)
+{
+	char	 want[64];
+	pid_t	 pid;
+	int	 st;
+
+	log_info("the parent");
+	snprintf(want, sizeof(want), "[%d]: the parent\n", (int)getpid());
+	T_OK(strstr(logged(), want) != NULL, "the line carries the pid");
+	if ((pid = fork()) == 0) {
+		log_info("the child");
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	snprintf(want, sizeof(want), "[%d]: the child\n", (int)pid);
+	T_OK(strstr(logged(), want) != NULL, "a forked child's line carries "
+	    "the child's pid, not its parent's");
+}
+
 int
 main(void)
 {
@@ -158,6 +183,7 @@ main(void)
 	test_controls();
 	test_utf8();
 	test_errno_and_length();
+	test_pid_after_fork();
 	dup2(saved_stderr, STDERR_FILENO);
 	return t_done();
 }
