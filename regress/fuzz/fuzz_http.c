@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/bufpool.c lib/http.c lib/http_conn.c lib/http_limits.c lib/http_reply.c lib/http_server.c lib/http_query.c lib/log.c */
+/* fuzz-sources: lib/bufpool.c lib/http.c lib/http_conn.c lib/http_limits.c lib/http_reply.c lib/http_server.c lib/http_query.c lib/log.c lib/randpool.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *
