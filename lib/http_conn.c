@@ -166,7 +166,8 @@ http_body_window_resume(struct http_conn *c)
  * The socket is read here rather than by the bufferevent: libevent
  * 2.1's evbuffer_read() takes at most 4096 bytes a call, which on a
  * fast link spends more time in system calls than in the work.  The
- * bufferevent still holds the input buffer and does all the writing.
+ * bufferevent still holds the input buffer, and writes what the socket
+ * did not take at once (see conn_flush).
  *
  * Each read lands in the connection's block from the process's pool
  * (bufpool.c), not in space reserved in the evbuffer: that space was a
