@@ -166,7 +166,8 @@ http_body_window_resume(struct http_conn *c)
  * The socket is read here rather than by the bufferevent: libevent
  * 2.1's evbuffer_read() takes at most 4096 bytes a call, which on a
  * fast link spends more time in system calls than in the work.  The
- * bufferevent still holds the input buffer and does all the writing.
+ * bufferevent still holds the input buffer, and writes what the socket
+ * did not take at once (see conn_flush).
  *
  * Each read lands in the connection's block from the process's pool
  * (bufpool.c), not in space reserved in the evbuffer: that space was a
@@ -267,7 +268,7 @@ conn_free(struct http_conn *c)
 {
 	struct evbuffer	*bufs[] = { c->url, c->hname, c->hvalue,
 			    c->resp_headers };
-	struct event	*evs[] = { c->timer, c->kick, c->rd };
+	struct event	*evs[] = { c->timer, c->kick, c->flush, c->rd };
 	size_t		 i;
 
 	for (i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
@@ -372,6 +373,7 @@ http_conn_close(struct http_conn *c)
 	c->bev = NULL;
 	evtimer_del(c->timer);
 	event_del(c->kick);
+	event_del(c->flush);
 	TAILQ_REMOVE(&srv->conns, c, entry);
 	srv->nconns--;
 	http_conn_release(c);
@@ -396,6 +398,9 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 
 	c->inuse++;
 	pending = evbuffer_get_length(bufferevent_get_output(bev));
+	/* Empty: what is added next is written at once (conn_flush). */
+	if (pending == 0)
+		bufferevent_disable(bev, EV_WRITE);
 	if (c->stream_blocked && pending <= c->srv->limits.write_watermark) {
 		c->stream_blocked = 0;
 		event_add(c->stream, NULL);
@@ -409,6 +414,107 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	if (!c->dead && c->resp == RS_FLUSHING &&
 	    evbuffer_get_length(bufferevent_get_output(bev)) == 0)
 		response_done(c);
+	http_conn_release(c);
+}
+
+/*
+ * Writing.  A reply goes to the socket as soon as the callback that
+ * queued it returns.  Left to the bufferevent, every reply armed
+ * EPOLLOUT (an epoll_ctl), waited a loop turn for it (an epoll_wait),
+ * was written and disarmed EPOLLOUT again (another epoll_ctl): three
+ * system calls and a turn a reply, where one writev does.  So the
+ * bufferevent's EV_WRITE stays off while the socket takes what it is
+ * given; whatever adds to the output makes the flush event active, and
+ * that writes all the output holds in one writev (a sendfile segment
+ * in a sendfile of its own), once the callback that is adding returns:
+ * a reply built of many pieces still goes in one call, and no handler
+ * sees its request end under it.  Only what the socket does not take
+ * is left to the bufferevent, EPOLLOUT and write timeout included,
+ * until the output is empty again (conn_write_cb).
+ */
+#define FLUSH_CALLS	4	/* writes in one flush, then others' turn */
+
+static int
+conn_writing(struct http_conn *c)
+{
+	return (bufferevent_get_enabled(c->bev) & EV_WRITE) != 0;
+}
+
+static void
+conn_out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct http_conn	*c = arg;
+
+	if (info->n_added > 0 && !c->dead && !conn_writing(c))
+		event_active(c->flush, EV_TIMEOUT, 1);
+}
+
+/*
+ * Writes what the output holds, up to the bufferevent's largest single
+ * write (the loop's other connections wait meanwhile).  Returns the
+ * bytes written, or -1 with errno for an error that is no EAGAIN.
+ */
+static ssize_t
+conn_write_now(struct http_conn *c)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->bev);
+	evutil_socket_t	 fd = bufferevent_getfd(c->bev);
+	ssize_t		 max = bufferevent_get_max_single_write(c->bev);
+	ssize_t		 total = 0;
+	int		 i, n = 0, saved;
+
+	/* The bufferevent keeps the output's start frozen but to write. */
+	evbuffer_unfreeze(out, 1);
+	for (i = 0; i < FLUSH_CALLS && total < max &&
+	    evbuffer_get_length(out) > 0; i++) {
+		/* 0: a sendfile that met EAGAIN, or a file cut short. */
+		if ((n = evbuffer_write_atmost(out, fd, max - total)) <= 0)
+			break;
+		total += n;
+	}
+	saved = errno;
+	evbuffer_freeze(out, 1);
+	if (n == -1 && saved != EAGAIN && saved != EWOULDBLOCK &&
+	    saved != EINTR) {
+		errno = saved;
+		return -1;
+	}
+	return total;
+}
+
+static void
+conn_flush(struct http_conn *c)
+{
+	struct evbuffer	*out;
+	ssize_t		 n;
+
+	if (c->dead || conn_writing(c))
+		return;
+	out = bufferevent_get_output(c->bev);
+	if (evbuffer_get_length(out) == 0)
+		return;
+	if ((n = conn_write_now(c)) == -1) {
+		/* EPIPE, ECONNRESET: as when the bufferevent meets them. */
+		conn_event_cb(c->bev, BEV_EVENT_WRITING | BEV_EVENT_ERROR, c);
+		return;
+	}
+	/* The rest waits for EPOLLOUT, and the cases above for errors. */
+	if (evbuffer_get_length(out) > 0)
+		bufferevent_enable(c->bev, EV_WRITE);
+	/* What the bufferevent would have called after its write. */
+	if (n > 0 && evbuffer_get_length(out) <=
+	    c->srv->limits.write_watermark)
+		conn_write_cb(c->bev, c);
+}
+
+static void
+conn_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_conn	*c = arg;
+
+	c->inuse++;
+	conn_flush(c);
 	http_conn_release(c);
 }
 
@@ -497,8 +603,10 @@ http_conn_new(struct http_server *srv, int fd, const char *peer,
 	c->resp_headers = evbuffer_new();
 	c->timer = evtimer_new(srv->base, conn_timer_cb, c);
 	c->kick = event_new(srv->base, -1, 0, conn_kick_cb, c);
+	c->flush = event_new(srv->base, -1, 0, conn_flush_cb, c);
 	if (c->url == NULL || c->hname == NULL || c->hvalue == NULL ||
 	    c->resp_headers == NULL || c->timer == NULL || c->kick == NULL ||
+	    c->flush == NULL ||
 	    evutil_make_socket_nonblocking(fd) == -1 ||
 	    (c->bev = bufferevent_socket_new(srv->base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
@@ -511,8 +619,11 @@ http_conn_new(struct http_server *srv, int fd, const char *peer,
 	    &wtv : NULL);
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb,
 	    c);
-	bufferevent_enable(c->bev, EV_WRITE);
-	bufferevent_disable(c->bev, EV_READ);
+	/* EV_WRITE only while the socket is behind: see conn_flush. */
+	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	if (evbuffer_add_cb(bufferevent_get_output(c->bev), conn_out_cb,
+	    c) == NULL)
+		goto fail;
 	/* The bufferevent keeps the input's end frozen for its own reads. */
 	evbuffer_unfreeze(bufferevent_get_input(c->bev), 0);
 	if ((c->rd = event_new(srv->base, fd, EV_READ | EV_PERSIST,

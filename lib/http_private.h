@@ -104,6 +104,7 @@ struct http_conn {
 	struct bufpool_cur	 rcur;		/* read block: see conn_rd_cb */
 	struct event		*timer;
 	struct event		*kick;
+	struct event		*flush;		/* see conn_flush */
 	enum timer_kind		 timer_kind;
 	char			 peer[64];
 	int			 inuse;
