@@ -593,7 +593,9 @@ upcall_header(char *buf, size_t size, size_t n, void *arg)
  * The body, from memory and descriptors; sending is liveness too.
  * Once it is all sent the model may think for a long while before its
  * first byte: that wait is the call's timeout's, not idle-timeout's,
- * which counts silence in an answer that has begun.
+ * which counts silence in an answer that has begun.  curl knows the
+ * length and stops calling once it has it all: the last piece, not a
+ * read of 0, is the end.
  */
 static size_t
 upcall_read(char *buf, size_t size, size_t n, void *arg)
@@ -602,9 +604,12 @@ upcall_read(char *buf, size_t size, size_t n, void *arg)
 	size_t		 got;
 
 	got = upstream_body_read(buf, size, n, u->p.body);
-	if (got == 0 && u->res.ttfb_us == -1)
+	if (got == CURL_READFUNC_PAUSE || got == CURL_READFUNC_ABORT)
+		return got;
+	if (u->res.ttfb_us == -1 && (got == 0 ||
+	    upstream_body_sent(u->p.body) >= upstream_body_length(u->p.body)))
 		evtimer_del(u->idle);
-	else if (got != CURL_READFUNC_PAUSE && got != CURL_READFUNC_ABORT)
+	else
 		upcall_idle_arm(u);
 	return got;
 }
