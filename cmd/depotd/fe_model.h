@@ -82,6 +82,8 @@ size_t		 upstream_body_read(char *, size_t, size_t, void *);
 void		 upstream_body_on_wake(struct upstream_body *, void (*)(void *), void *);
 /* Bytes of the body already read by curl (for the log). */
 int64_t		 upstream_body_sent(const struct upstream_body *);
+/* The whole body, when it is small and in memory (CURLOPT_POSTFIELDS). */
+const char	*upstream_body_inline(const struct upstream_body *, size_t *);
 void		 upstream_body_free(struct upstream_body *);
 
 /* fe_refs.c: the request's file references. */

@@ -57,8 +57,9 @@
 /*
  * A pooled connection idle longer than this is not reused: model
  * servers (uvicorn, llama.cpp) close theirs after 5 s, and a request
- * sent on one closing under it cannot be sent again, since a body
- * read from descriptors does not rewind.
+ * sent on one closing under it cannot be sent again when its body is
+ * read from descriptors, which do not rewind (a body in memory can:
+ * upcall_setup).
  */
 #define CONN_MAXAGE		2
 
@@ -68,6 +69,7 @@ struct upcall {
 	char			 model[128];
 	CURL			*easy;
 	int			 running;	/* in the multi */
+	int			 inline_body;	/* CURLOPT_POSTFIELDS */
 	struct curl_slist	*headers;
 	struct curl_slist	*resolve;
 	struct event		*idle;
@@ -181,6 +183,23 @@ upcall_emit_cb(void *arg, const char *event, const char *data, size_t len)
 	evbuffer_drain(u->frame, evbuffer_get_length(u->frame));
 }
 
+/*
+ * Bytes of the body sent: curl counts those of a body in memory, of
+ * its last attempt when it sent it again on a fresh connection.
+ */
+static int64_t
+upcall_sent(const struct upcall *u)
+{
+	curl_off_t	 n = 0;
+
+	if (!u->inline_body)
+		return upstream_body_sent(u->p.body);
+	if (curl_easy_getinfo(u->easy, CURLINFO_SIZE_UPLOAD_T, &n) !=
+	    CURLE_OK || n < 0)
+		return 0;
+	return n;
+}
+
 /* The route hears how it went before anything can free the request. */
 static void
 upcall_report(struct upcall *u, int status)
@@ -189,7 +208,7 @@ upcall_report(struct upcall *u, int status)
 		return;
 	u->reported = 1;
 	u->res.status = status;
-	u->res.sent = upstream_body_sent(u->p.body);
+	u->res.sent = upcall_sent(u);
 	if (u->translator != NULL)
 		xstream_usage(u->translator, &u->res.tokens_in,
 		    &u->res.tokens_out);
@@ -574,7 +593,9 @@ upcall_header(char *buf, size_t size, size_t n, void *arg)
  * The body, from memory and descriptors; sending is liveness too.
  * Once it is all sent the model may think for a long while before its
  * first byte: that wait is the call's timeout's, not idle-timeout's,
- * which counts silence in an answer that has begun.
+ * which counts silence in an answer that has begun.  curl knows the
+ * length and stops calling once it has it all: the last piece, not a
+ * read of 0, is the end.
  */
 static size_t
 upcall_read(char *buf, size_t size, size_t n, void *arg)
@@ -583,9 +604,12 @@ upcall_read(char *buf, size_t size, size_t n, void *arg)
 	size_t		 got;
 
 	got = upstream_body_read(buf, size, n, u->p.body);
-	if (got == 0 && u->res.ttfb_us == -1)
+	if (got == CURL_READFUNC_PAUSE || got == CURL_READFUNC_ABORT)
+		return got;
+	if (u->res.ttfb_us == -1 && (got == 0 ||
+	    upstream_body_sent(u->p.body) >= upstream_body_length(u->p.body)))
 		evtimer_del(u->idle);
-	else if (got != CURL_READFUNC_PAUSE && got != CURL_READFUNC_ABORT)
+	else
 		upcall_idle_arm(u);
 	return got;
 }
@@ -646,13 +670,8 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, (long)CONN_MAXAGE);
-	curl_easy_setopt(e, CURLOPT_POST, 1L);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-	    (curl_off_t)upstream_body_length(u->p.body));
-	curl_easy_setopt(e, CURLOPT_READFUNCTION, upcall_read);
-	curl_easy_setopt(e, CURLOPT_READDATA, u);
-	curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, upcall_seek);
-	curl_easy_setopt(e, CURLOPT_SEEKDATA, u);
+	u->inline_body = upcall_body(e, u->p.body, upcall_read, upcall_seek,
+	    u);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, upcall_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, u);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, upcall_header);
@@ -711,7 +730,12 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	}
 	u->running = 1;
 	upstream_body_on_wake(p->body, upcall_body_wake, u);
-	upcall_idle_arm(u);
+	/*
+	 * A body in memory is out with the headers: from then until the
+	 * first byte, the wait is the call's timeout's (upcall_read).
+	 */
+	if (!u->inline_body)
+		upcall_idle_arm(u);
 	return u;
 }
 
@@ -758,7 +782,7 @@ void
 upcall_result(const struct upcall *u, struct upcall_result *res)
 {
 	*res = u->res;
-	res->sent = upstream_body_sent(u->p.body);
+	res->sent = upcall_sent(u);
 	if (u->translator != NULL)
 		xstream_usage(u->translator, &res->tokens_in, &res->tokens_out);
 }

@@ -17,8 +17,8 @@
 /*
  * fe_upcall_request.c: what a frontend's request to an upstream says
  * besides its body: the URL for the wire it speaks, the headers with
- * the gateway's own credential (never the caller's), and the
- * upstream's CA bundle, as curl takes them.
+ * the gateway's own credential (never the caller's), the upstream's
+ * CA bundle, and how its body goes, as curl takes them.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -127,4 +127,34 @@ upcall_tls(CURL *easy, const struct upstream_conf *up)
 	blob.flags = CURL_BLOB_COPY;
 	return curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &blob) ==
 	    CURLE_OK ? 0 : -1;
+}
+
+/*
+ * A small body all in memory goes as CURLOPT_POSTFIELDS, not copied
+ * (the route keeps the body until the call is freed): curl sends it
+ * with the headers in one send, and sends it again by itself when a
+ * kept-alive connection turns out dead.  Any other body streams
+ * through rd, and rewinds through sk.  1: the body is in memory.
+ */
+int
+upcall_body(CURL *e, struct upstream_body *ub, curl_read_callback rd,
+    curl_seek_callback sk, void *arg)
+{
+	const char	*mem;
+	size_t		 len;
+
+	curl_easy_setopt(e, CURLOPT_POST, 1L);
+	if ((mem = upstream_body_inline(ub, &len)) != NULL) {
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)len);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, mem);
+		return 1;
+	}
+	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+	    (curl_off_t)upstream_body_length(ub));
+	curl_easy_setopt(e, CURLOPT_READFUNCTION, rd);
+	curl_easy_setopt(e, CURLOPT_READDATA, arg);
+	curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, sk);
+	curl_easy_setopt(e, CURLOPT_SEEKDATA, arg);
+	return 0;
 }

@@ -15,8 +15,8 @@
  */
 
 /*
- * fe_upcall_request.h: the URL, headers and TLS bundle of a request
- * to an upstream (fe_upcall_request.c).
+ * fe_upcall_request.h: the URL, headers, TLS bundle and body of a
+ * request to an upstream (fe_upcall_request.c).
  */
 #ifndef DEPOTD_FE_UPSTREAM_REQUEST_H
 #define DEPOTD_FE_UPSTREAM_REQUEST_H
@@ -36,5 +36,8 @@ void			 upcall_url(const struct upstream_conf *, enum wire,
 struct curl_slist	*upcall_headers(const struct upstream_conf *,
 			    int stream);
 int			 upcall_tls(CURL *, const struct upstream_conf *);
+/* How the body goes: 1 as CURLOPT_POSTFIELDS, 0 through the callbacks. */
+int			 upcall_body(CURL *, struct upstream_body *,
+			    curl_read_callback, curl_seek_callback, void *);
 
 #endif /* DEPOTD_FE_UPSTREAM_REQUEST_H */

@@ -56,6 +56,13 @@
 #define UB_PH_LEN	80
 #define UB_CHUNK	12288	/* bytes read at once: a multiple of 3 */
 #define UB_MAXFDS	4096
+/*
+ * A body all in memory and no larger than this goes to curl as
+ * CURLOPT_POSTFIELDS: it leaves in the same send as the headers, and
+ * curl can send it again on a fresh connection when a kept-alive one
+ * died under the request.
+ */
+#define UB_INLINE_MAX	(64 * 1024)
 
 struct ufd {
 	int		 fd;
@@ -267,6 +274,27 @@ int64_t
 upstream_body_length(const struct upstream_body *ub)
 {
 	return ub->length;
+}
+
+/*
+ * The whole body when it is one piece of memory (no descriptor to
+ * read) of at most UB_INLINE_MAX bytes, else NULL.  It stays valid
+ * until the next upstream_body_set_json or upstream_body_free.
+ */
+const char *
+upstream_body_inline(const struct upstream_body *ub, size_t *len)
+{
+	if (ub->json == NULL || ub->nsegs > 1 ||
+	    ub->length > UB_INLINE_MAX)
+		return NULL;
+	if (ub->nsegs == 0) {
+		*len = 0;
+		return ub->json;
+	}
+	if (ub->segs[0].f != NULL)
+		return NULL;
+	*len = ub->segs[0].len;
+	return ub->segs[0].mem;
 }
 
 int64_t

@@ -13,18 +13,22 @@
 # ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
 # OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
 
-# regress/route/keepalive.py URL KEY UPSTREAM_PORT "FRONTEND_PIDS": the
-# frontends' kept-alive upstream connections, against an upstream of
-# its own that counts the connections it accepts and can close the
+# regress/route/keepalive.py URL KEY UPSTREAM_PORT "FRONTEND_PIDS" LOG:
+# the frontends' kept-alive upstream connections, against an upstream
+# of its own that counts the connections it accepts and can close the
 # idle ones: 64 callers at once reuse connections (no more than one
-# per caller in flight), and a connection the upstream closed while it
-# sat idle neither fails the next call nor makes a frontend spin.
+# per caller in flight), a connection the upstream closed while it
+# sat idle neither fails the next call nor makes a frontend spin, and
+# one that dies under a request (read, then closed unanswered) has the
+# request sent again whole on a fresh connection, the bytes sent in
+# depotd's log LOG those of one body.
 # One "ok - ..." / "not ok - ..." line each.
 
 import http.client, json, os, socket, sys, threading, time
 
 url, key, uport, fe_pids = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
     sys.argv[4].split()
+logpath = sys.argv[5]
 dport = int(url.rsplit(":", 1)[1])
 ANSWER = json.dumps({"id": "chatcmpl-ka", "object": "chat.completion",
     "created": 0, "model": "ka", "choices": [{"index": 0, "message":
@@ -35,6 +39,9 @@ accepted = 0
 idle = []		# the connections between two requests
 lock = threading.Lock()
 failed = 0
+drop = [0]		# requests on a reused connection to read and not answer
+bodies = []		# what the upstream read, while recording
+recording = [False]
 
 
 def report(ok, what):
@@ -45,6 +52,7 @@ def report(ok, what):
 
 def serve(conn):
     f = conn.makefile("rb")
+    served = 0
     try:
         while True:
             with lock:
@@ -61,7 +69,14 @@ def serve(conn):
                 if k.strip().lower() == b"content-length":
                     n = int(v)
                 line = f.readline()
-            f.read(n)
+            b = f.read(n)
+            with lock:
+                if recording[0]:
+                    bodies.append(b)
+                if drop[0] > 0 and served > 0:
+                    drop[0] -= 1
+                    return
+            served += 1
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: "
                 b"application/json\r\nContent-Length: %d\r\n\r\n"
                 % len(ANSWER) + ANSWER)
@@ -162,4 +177,39 @@ report(busy < 10, "the upstream closed %d idle connections: no frontend "
 st = [chat() for _ in range(8)]
 report(st == [200] * 8, "the next 8 calls are answered, on new "
     "connections: %s" % st)
+
+# Dead under a request: the upstream reads the next request that comes
+# on a kept-alive connection and closes it unanswered, as a server
+# whose keep-alive timeout ran out as the request came.  Nothing was
+# answered, so curl sends it again on a fresh connection: a body in
+# memory can be.  Calls go until one lands on a reused connection.
+with open(logpath) as f:
+    f.seek(0, 2)
+    logoff = f.tell()
+with lock:
+    drop[0], recording[0] = 1, True
+st = []
+for _ in range(40):
+    st.append(chat())
+    with lock:
+        if drop[0] == 0:
+            break
+with lock:
+    recording[0], dropped, got = False, drop[0] == 0, list(bodies)
+    drop[0] = 0
+report(dropped and st == [200] * len(st), "a kept-alive connection closed "
+    "under a request: the call is answered: %s (a reused connection "
+    "dropped: %s)" % (st, dropped))
+report(len(got) == len(st) + 1 and len(set(got)) == 1,
+    "and the upstream read the request again whole: %d bodies for %d "
+    "calls, %d different" % (len(got), len(st), len(set(got))))
+time.sleep(0.3)
+with open(logpath, errors="replace") as f:
+    f.seek(logoff)
+    sent = [int(l.split(" sent ", 1)[1].split()[0]) for l in f
+        if " model mk " in l and " sent " in l]
+want = len(got[0]) if got else -1
+report(len(sent) == len(st) and set(sent) == {want}, "and depotd logged "
+    "the bytes of one body sent for each call: %s (body %d bytes)" %
+    (sent, want))
 sys.exit(0)

@@ -231,6 +231,15 @@ t0 = time.time()
 fault({"kind": "stall", "after": "headers"}, 504, "server_error",
     "upstream stall: 504")
 report(time.time() - t0 < 5, "the stall cut after idle-timeout")
+# A body curl reads in pieces (over 64 KiB), then a model that thinks
+# longer than idle-timeout (2 s on m1) before its first byte: the wait
+# after the last byte sent is the call's timeout's, not idle-timeout's.
+script({"think_ms": 3000})
+t0 = time.time()
+st, _, d = chat({"messages": [{"role": "user", "content": "y" * 200000}]})
+report(st == 200 and time.time() - t0 >= 2.9,
+    "a long body, then 3 s of thought: answered, not cut by idle-timeout "
+    "(%s)" % st)
 script({"fault": {"kind": "stall", "after": "first"}})
 st, h, d = msgs({"stream": True})
 report(st == 200 and b"event: message_start" in d and

@@ -18,8 +18,9 @@
 # upstream, what the upstream receives, the mapping of its failures
 # into the caller's envelope, a stall, a client that leaves, and a
 # slow reader of a long stream; and (keepalive.py) the reuse of
-# kept-alive upstream connections, and one the upstream closed while
-# idle.  The translation matrix is the models suite's (regress/models).
+# kept-alive upstream connections, one the upstream closed while idle,
+# and one it closed under a request.  The translation matrix is the
+# models suite's (regress/models).
 # Ports ROUTE_PORT (18570) and the two after.
 
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -71,6 +72,6 @@ python3 "$top/regress/route/route.py" "$DEPOT_URL" "$key" "$dport" \
     notok "route.py stopped early"
 python3 "$top/regress/route/keepalive.py" "$DEPOT_URL" "$key" \
     "$((port + 2))" \
-    "$(for t in 0 1 2 3; do depot_child "frontend $t"; done | tr '\n' ' ')" ||
-    notok "keepalive.py stopped early"
+    "$(for t in 0 1 2 3; do depot_child "frontend $t"; done | tr '\n' ' ')" \
+    "$w/depotd.log" || notok "keepalive.py stopped early"
 exit 0

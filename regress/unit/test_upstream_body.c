@@ -19,8 +19,9 @@
  * test_upstream_body.c: the streaming base64 encoder and the upstream body
  * built on it: placeholders, lengths known in advance, descriptors of
  * every size mod 3 against a reference encoder, pipes that fill in
- * pieces (pause, wake, resume), files that end early, and memory that
- * does not grow with the file.
+ * pieces (pause, wake, resume), files that end early, memory that
+ * does not grow with the file, and which bodies curl may take whole
+ * from memory (upstream_body_inline).
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -489,6 +490,52 @@ test_again(struct event_base *base)
 	upstream_body_free(ub);
 }
 
+/* Only a small body with no descriptor to read is handed over whole. */
+static void
+test_inline(struct event_base *base)
+{
+	struct upstream_body	*ub = upstream_body_new(base);
+	struct json_object	*o = json_object_new_array();
+	const char		*ph, *mem;
+	char			*big;
+	size_t			 len = 0;
+
+	json_object_array_add(o, json_object_new_string("hi"));
+	T_EQ_INT(upstream_body_set_json(ub, o), 0, "set_json");
+	mem = upstream_body_inline(ub, &len);
+	T_OK(mem != NULL && len == 6 && memcmp(mem, "[\"hi\"]", 6) == 0,
+	    "JSON alone is in memory, whole: %.*s", (int)len,
+	    mem ? mem : "");
+	ph = upstream_body_placeholder(ub, tmpfile_of((const unsigned char *)
+	    "abc", 3), 3);
+	T_EQ_INT(upstream_body_set_json(ub, o), 0, "set_json, a file unused");
+	T_OK(upstream_body_inline(ub, &len) != NULL && len == 6,
+	    "a file the JSON does not name leaves it in memory");
+	json_object_array_add(o, json_object_new_string(ph));
+	T_EQ_INT(upstream_body_set_json(ub, o), 0, "set_json, a file used");
+	T_OK(upstream_body_inline(ub, &len) == NULL,
+	    "a file the JSON names is read from its descriptor");
+	json_object_put(o);
+	upstream_body_free(ub);
+
+	ub = upstream_body_new(base);
+	big = malloc(64 * 1024);
+	memset(big, 'a', 64 * 1024 - 4);
+	big[64 * 1024 - 4] = '\0';
+	o = json_object_new_array();
+	json_object_array_add(o, json_object_new_string(big));
+	T_EQ_INT(upstream_body_set_json(ub, o), 0, "set_json, 64 KiB");
+	T_OK(upstream_body_inline(ub, &len) != NULL && len == 64 * 1024,
+	    "64 KiB of JSON is in memory (%zu)", len);
+	json_object_array_add(o, json_object_new_string("b"));
+	T_EQ_INT(upstream_body_set_json(ub, o), 0, "set_json, over 64 KiB");
+	T_OK(upstream_body_inline(ub, &len) == NULL,
+	    "more than 64 KiB is streamed");
+	json_object_put(o);
+	free(big);
+	upstream_body_free(ub);
+}
+
 int
 main(void)
 {
@@ -503,6 +550,7 @@ main(void)
 	test_pipe(base);
 	test_short(base);
 	test_again(base);
+	test_inline(base);
 	event_base_free(base);
 	return t_done();
 }

@@ -128,6 +128,9 @@ def bad_turns(turns):
                 return "turns[%d].tool_calls: {name, arguments: {}}" % i
         if "text" in t and not isinstance(t["text"], str):
             return "turns[%d].text: a string" % i
+        if "think_ms" in t and not (isinstance(t["think_ms"], int) and
+            0 <= t["think_ms"] <= 60000):
+            return "turns[%d].think_ms: 0 to 60000" % i
         fault = t.get("fault")
         if fault is not None and (not isinstance(fault, dict) or
             fault.get("kind") not in FAULTS):
@@ -317,6 +320,10 @@ class Handler(BaseHTTPRequestHandler):
         except chk.Invalid as e:
             return self.error(dialect, 400, e.message, e.param, e.code)
         turn = STATE.take(self.path_only()) or {}
+        # A model that thinks before its first byte: the whole body
+        # has arrived, nothing has been sent yet.
+        if turn.get("think_ms"):
+            time.sleep(turn["think_ms"] / 1000.0)
         fault = turn.get("fault") or {}
         kind = fault.get("kind")
         if kind == "many_tools":
