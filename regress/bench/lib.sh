@@ -64,18 +64,21 @@ wrk_rate() {
 }
 
 # System calls entered by the pids (comma separated) while a command
-# runs, counted by perf: a figure that holds on any machine.
-syscalls_during() {	# pids command...
+# runs, counted by perf: a figure that holds on any machine; and the
+# CPU time they took (task-clock, ms), to set against a reference.
+syscalls_during() {	# pids command...: "syscalls cpu-ms"
 	local pids=$1 out
 	shift
 	out=$(mktemp)
-	perf stat -x, -e raw_syscalls:sys_enter -p "$pids" -o "$out" &
+	perf stat -x, -e raw_syscalls:sys_enter,task-clock -p "$pids" \
+	    -o "$out" &
 	local perf=$!
 	sleep 0.3
 	"$@"
 	kill -INT "$perf"
 	wait "$perf" 2>/dev/null
-	awk -F, '/raw_syscalls/ { print $1 }' "$out"
+	awk -F, '/raw_syscalls/ { n = $1 } /task-clock/ { ms = $1 }
+	    END { printf "%d %.1f\n", n, ms }' "$out"
 	rm -f "$out"
 }
 

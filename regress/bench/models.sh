@@ -224,7 +224,7 @@ upstream_conns() {	# nginx's accepted connections so far, on nfixed
 	    awk 'NR == 3 { print $1 }'
 }
 nginx_reference() {
-	local fes st n0 n1 s0 s1 d0 d1 u0 u1 a b c r
+	local fes st n0 n1 s0 s1 c0 c1 d0 d1 u0 u1 a b c r
 	nginx_start upstream "
 	server { listen 127.0.0.1:$nfixed;
 		location = /status { stub_status; }
@@ -276,9 +276,15 @@ nginx_reference() {
 	    wrk_run 64 "$WRK_SECS" "$w/depotd.lua" "$port" "$w/w64s.depotd")
 	u1=$(upstream_conns)
 	a=$(wrk_requests "$w/w64s.nginx"); b=$(wrk_requests "$w/w64s.depotd")
-	echo "nginx's workers $(echo "scale=1; $s0 / $a" | bc -l)," \
+	echo "nginx's workers $(echo "scale=1; ${s0% *} / $a" | bc -l)," \
 	    "depotd's frontends and storage helper" \
-	    "$(echo "scale=1; $s1 / $b" | bc -l) (target <= 14)"
+	    "$(echo "scale=1; ${s1% *} / $b" | bc -l) (target <= 14)"
+	# CPU time, not wall time: what each round trip costs the server's
+	# processes, whatever else the machine is doing.
+	c0=$(echo "scale=1; ${s0#* } * 1000 / $a" | bc -l)
+	c1=$(echo "scale=1; ${s1#* } * 1000 / $b" | bc -l)
+	echo "CPU per round trip: nginx's workers ${c0} us, depotd's" \
+	    "${c1} us; ratio $(ratio "$c1" "$c0")"
 	echo "upstream connections opened by depotd: $((u1 - u0 - 1)) over" \
 	    "$b requests (prefork x connections: $((2 * 64)) at most)"
 
