@@ -44,6 +44,7 @@
 #include "http.h"
 #include "log.h"
 #include "t.h"
+#include "tsock.h"
 
 #define BIG_BODY	(16 * 1024 * 1024)
 #define PIPE_BODY	(4 * 1024 * 1024)
@@ -170,21 +171,6 @@ tconnect(void)
 	return fd;
 }
 
-static int
-send_all(int fd, const void *p, size_t len)
-{
-	const char	*s = p;
-	ssize_t		 n;
-
-	while (len > 0) {
-		if ((n = write(fd, s, len)) <= 0)
-			return -1;
-		s += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /*
  * Reads one response with a Content-Length, its body into body, and
  * not a byte of the next: it is peeked at until it is all there.
@@ -225,7 +211,7 @@ pool_get(int fd, struct bufpool_stats *st)
 	static const char get[] = "GET /pool HTTP/1.1\r\nHost: t\r\n\r\n";
 	char		 body[128];
 
-	if (send_all(fd, get, sizeof(get) - 1) == -1 ||
+	if (t_send_all(fd, get, sizeof(get) - 1) == -1 ||
 	    read_reply(fd, body, sizeof(body)) == -1 ||
 	    sscanf(body, "out=%zu idle=%zu made=%zu", &st->out, &st->idle,
 	    &st->made) != 3)
@@ -243,11 +229,11 @@ post(int fd, const char *path, size_t len)
 	memset(chunk, 'x', sizeof(chunk));
 	snprintf(head, sizeof(head), "POST %s HTTP/1.1\r\nHost: t\r\n"
 	    "Content-Length: %zu\r\n\r\n", path, len);
-	if (send_all(fd, head, strlen(head)) == -1)
+	if (t_send_all(fd, head, strlen(head)) == -1)
 		return -1;
 	for (; len > 0; len -= n) {
 		n = len < sizeof(chunk) ? len : sizeof(chunk);
-		if (send_all(fd, chunk, n) == -1)
+		if (t_send_all(fd, chunk, n) == -1)
 			return -1;
 	}
 	return 0;
@@ -338,7 +324,7 @@ test_pipelined(void)
 	pid_t			 pid;
 
 	if ((pid = fork()) == 0) {
-		if (send_all(fd, slow, sizeof(slow) - 1) == 0)
+		if (t_send_all(fd, slow, sizeof(slow) - 1) == 0)
 			post(fd, "/sink", PIPE_BODY);
 		_exit(0);
 	}
@@ -368,7 +354,7 @@ test_idle_conns(void)
 
 	for (i = 0; i < IDLE_CONNS; i++) {
 		fds[i] = tconnect();
-		send_all(fds[i], part, sizeof(part) - 1);
+		t_send_all(fds[i], part, sizeof(part) - 1);
 	}
 	usleep(200000);
 	q = tconnect();

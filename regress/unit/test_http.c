@@ -46,6 +46,7 @@
 #include "http.h"
 #include "log.h"
 #include "t.h"
+#include "tsock.h"
 
 #define FILE_SIZE	200000
 #define STREAM_SIZE	(3 * 1024 * 1024)
@@ -410,24 +411,9 @@ tconnect(void)
 }
 
 static int
-send_all(int fd, const void *p, size_t len)
-{
-	const char	*s = p;
-	ssize_t		 n;
-
-	while (len > 0) {
-		if ((n = write(fd, s, len)) <= 0)
-			return -1;
-		s += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int
 send_str(int fd, const char *s)
 {
-	return send_all(fd, s, strlen(s));
+	return t_send_all(fd, s, strlen(s));
 }
 
 static ssize_t
@@ -591,7 +577,7 @@ exchange(const char *raw, size_t len, struct resp *rp, int *closed)
 	struct rd	 r = { .fd = tconnect() };
 	int		 rv;
 
-	send_all(r.fd, raw, len);
+	t_send_all(r.fd, raw, len);
 	rv = read_response(&r, rp, 0);
 	if (closed != NULL)
 		*closed = rv == 0 && closed_by_server(&r);
@@ -802,7 +788,7 @@ test_bodies(void)
 	r.fd = fd = tconnect();
 	dprintf(fd, "POST /echoslow HTTP/1.1\r\nHost: t\r\n"
 	    "Content-Length: %zu\r\n\r\n", n);
-	send_all(fd, big, n);
+	t_send_all(fd, big, n);
 	snprintf(want, sizeof(want), "len=%zu sum=%08x", n,
 	    fnv1a(FNV_INIT, big, n));
 	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200,
@@ -1022,7 +1008,7 @@ test_steady_body(void)
 	    "Content-Length: 700\r\n\r\n");
 	for (i = 0; i < 7; i++) {
 		usleep(500000);
-		send_all(r.fd, piece, sizeof(piece));
+		t_send_all(r.fd, piece, sizeof(piece));
 		sum = fnv1a(sum, piece, sizeof(piece));
 	}
 	snprintf(want, sizeof(want), "len=700 sum=%08x", sum);
@@ -1045,9 +1031,9 @@ test_held_body(void)
 	memset(half, 'z', sizeof(half));
 	send_str(r.fd, "POST /echohold HTTP/1.1\r\nHost: t\r\n"
 	    "Content-Length: 100\r\n\r\n");
-	send_all(r.fd, half, sizeof(half));
+	t_send_all(r.fd, half, sizeof(half));
 	usleep(1000000);
-	send_all(r.fd, half, sizeof(half));
+	t_send_all(r.fd, half, sizeof(half));
 	snprintf(want, sizeof(want), "len=100 sum=%08x",
 	    fnv1a(fnv1a(FNV_INIT, half, sizeof(half)), half, sizeof(half)));
 	T_OK(read_response(&r, &rp, 0) == 0 && rp.status == 200,
@@ -1238,7 +1224,7 @@ test_memory(void)
 		for (i = 0; i < sizeof(chunk); i++)
 			chunk[i] = pattern(off + i);
 		sum = fnv1a(sum, chunk, sizeof(chunk));
-		if (send_all(r.fd, chunk, sizeof(chunk)) == -1)
+		if (t_send_all(r.fd, chunk, sizeof(chunk)) == -1)
 			break;
 	}
 	snprintf(want, sizeof(want), "len=%zu sum=%08x", total, sum);

@@ -46,6 +46,7 @@
 #include "http.h"
 #include "log.h"
 #include "t.h"
+#include "tsock.h"
 
 #define BIG		(4 * 1024 * 1024)	/* past any socket buffer */
 #define PIECE		(64 * 1024)
@@ -258,20 +259,6 @@ read_head(int fd, char *head, size_t cap)
 	return -1;
 }
 
-static int
-read_full(int fd, unsigned char *p, size_t len)
-{
-	ssize_t	 n;
-
-	while (len > 0) {
-		if ((n = read(fd, p, len)) <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* A body of Content-Length bytes, or a chunked one; its length. */
 static ssize_t
 read_body(int fd, const char *head, unsigned char **bodyp)
@@ -284,7 +271,7 @@ read_body(int fd, const char *head, unsigned char **bodyp)
 	if (cl != NULL) {
 		len = strtoul(cl + 18, NULL, 10);
 		if ((body = malloc(len + 1)) == NULL ||
-		    read_full(fd, body, len) == -1)
+		    t_read_full(fd, body, len) == -1)
 			return -1;
 		*bodyp = body;
 		return len;
@@ -299,11 +286,11 @@ read_body(int fd, const char *head, unsigned char **bodyp)
 		if ((n = strtoul(line, NULL, 16)) == 0)
 			break;
 		if ((body = realloc(body, len + n + 2)) == NULL ||
-		    read_full(fd, body + len, n + 2) == -1)
+		    t_read_full(fd, body + len, n + 2) == -1)
 			return -1;
 		len += n;
 	}
-	read_full(fd, (unsigned char *)line, 2);	/* the last CRLF */
+	t_read_full(fd, (unsigned char *)line, 2);	/* the last CRLF */
 	*bodyp = body;
 	return len;
 }
