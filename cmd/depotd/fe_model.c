@@ -175,8 +175,10 @@ model_free(struct api_req *ar)
 
 /* --- the upstream request --- */
 
-/* include_usage, so that a streamed answer ends with its token count
- * (for the log; the caller sees it only if it asked: model_usage_asked). */
+/*
+ * include_usage, so that a streamed answer ends with its token count
+ * for the log; the caller sees it only if it asked (model_usage_asked).
+ */
 static int
 model_include_usage(struct json_object *req)
 {
