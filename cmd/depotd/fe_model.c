@@ -82,7 +82,7 @@ static const char *route_names[] = {
 
 #define TRIM_AFTER	(1024 * 1024)	/* body bytes */
 
-/* One line per request, whatever became of it; never a key. */
+/* Its fields for the request's log line, whatever became of it; no key. */
 static void
 model_log(struct model_req *mr, const struct upcall_result *res,
     int status)
@@ -99,10 +99,9 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 		    res->ttfb_us / 1000.0);
 	else
 		strlcpy(ttfb, "-", sizeof(ttfb));
-	log_info("%s %s user %s workspace %s model %s upstream %d status %d "
-	    "tokens %" PRId64 "/%" PRId64 " sent %" PRId64 " ttfb %s "
-	    "duration %.1fms", req->id, route_names[mr->caller],
-	    who->user_name[0] ? who->user_name : "-",
+	http_request_log_more(req, "%s workspace %s model %s upstream %d "
+	    "status %d tokens %" PRId64 "/%" PRId64 " sent %" PRId64 " ttfb %s "
+	    "duration %.1fms", route_names[mr->caller],
 	    who->workspace_name[0] ? who->workspace_name : "-",
 	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
 	    res->tokens_in, res->tokens_out, res->sent, ttfb,
@@ -150,7 +149,8 @@ model_free(struct api_req *ar)
 		coderun_result(mr->coderun, &res);
 		model_log(mr, &res, 499);
 	} else if (!mr->logged && mr->asked[0] != '\0')
-		model_log_early(mr, 499);
+		/* Refused before any upstream: its status, or the caller left. */
+		model_log_early(mr, ar->req->replied ? ar->req->status : 499);
 	if (mr->deadline != NULL)
 		event_free(mr->deadline);
 	upcall_free(mr->upcall);
