@@ -47,6 +47,7 @@
 #include "frontend.h"
 #include "fe_upcall.h"
 #include "fe_coderun.h"
+#include "fe_discover.h"
 
 /* One model request. */
 struct model_req {
@@ -368,6 +369,7 @@ model_select(struct model_req *mr)
 		return -1;
 	}
 	mr->model = *m;
+	fe_discover_apply(&mr->model);
 	if (model_wire_of(mr) == -1) {
 		fe_reply_error(mr->ar, 502, NULL, "the model's upstream is not "
 		    "configured");

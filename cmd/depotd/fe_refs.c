@@ -577,6 +577,13 @@ refs_plan(struct refs *r)
 		s = &r->sites[i];
 		s->treat = refs_treatment(s->s.kind, r->model, &s->f->fr.rec,
 		    r->sandbox);
+		/* Never dropped: the caller hears why (fe_discover.c). */
+		if (s->s.kind == REF_IMAGE && r->model->refuse_images) {
+			refs_fail(r, 400, "model %s does not take images: "
+			    "its upstream says it has no vision input",
+			    r->model->name);
+			return;
+		}
 		if (s->treat == TREAT_NATIVE)
 			refs_queue_read(r, JOB_OPEN, s);
 		else if ((s->treat == TREAT_TEXT || s->treat == TREAT_PDF) &&

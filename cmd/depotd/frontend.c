@@ -35,6 +35,7 @@
 #include "frontend.h"
 #include "fe_model.h"
 #include "fe_upcall.h"
+#include "fe_discover.h"
 
 struct frontend fe;
 
@@ -150,8 +151,10 @@ frontend_conf(struct depotd_conf *conf, int reload)
 	fe.conf = conf;
 	fe.base = child_base();
 	/* New limits hold for what happens next on every connection. */
-	if (reload && fe.http != NULL)
+	if (reload && fe.http != NULL) {
 		http_server_set_limits(fe.http, &conf->http);
+		fe_discover_start();	/* the upstreams may be others */
+	}
 }
 
 static void
@@ -222,6 +225,7 @@ frontend_start(void)
 			fatal("listen");
 	upcall_init();
 	fe_auth_init();
+	fe_discover_start();
 	frontend_heartbeat_start();
 }
 

@@ -218,6 +218,7 @@ struct upstream_msg {
 	char		 anthropic_version[64];
 	char		 resolve[1024];	/* the master looked it up */
 	char		 api_key[1024];	/* "" = none */
+	int32_t		 discover;
 };
 
 /*
