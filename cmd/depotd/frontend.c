@@ -230,6 +230,32 @@ frontend_start(void)
 }
 
 static void
+frontend_ctl_line(void *arg, const char *line)
+{
+	uint32_t	 client = *(uint32_t *)arg;
+
+	child_send_parent(IMSG_CTL_LINE, client, -1, line, strlen(line) + 1);
+}
+
+/* depotctl show models, relayed by the master (proto.c lets no other). */
+static void
+frontend_parent_msg(struct imsg *imsg)
+{
+	struct ctl_cmd	 cmd;
+	uint32_t	 client = imsg->hdr.peerid;
+	int32_t		 status = 0;
+
+	memcpy(&cmd, imsg->data, sizeof(cmd));
+	if (cmd.type == CTL_SHOW_MODELS)
+		fe_discover_lines(frontend_ctl_line, &client);
+	else {
+		frontend_ctl_line(&client, "unknown command");
+		status = 1;
+	}
+	child_send_parent(IMSG_CTL_END, client, -1, &status, sizeof(status));
+}
+
+static void
 frontend_shutdown(void)
 {
 	if (fe.http != NULL)
@@ -241,6 +267,7 @@ static const struct child_ops frontend_ops = {
 	.listen_fd = frontend_listen,
 	.peer = frontend_peer,
 	.start = frontend_start,
+	.parent_msg = frontend_parent_msg,
 	.shutdown = frontend_shutdown,
 };
 

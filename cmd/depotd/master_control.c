@@ -110,6 +110,25 @@ control_forward(struct ctl_conn *c, const struct ctl_cmd *cmd)
 	    sizeof(*cmd));
 }
 
+/* A frontend knows what discovery learnt: the first one that is up. */
+static void
+control_forward_frontend(struct ctl_conn *c, const struct ctl_cmd *cmd)
+{
+	struct child_proc	*cp;
+
+	TAILQ_FOREACH(cp, &master.children, entry)
+		if (cp->role == ROLE_FRONTEND && cp->ready && cp->pid > 0)
+			break;
+	if (cp == NULL) {
+		control_line(c, "no frontend ready");
+		control_end(c, 1);
+		return;
+	}
+	c->waiting = 1;
+	imsgev_compose(&cp->iev, IMSG_CTL_CMD, c->ce.id, 0, -1, cmd,
+	    sizeof(*cmd));
+}
+
 static void
 control_status(struct ctl_conn *c, const struct ctl_cmd *cmd)
 {
@@ -166,6 +185,9 @@ control_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 	case CTL_KEY_REVOKE:
 	case CTL_SWEEP:
 		control_forward(c, cmd);
+		break;
+	case CTL_SHOW_MODELS:
+		control_forward_frontend(c, cmd);
 		break;
 	default:
 		control_line(c, "unknown command");

@@ -272,6 +272,7 @@ enum ctl_cmd_type {
 	CTL_KEY_LIST,
 	CTL_KEY_REVOKE,		/* arg0 key id or prefix */
 	CTL_SWEEP,
+	CTL_SHOW_MODELS,	/* answered by a frontend */
 };
 
 #define CTL_ARGS	4
