@@ -402,7 +402,7 @@ fe_discover_apply(struct model_conf *m)
 		return;
 	if (c->vision == 0) {
 		m->text_only = 1;
-		m->refuse_images = 1;
+		m->refuse_images = REFUSE_IMAGES_VISION;
 	} else if (c->pdf == 0)
 		m->pdf_as_text = 1;
 }

@@ -579,7 +579,9 @@ refs_plan(struct refs *r)
 		    r->sandbox);
 		/* Never dropped: the caller hears why (fe_discover.c). */
 		if (s->s.kind == REF_IMAGE && r->model->refuse_images) {
-			refs_fail(r, 400, "model %s does not take images: "
+			refs_fail(r, 400, r->model->refuse_images ==
+			    REFUSE_IMAGES_COUNT ? "model %s cannot count "
+			    "image input" : "model %s does not take images: "
 			    "its upstream says it has no vision input",
 			    r->model->name);
 			return;

@@ -82,6 +82,8 @@ frontend_request(struct http_request *req, void *arg)
 		fe_model_route(ar, WIRE_RESPONSES);
 	else if (strcmp(req->path, "/v1/messages") == 0)
 		fe_model_route(ar, WIRE_MESSAGES);
+	else if (strcmp(req->path, "/v1/messages/count_tokens") == 0)
+		fe_model_count_route(ar);
 	else if (strcmp(req->path, "/v1/models") == 0 ||
 	    strncmp(req->path, "/v1/models/", 11) == 0)
 		fe_catalog_route(ar);
