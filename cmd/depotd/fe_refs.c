@@ -569,6 +569,7 @@ static void
 refs_plan(struct refs *r)
 {
 	struct rsite	*s;
+	const char	*why;
 	size_t		 i;
 
 	for (i = 0; i < r->nfiles; i++)
@@ -577,13 +578,8 @@ refs_plan(struct refs *r)
 		s = &r->sites[i];
 		s->treat = refs_treatment(s->s.kind, r->model, &s->f->fr.rec,
 		    r->sandbox);
-		/* Never dropped: the caller hears why (fe_discover.c). */
-		if (s->s.kind == REF_IMAGE && r->model->refuse_images) {
-			refs_fail(r, 400, r->model->refuse_images ==
-			    REFUSE_IMAGES_COUNT ? "model %s cannot count "
-			    "image input" : "model %s does not take images: "
-			    "its upstream says it has no vision input",
-			    r->model->name);
+		if ((why = refs_refused(s->s.kind, r->model)) != NULL) {
+			refs_fail(r, 400, "model %s %s", r->model->name, why);
 			return;
 		}
 		if (s->treat == TREAT_NATIVE)
