@@ -47,6 +47,7 @@ struct ctl_conn {
 	struct call_entry	 ce;		/* id: the client's number */
 	struct imsgev		 iev;
 	int			 waiting;	/* a relayed command runs */
+	const struct child_proc	*answerer;	/* the child it went to */
 	uint32_t		 reload;	/* generation awaited, or 0 */
 };
 
@@ -106,6 +107,7 @@ control_forward(struct ctl_conn *c, const struct ctl_cmd *cmd)
 		return;
 	}
 	c->waiting = 1;
+	c->answerer = storage;
 	imsgev_compose(&storage->iev, IMSG_CTL_CMD, c->ce.id, 0, -1, cmd,
 	    sizeof(*cmd));
 }
@@ -125,6 +127,7 @@ control_forward_frontend(struct ctl_conn *c, const struct ctl_cmd *cmd)
 		return;
 	}
 	c->waiting = 1;
+	c->answerer = cp;
 	imsgev_compose(&cp->iev, IMSG_CTL_CMD, c->ce.id, 0, -1, cmd,
 	    sizeof(*cmd));
 }
@@ -220,12 +223,18 @@ control_closed(struct imsgev *iev, const char *why, void *arg)
 }
 
 void
-master_control_relay(struct imsg *imsg)
+master_control_relay(const struct child_proc *cp, struct imsg *imsg)
 {
 	struct ctl_conn	*c;
 
 	if ((c = control_find(imsg->hdr.peerid)) == NULL)
 		return;		/* the client left meanwhile */
+	/* Only the child the command went to answers it. */
+	if (!c->waiting || c->answerer != cp) {
+		log_warnx("control: a reply from %s %d for a command not its "
+		    "own, dropped", role_name(cp->role), cp->instance);
+		return;
+	}
 	imsgev_compose(&c->iev, imsg->hdr.type, 0, 0, -1, imsg->data,
 	    imsg->datalen);
 	if (imsg->hdr.type == IMSG_CTL_END)
