@@ -204,7 +204,9 @@ coderun_final(struct coderun *cr, struct json_object *answer)
 	coderun_stream_begin(cr);
 	evtimer_del(cr->keepalive);
 	if ((xs = xstream_new(WIRE_CHAT, cr->p.caller, cr->p.asked,
-	    coderun_emit, cr)) == NULL || coderun_native_first(cr, xs) == -1 ||
+	    coderun_emit, cr)) != NULL)
+		xstream_caller_usage(xs, cr->p.usage);
+	if (xs == NULL || coderun_native_first(cr, xs) == -1 ||
 	    xstream_replay(xs, chat) == -1 || xstream_end(xs) == -1) {
 		if (xs != NULL)
 			xstream_free(xs);

@@ -62,6 +62,7 @@ struct model_req {
 	struct model_conf	 model;		/* a copy: reloads free */
 	char			 asked[128];	/* the caller's model name */
 	int			 stream;
+	int			 usage;		/* chat: include_usage asked */
 	struct upstream_body		*upstream_body;
 	struct refs		*refs;
 	struct upcall		*upcall;
@@ -179,7 +180,10 @@ model_free(struct api_req *ar)
 
 /* --- the upstream request --- */
 
-/* include_usage, so that a streamed answer ends with its token count. */
+/*
+ * include_usage, so that a streamed answer ends with its token count
+ * for the log; the caller sees it only if it asked (model_usage_asked).
+ */
 static int
 model_include_usage(struct json_object *req)
 {
@@ -215,6 +219,7 @@ model_run_code(struct model_req *mr, struct json_object *up)
 	p.upstream = mr->model.upstream;
 	p.asked = mr->asked;
 	p.stream = mr->stream;
+	p.usage = mr->usage;
 	p.max_rounds = conf_tool_iterations(fe.conf, &mr->model);
 	p.upstream_request = up;
 	p.body = mr->upstream_body;
@@ -330,6 +335,7 @@ model_refs_done(void *arg, int ok)
 	p.wire = mr->wire;
 	p.model = mr->asked;
 	p.stream = mr->stream;
+	p.usage = mr->usage;
 	p.body = mr->upstream_body;
 	if ((mr->upcall = upcall_start(ar, &p, model_upcall_done, mr)) == NULL)
 		model_answered(mr);
@@ -374,6 +380,23 @@ model_wire_of(struct model_req *mr)
 	return 0;
 }
 
+/*
+ * Did a chat caller ask for the usage chunk?  depotd asks its upstream
+ * for one in any case (model_include_usage), for its own log; the
+ * caller gets it only if it asked, as from OpenAI.
+ */
+static int
+model_usage_asked(struct model_req *mr)
+{
+	struct json_object	*so, *v;
+
+	if (mr->caller != WIRE_CHAT || !mr->stream ||
+	    !json_object_object_get_ex(mr->req, "stream_options", &so) ||
+	    !json_object_object_get_ex(so, "include_usage", &v))
+		return 0;
+	return json_object_get_boolean(v);
+}
+
 /* The model named in the body, looked up; 0 or answered. */
 static int
 model_select(struct model_req *mr)
@@ -410,6 +433,7 @@ model_select(struct model_req *mr)
 	}
 	mr->stream = json_object_object_get_ex(mr->req, "stream", &v) &&
 	    json_object_get_boolean(v);
+	mr->usage = model_usage_asked(mr);
 	return 0;
 }
 
