@@ -31,6 +31,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ { "show", "status" }, CTL_STATUS, "show status" },
+	{ { "show", "models" }, CTL_SHOW_MODELS, "show models" },
 	{ { "reload", NULL }, CTL_RELOAD, "reload" },
 	{ { "log", "verbose" }, CTL_LOG_VERBOSE, "log verbose" },
 	{ { "log", "brief" }, CTL_LOG_BRIEF, "log brief" },

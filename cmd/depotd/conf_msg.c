@@ -158,6 +158,7 @@ upstream_sync(struct upstream_conf *u, struct upstream_msg *m,
 	SYNC_STR(d, u->ca_file, m->ca_file);
 	SYNC_STR(d, u->anthropic_version, m->anthropic_version);
 	SYNC_STR(d, u->resolve, m->resolve);
+	SYNC(d, u->discover, m->discover);
 }
 
 static void

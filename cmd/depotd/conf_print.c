@@ -295,6 +295,8 @@ print_upstream_limits(FILE *fp, const struct upstream_conf *u)
 	}
 	if (u->native_responses)
 		fputs("\tresponses\n", fp);
+	if (u->discover)
+		fputs("\tdiscover\n", fp);
 	fputs("}\n", fp);
 }
 

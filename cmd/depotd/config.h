@@ -68,6 +68,7 @@ struct upstream_conf {
 	char				 anthropic_version[64];
 	int				 native_responses; /* openai: has
 							   /responses */
+	int				 discover;	/* fe_discover.c */
 	/*
 	 * Filled in by the master at load and reload, for the frontend,
 	 * which can resolve nothing: "host:port:addr[,addr...]" for
@@ -93,6 +94,10 @@ struct model_conf {
 	int				 max_tokens;	/* conf_model_init */
 	int				 max_tool_iterations; /* 0 = global */
 	int				 native_code_execution;
+	/* Set on a request's copy only: an image is a 400 (why below). */
+	int				 refuse_images;
+#define REFUSE_IMAGES_VISION	1	/* discovery: no vision */
+#define REFUSE_IMAGES_COUNT	2	/* count_tokens cannot count it */
 };
 
 enum sandbox_mode {

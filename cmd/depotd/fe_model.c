@@ -47,6 +47,8 @@
 #include "frontend.h"
 #include "fe_upcall.h"
 #include "fe_coderun.h"
+#include "fe_discover.h"
+#include "fe_count.h"
 
 /* One model request. */
 struct model_req {
@@ -70,6 +72,8 @@ struct model_req {
 	int64_t			 start_us;		/* monotonic usec */
 	int			 logged;
 	struct event		*deadline;	/* request-timeout */
+	int			 counting;	/* count_tokens */
+	struct fe_count		*count;
 };
 
 static const char *route_names[] = {
@@ -155,6 +159,7 @@ model_free(struct api_req *ar)
 		event_free(mr->deadline);
 	upcall_free(mr->upcall);
 	coderun_free(mr->coderun);
+	fe_count_free(mr->count);
 	if (mr->refs != NULL)
 		refs_free(mr->refs);
 	if (mr->upstream_body != NULL)
@@ -241,6 +246,19 @@ model_set_name(struct model_req *mr, struct json_object *up)
 }
 
 static void
+model_count_done(void *arg, int status, int64_t tokens)
+{
+	struct model_req	*mr = arg;
+	struct upcall_result	 res;
+
+	memset(&res, 0, sizeof(res));
+	res.upstream_status = status == 200 ? 200 : 0;
+	res.tokens_in = tokens;
+	res.tokens_out = res.ttfb_us = -1;
+	model_log(mr, &res, status);
+}
+
+static void
 model_refs_done(void *arg, int ok)
 {
 	struct model_req	*mr = arg;
@@ -251,6 +269,13 @@ model_refs_done(void *arg, int ok)
 
 	if (!ok) {
 		model_answered(mr);	/* refs answered */
+		return;
+	}
+	if (mr->counting) {
+		mr->count = fe_count_start(ar, &mr->model, mr->req,
+		    model_count_done, mr);
+		if (mr->count == NULL)
+			model_answered(mr);
 		return;
 	}
 	err[0] = '\0';
@@ -391,6 +416,16 @@ model_select(struct model_req *mr)
 		return -1;
 	}
 	mr->model = *m;
+	fe_discover_apply(&mr->model);
+	/*
+	 * A count is of text: files become what a text-only model reads,
+	 * and an image, which no tokenizer here can count, is refused.
+	 */
+	if (mr->counting) {
+		mr->model.text_only = 1;
+		mr->model.pdf_as_text = 0;
+		mr->model.refuse_images = REFUSE_IMAGES_COUNT;
+	}
 	if (model_wire_of(mr) == -1) {
 		fe_reply_error(mr->ar, 502, NULL, "the model's upstream is not "
 		    "configured");
@@ -480,7 +515,8 @@ model_body_end(struct api_req *ar)
 		model_answered(mr);
 		return;
 	}
-	if (model_select(mr) == -1 || model_code_execution(mr) == -1) {
+	if (model_select(mr) == -1 ||
+	    (!mr->counting && model_code_execution(mr) == -1)) {
 		model_answered(mr);
 		return;
 	}
@@ -557,6 +593,8 @@ model_deadline(evutil_socket_t fd, short what, void *arg)
 	mr->upcall = NULL;
 	coderun_free(mr->coderun);
 	mr->coderun = NULL;
+	fe_count_free(mr->count);
+	mr->count = NULL;
 	if (mr->refs != NULL) {
 		refs_free(mr->refs);
 		mr->refs = NULL;
@@ -589,8 +627,8 @@ model_authenticated(struct api_req *ar)
 	http_body_accept(ar->req);
 }
 
-void
-fe_model_route(struct api_req *ar, enum wire caller)
+static void
+model_route(struct api_req *ar, enum wire caller, int counting)
 {
 	struct model_req	*mr;
 	int64_t			 cl = ar->req->content_length;
@@ -598,7 +636,8 @@ fe_model_route(struct api_req *ar, enum wire caller)
 
 	ar->dialect = caller == WIRE_MESSAGES ? DIALECT_ANTHROPIC :
 	    DIALECT_OPENAI;
-	ar->req->route = route_names[caller];
+	ar->req->route = counting ? "messages.count_tokens" :
+	    route_names[caller];
 	if (ar->req->method != HTTP_M_POST) {
 		fe_reply_error(ar, 405, NULL, "use POST");
 		return;
@@ -616,8 +655,22 @@ fe_model_route(struct api_req *ar, enum wire caller)
 	}
 	mr->ar = ar;
 	mr->caller = caller;
+	mr->counting = counting;
 	mr->start_us = mono_usec();
 	ar->route = mr;
 	ar->free_route = model_free;
 	fe_authenticate(ar, model_authenticated);
+}
+
+void
+fe_model_route(struct api_req *ar, enum wire caller)
+{
+	model_route(ar, caller, 0);
+}
+
+/* POST /v1/messages/count_tokens: as a Messages request, counted. */
+void
+fe_model_count_route(struct api_req *ar)
+{
+	model_route(ar, WIRE_MESSAGES, 1);
 }

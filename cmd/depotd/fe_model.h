@@ -172,6 +172,7 @@ void		 fe_broker_close(struct fe_broker_lease *);
 
 /* fe_model.c, fe_catalog.c */
 void		 fe_model_route(struct api_req *, enum wire);
+void		 fe_model_count_route(struct api_req *);
 void		 fe_catalog_route(struct api_req *);
 /* fe_catalog.c: 404 for a model not configured, in the dialect. */
 void		 fe_catalog_not_found(struct api_req *, const char *name);

@@ -569,6 +569,7 @@ static void
 refs_plan(struct refs *r)
 {
 	struct rsite	*s;
+	const char	*why;
 	size_t		 i;
 
 	for (i = 0; i < r->nfiles; i++)
@@ -577,6 +578,10 @@ refs_plan(struct refs *r)
 		s = &r->sites[i];
 		s->treat = refs_treatment(s->s.kind, r->model, &s->f->fr.rec,
 		    r->sandbox);
+		if ((why = refs_refused(s->s.kind, r->model)) != NULL) {
+			refs_fail(r, 400, "model %s %s", r->model->name, why);
+			return;
+		}
 		if (s->treat == TREAT_NATIVE)
 			refs_queue_read(r, JOB_OPEN, s);
 		else if ((s->treat == TREAT_TEXT || s->treat == TREAT_PDF) &&

@@ -63,6 +63,12 @@ enum ref_treat {
 	TREAT_SANDBOX,		/* the sandbox marker */
 };
 
+/*
+ * Why the model cannot take the reference at all (a 400 naming it),
+ * NULL when it can: an image where discovery says no vision, or in a
+ * token count.  Never dropped silently.
+ */
+const char	*refs_refused(enum ref_kind, const struct model_conf *);
 enum ref_treat	 refs_treatment(enum ref_kind, const struct model_conf *,
 		    const struct file_rec *, int sandbox);
 /* The type a native block declares: a constant, never the stored one. */

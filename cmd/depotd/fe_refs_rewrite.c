@@ -69,6 +69,17 @@ refs_native_mime(enum ref_kind kind, const struct file_rec *rec)
 	return NULL;
 }
 
+const char *
+refs_refused(enum ref_kind kind, const struct model_conf *model)
+{
+	if (kind != REF_IMAGE || !model->refuse_images)
+		return NULL;
+	if (model->refuse_images == REFUSE_IMAGES_COUNT)
+		return "cannot count image input";
+	return "does not take images: its upstream says it has no vision "
+	    "input";
+}
+
 enum ref_treat
 refs_treatment(enum ref_kind kind, const struct model_conf *model,
     const struct file_rec *rec, int sandbox)

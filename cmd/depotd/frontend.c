@@ -35,6 +35,7 @@
 #include "frontend.h"
 #include "fe_model.h"
 #include "fe_upcall.h"
+#include "fe_discover.h"
 
 struct frontend fe;
 
@@ -81,6 +82,8 @@ frontend_request(struct http_request *req, void *arg)
 		fe_model_route(ar, WIRE_RESPONSES);
 	else if (strcmp(req->path, "/v1/messages") == 0)
 		fe_model_route(ar, WIRE_MESSAGES);
+	else if (strcmp(req->path, "/v1/messages/count_tokens") == 0)
+		fe_model_count_route(ar);
 	else if (strcmp(req->path, "/v1/models") == 0 ||
 	    strncmp(req->path, "/v1/models/", 11) == 0)
 		fe_catalog_route(ar);
@@ -150,8 +153,10 @@ frontend_conf(struct depotd_conf *conf, int reload)
 	fe.conf = conf;
 	fe.base = child_base();
 	/* New limits hold for what happens next on every connection. */
-	if (reload && fe.http != NULL)
+	if (reload && fe.http != NULL) {
 		http_server_set_limits(fe.http, &conf->http);
+		fe_discover_start();	/* the upstreams may be others */
+	}
 }
 
 static void
@@ -222,7 +227,34 @@ frontend_start(void)
 			fatal("listen");
 	upcall_init();
 	fe_auth_init();
+	fe_discover_start();
 	frontend_heartbeat_start();
+}
+
+static void
+frontend_ctl_line(void *arg, const char *line)
+{
+	uint32_t	 client = *(uint32_t *)arg;
+
+	child_send_parent(IMSG_CTL_LINE, client, -1, line, strlen(line) + 1);
+}
+
+/* depotctl show models, relayed by the master (proto.c lets no other). */
+static void
+frontend_parent_msg(struct imsg *imsg)
+{
+	struct ctl_cmd	 cmd;
+	uint32_t	 client = imsg->hdr.peerid;
+	int32_t		 status = 0;
+
+	memcpy(&cmd, imsg->data, sizeof(cmd));
+	if (cmd.type == CTL_SHOW_MODELS)
+		fe_discover_lines(frontend_ctl_line, &client);
+	else {
+		frontend_ctl_line(&client, "unknown command");
+		status = 1;
+	}
+	child_send_parent(IMSG_CTL_END, client, -1, &status, sizeof(status));
 }
 
 static void
@@ -237,6 +269,7 @@ static const struct child_ops frontend_ops = {
 	.listen_fd = frontend_listen,
 	.peer = frontend_peer,
 	.start = frontend_start,
+	.parent_msg = frontend_parent_msg,
 	.shutdown = frontend_shutdown,
 };
 

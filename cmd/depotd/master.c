@@ -221,7 +221,7 @@ master_dispatch_child(struct imsgev *iev, struct imsg *imsg, void *arg)
 		break;
 	case IMSG_CTL_LINE:
 	case IMSG_CTL_END:
-		master_control_relay(imsg);
+		master_control_relay(cp, imsg);
 		break;
 	}
 }

@@ -90,7 +90,7 @@ const char *master_sandbox_dir(void);
 /* master_control.c */
 void	 master_control_init(const char *path);
 int	 master_control_in_use(const char *path);
-void	 master_control_relay(struct imsg *);
+void	 master_control_relay(const struct child_proc *, struct imsg *);
 /* Every child has applied generation: answer who waits for it. */
 void	 master_control_reload_acked(uint32_t generation);
 void	 master_control_cleanup(void);

@@ -47,6 +47,7 @@ struct ctl_conn {
 	struct call_entry	 ce;		/* id: the client's number */
 	struct imsgev		 iev;
 	int			 waiting;	/* a relayed command runs */
+	const struct child_proc	*answerer;	/* the child it went to */
 	uint32_t		 reload;	/* generation awaited, or 0 */
 };
 
@@ -106,7 +107,28 @@ control_forward(struct ctl_conn *c, const struct ctl_cmd *cmd)
 		return;
 	}
 	c->waiting = 1;
+	c->answerer = storage;
 	imsgev_compose(&storage->iev, IMSG_CTL_CMD, c->ce.id, 0, -1, cmd,
+	    sizeof(*cmd));
+}
+
+/* A frontend knows what discovery learnt: the first one that is up. */
+static void
+control_forward_frontend(struct ctl_conn *c, const struct ctl_cmd *cmd)
+{
+	struct child_proc	*cp;
+
+	TAILQ_FOREACH(cp, &master.children, entry)
+		if (cp->role == ROLE_FRONTEND && cp->ready && cp->pid > 0)
+			break;
+	if (cp == NULL) {
+		control_line(c, "no frontend ready");
+		control_end(c, 1);
+		return;
+	}
+	c->waiting = 1;
+	c->answerer = cp;
+	imsgev_compose(&cp->iev, IMSG_CTL_CMD, c->ce.id, 0, -1, cmd,
 	    sizeof(*cmd));
 }
 
@@ -167,6 +189,9 @@ control_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 	case CTL_SWEEP:
 		control_forward(c, cmd);
 		break;
+	case CTL_SHOW_MODELS:
+		control_forward_frontend(c, cmd);
+		break;
 	default:
 		control_line(c, "unknown command");
 		control_end(c, 1);
@@ -198,12 +223,18 @@ control_closed(struct imsgev *iev, const char *why, void *arg)
 }
 
 void
-master_control_relay(struct imsg *imsg)
+master_control_relay(const struct child_proc *cp, struct imsg *imsg)
 {
 	struct ctl_conn	*c;
 
 	if ((c = control_find(imsg->hdr.peerid)) == NULL)
 		return;		/* the client left meanwhile */
+	/* Only the child the command went to answers it. */
+	if (!c->waiting || c->answerer != cp) {
+		log_warnx("control: a reply from %s %d for a command not its "
+		    "own, dropped", role_name(cp->role), cp->instance);
+		return;
+	}
 	imsgev_compose(&c->iev, imsg->hdr.type, 0, 0, -1, imsg->data,
 	    imsg->datalen);
 	if (imsg->hdr.type == IMSG_CTL_END)

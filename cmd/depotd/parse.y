@@ -160,6 +160,7 @@ static void	 final_checks(const char *);
 %token	TOKEN UPSTREAM URL USER WRITINGGRACE
 %token	MAXSESSIONSPERKEY TRANSFERTIMEOUT
 %token	MAXANSWERSIZE MAXTOOLCALLS REQUESTTIMEOUT
+%token	DISCOVER
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -709,6 +710,10 @@ upstreamopt	: STRING			{
 			if (upstream != NULL)
 				upstream->native_responses = 1;
 		}
+		| DISCOVER			{
+			if (upstream != NULL)
+				upstream->discover = 1;
+		}
 		;
 
 modelblock	: /* empty */
@@ -799,6 +804,7 @@ static const struct keyword keywords[] = {
 	{ "control",			CONTROL },
 	{ "database",			DATABASE },
 	{ "directory",			DIRECTORY },
+	{ "discover",			DISCOVER },
 	{ "endpoint",			ENDPOINT },
 	{ "exec-timeout",		EXECTIMEOUT },
 	{ "extract-pages",		EXTRACTPAGES },

@@ -52,6 +52,7 @@ static const struct imsg_rule frontend_from_master[] = {
 	FIXED(IMSG_CONF_SANDBOX, struct sandbox_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_CA, struct ca_msg, IMSG_FD_MUST),
 	{ IMSG_LISTEN_FD, 0, 0, IMSG_FD_MUST },
+	FIXED(IMSG_CTL_CMD, struct ctl_cmd, IMSG_FD_NO),	/* show models */
 };
 
 static const struct imsg_rule storage_from_master[] = {
@@ -85,6 +86,9 @@ static const struct imsg_rule master_from_child[] = {
 static const struct imsg_rule master_from_frontend[] = {
 	TO_MASTER,
 	FIXED(IMSG_HEARTBEAT, struct heartbeat_msg, IMSG_FD_NO),
+	/* What discovery learnt (depotctl show models). */
+	{ IMSG_CTL_LINE, 1, CTL_LINE_MAX, IMSG_FD_NO },
+	FIXED(IMSG_CTL_END, int32_t, IMSG_FD_NO),
 };
 
 /* The storage helper also answers the control commands relayed to it. */

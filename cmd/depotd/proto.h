@@ -218,6 +218,7 @@ struct upstream_msg {
 	char		 anthropic_version[64];
 	char		 resolve[1024];	/* the master looked it up */
 	char		 api_key[1024];	/* "" = none */
+	int32_t		 discover;
 };
 
 /*
@@ -271,6 +272,7 @@ enum ctl_cmd_type {
 	CTL_KEY_LIST,
 	CTL_KEY_REVOKE,		/* arg0 key id or prefix */
 	CTL_SWEEP,
+	CTL_SHOW_MODELS,	/* answered by a frontend */
 };
 
 #define CTL_ARGS	4

@@ -676,8 +676,13 @@ test_channel_tables(void)
 	    "frontend <- master: the store's settings are not a frontend's");
 	T_EQ_INT(allowed(ROLE_STORAGE, ROLE_MASTER, IMSG_LISTEN_FD, 0, 0), 0,
 	    "storage <- master: no listening socket");
-	T_EQ_INT(allowed(ROLE_MASTER, ROLE_FRONTEND, IMSG_CTL_LINE, 5, -1), 0,
-	    "master <- frontend: control replies only from storage");
+	/* show models: a frontend answers (the master relays only the
+	 * answer of the child the command went to: master_control.c). */
+	T_EQ_INT(allowed(ROLE_MASTER, ROLE_FRONTEND, IMSG_CTL_LINE, 5, -1), 1,
+	    "master <- frontend: control lines (depotctl show models)");
+	T_EQ_INT(allowed(ROLE_MASTER, ROLE_FRONTEND, IMSG_CTL_LINE,
+	    CTL_LINE_MAX + 1, -1), 0,
+	    "master <- frontend: a control line over its maximum");
 	T_EQ_INT(allowed(ROLE_MASTER, ROLE_STORAGE, IMSG_CTL_LINE,
 	    CTL_LINE_MAX + 1, -1), 0,
 	    "master <- storage: a control line over its maximum");

@@ -43,6 +43,7 @@ sys.dont_write_bytecode = True
 import double_answer as ans	# noqa: E402
 import double_check as chk	# noqa: E402
 import double_hostile as hostile	# noqa: E402
+import double_server as dsrv	# noqa: E402
 import double_llama as llama	# noqa: E402
 from double_wire import ClientGone, Writer	# noqa: E402
 
@@ -213,6 +214,8 @@ class Handler(BaseHTTPRequestHandler):
             elif path == "/__config":
                 if isinstance(arg.get("key"), str):
                     STATE.key = arg["key"]
+                if "server" in arg:
+                    dsrv.configure(arg["server"])
         return self.reply(204)
 
     def show_log(self):
@@ -275,6 +278,7 @@ class Handler(BaseHTTPRequestHandler):
         return None
 
     def validate(self, dialect, body):
+        dsrv.quirks(dialect, body, chk.Invalid)
         if dialect == "chat":
             chk.check_chat(body)
         elif dialect == "messages":
@@ -411,6 +415,21 @@ class Handler(BaseHTTPRequestHandler):
 
     # --- dispatch ---------------------------------------------------
 
+    def server_route(self):
+        """A route of the server the double plays; False: none."""
+        if dsrv.kind() is None:
+            return False
+        raw = self.read_body() if self.command == "POST" else b""
+        entry, body = self.record(raw)
+        got = dsrv.route(self.command, self.path_only(), body, MODELS,
+            int(time.time()))
+        if got is None:
+            self.error("chat", 404, "File Not Found")
+        else:
+            self.reply(got[0], got[1])
+        self.mark_ended()
+        return True
+
     def do_POST(self):
         path = self.path_only()
         self.entry = None
@@ -418,7 +437,7 @@ class Handler(BaseHTTPRequestHandler):
             self.control(path)
         elif path in ROUTES:
             self.model_route(ROUTES[path])
-        else:
+        elif not self.server_route():
             self.unknown()
 
     def do_GET(self):
@@ -426,6 +445,9 @@ class Handler(BaseHTTPRequestHandler):
         self.entry = None
         if path == "/__log":
             self.show_log()
+        elif (path == "/props" or (path == "/v1/models" and
+            dsrv.kind() == "vllm")) and self.server_route():
+            pass
         elif path == "/v1/models":
             self.record(self.read_body())
             self.models()
