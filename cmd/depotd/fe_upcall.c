@@ -57,19 +57,6 @@
 
 static struct curlev	*fe_curl;
 
-/* What an upstream may answer in all, streamed or whole. */
-int64_t
-upcall_answer_max(void)
-{
-	return fe.conf->max_answer_size;	/* conf_new() has the default */
-}
-
-int
-upcall_tools_max(void)
-{
-	return fe.conf->max_tool_calls;
-}
-
 static void	upcall_destroy(struct upcall *);
 static const struct upstream_conf *upcall_upstream(const char *);
 static int	upcall_setup(struct upcall *, const struct upstream_conf *,

@@ -45,6 +45,19 @@
 #include "fe_upcall_request.h"
 #include "fe_upcall_int.h"
 
+/* What an upstream may answer in all, streamed or whole. */
+int64_t
+upcall_answer_max(void)
+{
+	return fe.conf->max_answer_size;	/* conf_new() has the default */
+}
+
+int
+upcall_tools_max(void)
+{
+	return fe.conf->max_tool_calls;
+}
+
 void
 upcall_fail(struct upcall *u, int status, const char *fmt, ...)
 {
