@@ -202,6 +202,7 @@ child_dispatch_master(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_CONF_FILES:
 	case IMSG_CONF_HTTP:
 	case IMSG_CONF_UPSTREAM:
+	case IMSG_CONF_REPLICA:
 	case IMSG_CONF_MODEL:
 	case IMSG_CONF_SANDBOX:
 	case IMSG_CONF_CA:

@@ -106,6 +106,8 @@ conf_upstream_init(struct upstream_conf *u)
 	u->timeout = 300;
 	u->connect_timeout = 10;
 	u->idle_timeout = 60;
+	u->weight = 1;
+	u->max_failover = 2;
 	strlcpy(u->anthropic_version, "2023-06-01",
 	    sizeof(u->anthropic_version));
 }
@@ -142,6 +144,7 @@ conf_free(struct depotd_conf *c)
 		TAILQ_REMOVE(&c->upstreams, u, entry);
 		wipe(&u->api_key);
 		free(u->ca_pem);
+		free(u->more);
 		free(u);
 	}
 	while ((m = TAILQ_FIRST(&c->models)) != NULL) {

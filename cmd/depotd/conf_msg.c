@@ -159,6 +159,8 @@ upstream_sync(struct upstream_conf *u, struct upstream_msg *m,
 	SYNC_STR(d, u->anthropic_version, m->anthropic_version);
 	SYNC_STR(d, u->resolve, m->resolve);
 	SYNC(d, u->discover, m->discover);
+	SYNC(d, u->weight, m->weight);
+	SYNC(d, u->max_failover, m->max_failover);
 }
 
 static void
@@ -239,6 +241,23 @@ send_sandbox_ca(struct imsgev *iev, const struct depotd_conf *c)
 		fatal("imsg_compose");
 }
 
+/* The url lines after an upstream's first, as replica messages. */
+static void
+send_replicas(struct imsgev *iev, const struct upstream_conf *u)
+{
+	struct replica_msg	 rm;
+	size_t			 i;
+
+	for (i = 0; i < u->nmore; i++) {
+		memset(&rm, 0, sizeof(rm));
+		conf_copy(rm.upstream, u->name, sizeof(rm.upstream));
+		conf_copy(rm.url, u->more[i].url, sizeof(rm.url));
+		conf_copy(rm.resolve, u->more[i].resolve, sizeof(rm.resolve));
+		rm.weight = u->more[i].weight;
+		send_part(iev, IMSG_CONF_REPLICA, &rm, sizeof(rm));
+	}
+}
+
 static void
 send_models(struct imsgev *iev, const struct depotd_conf *c, int mask)
 {
@@ -253,6 +272,7 @@ send_models(struct imsgev *iev, const struct depotd_conf *c, int mask)
 		if (u->api_key != NULL && (mask & CONF_SECRETS_FRONTEND))
 			conf_copy(um.api_key, u->api_key, sizeof(um.api_key));
 		send_part(iev, IMSG_CONF_UPSTREAM, &um, sizeof(um));
+		send_replicas(iev, u);
 	}
 	TAILQ_FOREACH(mc, &c->models, entry) {
 		memset(&mm, 0, sizeof(mm));
@@ -344,6 +364,26 @@ recv_upstream(struct depotd_conf *c, struct upstream_msg *um)
 	TAILQ_INSERT_TAIL(&c->upstreams, u, entry);
 }
 
+/* It follows its upstream, the last one received. */
+static int
+recv_replica(struct depotd_conf *c, struct replica_msg *rm)
+{
+	struct upstream_conf	*u;
+
+	rm->upstream[sizeof(rm->upstream) - 1] = '\0';
+	rm->url[sizeof(rm->url) - 1] = '\0';
+	rm->resolve[sizeof(rm->resolve) - 1] = '\0';
+	if ((u = TAILQ_LAST(&c->upstreams, upstream_head)) == NULL ||
+	    strcmp(u->name, rm->upstream) != 0 || rm->url[0] == '\0' ||
+	    rm->weight < 1 || rm->weight > CONF_WEIGHT_MAX)
+		return -1;
+	if (conf_replica_add(u, rm->url, rm->weight) == -1)
+		return -1;
+	strlcpy(u->more[u->nmore - 1].resolve, rm->resolve,
+	    sizeof(u->more[u->nmore - 1].resolve));
+	return 0;
+}
+
 /* The descriptor is required by the channel table. */
 static int
 recv_ca(struct depotd_conf *c, struct ca_msg *cm, int fd)
@@ -389,6 +429,7 @@ conf_recv(struct depotd_conf *c, struct imsg *imsg)
 		struct store_msg	 store;
 		struct files_msg	 files;
 		struct upstream_msg	 upstream;
+		struct replica_msg	 replica;
 		struct model_msg	 model;
 		struct sandbox_msg	 sandbox;
 		struct ca_msg		 ca;
@@ -416,6 +457,9 @@ conf_recv(struct depotd_conf *c, struct imsg *imsg)
 		break;
 	case IMSG_CONF_UPSTREAM:
 		recv_upstream(c, &m.upstream);
+		break;
+	case IMSG_CONF_REPLICA:
+		rc = recv_replica(c, &m.replica);
 		break;
 	case IMSG_CONF_MODEL:
 		recv_model(c, &m.model);

@@ -343,12 +343,21 @@ print_upstreams_models(FILE *fp, const struct depotd_conf *c)
 {
 	const struct upstream_conf	*u;
 	const struct model_conf		*m;
+	size_t				 i;
 
 	TAILQ_FOREACH(u, &c->upstreams, entry) {
 		fputs("upstream ", fp);
 		print_quoted(fp, u->name);
-		fputs(" {\n\turl ", fp);
-		print_quoted(fp, u->url);
+		fputs(" {", fp);
+		for (i = 0; i < conf_replicas(u); i++) {
+			fputs("\n\turl ", fp);
+			print_quoted(fp, conf_replica_url(u, i));
+			if (conf_replica_weight(u, i) != 1)
+				fprintf(fp, " weight %d",
+				    conf_replica_weight(u, i));
+		}
+		if (u->max_failover != 2)
+			fprintf(fp, "\n\tfailover %d", u->max_failover);
 		fprintf(fp, "\n\tapi %s\n",
 		    u->api == DIALECT_ANTHROPIC ? "anthropic" : "openai");
 		print_secret(fp, "api-key", u->api_key);

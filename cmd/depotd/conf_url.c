@@ -103,15 +103,65 @@ conf_upstream_ports(const struct depotd_conf *c, uint16_t *ports,
 	uint16_t			 port;
 	size_t				 n = 0, i;
 
+	size_t				 r;
+
 	TAILQ_FOREACH(u, &c->upstreams, entry) {
-		if (conf_url_host_port(u->url, host, sizeof(host), &port) ==
-		    -1)
-			continue;
-		for (i = 0; i < n; i++)
-			if (ports[i] == port)
-				break;
-		if (i == n && n < max)
-			ports[n++] = port;
+		for (r = 0; r < conf_replicas(u); r++) {
+			if (conf_url_host_port(conf_replica_url(u, r), host,
+			    sizeof(host), &port) == -1)
+				continue;
+			for (i = 0; i < n; i++)
+				if (ports[i] == port)
+					break;
+			if (i == n && n < max)
+				ports[n++] = port;
+		}
 	}
 	return n;
+}
+
+size_t
+conf_replicas(const struct upstream_conf *u)
+{
+	return 1 + u->nmore;
+}
+
+const char *
+conf_replica_url(const struct upstream_conf *u, size_t i)
+{
+	return i == 0 ? u->url : u->more[i - 1].url;
+}
+
+const char *
+conf_replica_resolve(const struct upstream_conf *u, size_t i)
+{
+	return i == 0 ? u->resolve : u->more[i - 1].resolve;
+}
+
+int
+conf_replica_weight(const struct upstream_conf *u, size_t i)
+{
+	return i == 0 ? u->weight : u->more[i - 1].weight;
+}
+
+int
+conf_replica_add(struct upstream_conf *u, const char *url, int weight)
+{
+	struct replica_conf	*r;
+
+	if (u->url[0] == '\0') {
+		strlcpy(u->url, url, sizeof(u->url));
+		u->weight = weight;
+		return 0;
+	}
+	if (conf_replicas(u) >= CONF_REPLICAS_MAX)
+		return -1;
+	if ((r = reallocarray(u->more, u->nmore + 1, sizeof(*r))) == NULL)
+		return -1;
+	u->more = r;
+	r += u->nmore++;
+	memset(r, 0, sizeof(*r));
+	strlcpy(r->url, url, sizeof(r->url));
+	r->weight = weight;
+	return 0;
 }

@@ -37,6 +37,8 @@ struct store_conf;
 #define DEPOTD_CA_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
 #define CONF_CA_MAX		(4 * 1024 * 1024)	/* bytes of PEM */
 #define CONF_PORTS_MAX		64	/* distinct upstream ports */
+#define CONF_REPLICAS_MAX	16	/* url lines of one upstream */
+#define CONF_WEIGHT_MAX		100
 
 struct listen_conf {
 	TAILQ_ENTRY(listen_conf)	 entry;
@@ -53,6 +55,13 @@ struct listen_conf {
 enum dialect {
 	DIALECT_OPENAI,
 	DIALECT_ANTHROPIC,
+};
+
+/* A second or later url line of an upstream: a replica (fe_pool.c). */
+struct replica_conf {
+	char				 url[1024];
+	char				 resolve[1024];	/* as upstream's */
+	int				 weight;
 };
 
 struct upstream_conf {
@@ -82,6 +91,14 @@ struct upstream_conf {
 	 */
 	char				*ca_pem;
 	size_t				 ca_len;
+	/*
+	 * Replicas: url and resolve above are the first, with weight;
+	 * more[] the url lines after it (conf_replica_*).
+	 */
+	int				 weight;	/* 1 unless set */
+	struct replica_conf		*more;
+	size_t				 nmore;
+	int				 max_failover;	/* replicas more */
 };
 
 struct model_conf {
@@ -174,7 +191,7 @@ struct depotd_conf {
 
 	char				*admin_key;	/* secret */
 
-	TAILQ_HEAD(, upstream_conf)	 upstreams;
+	TAILQ_HEAD(upstream_head, upstream_conf) upstreams;
 	TAILQ_HEAD(, model_conf)	 models;
 };
 
@@ -214,6 +231,16 @@ int			 conf_tool_iterations(const struct depotd_conf *,
  */
 int			 conf_url_host_port(const char *url, char *host,
 			    size_t hostlen, uint16_t *port);
+/* An upstream's replicas: how many, and replica i's settings. */
+size_t			 conf_replicas(const struct upstream_conf *);
+const char		*conf_replica_url(const struct upstream_conf *, size_t);
+const char		*conf_replica_resolve(const struct upstream_conf *,
+			    size_t);
+int			 conf_replica_weight(const struct upstream_conf *,
+			    size_t);
+/* Adds a url line: 0, or -1 when there are too many. */
+int			 conf_replica_add(struct upstream_conf *, const char *url,
+			    int weight);
 size_t			 conf_sandbox_port(const struct depotd_conf *,
 			    uint16_t *port);
 /* The distinct ports of the upstreams' URLs, at most max: how many. */

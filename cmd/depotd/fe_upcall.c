@@ -45,6 +45,7 @@
 #include "log.h"
 #include "sse.h"
 #include "curlev.h"
+#include "fe_pool.h"
 #include "jsontext.h"
 #include "util.h"
 #include "frontend.h"
@@ -52,64 +53,17 @@
 #include "fe_upcall_request.h"
 
 #define SSE_EVENT_MAX		(4 * 1024 * 1024)	/* one event */
-#define ERROR_BODY_MAX		(64 * 1024)	/* what an error may say */
-#define UPSTREAM_MESSAGE_MAX	400	/* of it, passed on */
-/*
- * A pooled connection idle longer than this is not reused: model
- * servers (uvicorn, llama.cpp) close theirs after 5 s, and a request
- * sent on one closing under it cannot be sent again when its body is
- * read from descriptors, which do not rewind (a body in memory can:
- * upcall_setup).
- */
-#define CONN_MAXAGE		2
-
-struct upcall {
-	struct api_req		*ar;
-	struct upcall_params	 p;
-	char			 model[128];
-	CURL			*easy;
-	int			 running;	/* in the multi */
-	int			 inline_body;	/* CURLOPT_POSTFIELDS */
-	struct curl_slist	*headers;
-	struct curl_slist	*resolve;
-	struct event		*idle;
-	int			 idle_timeout;
-	struct evbuffer		*answer;	/* plain answer or error */
-	struct evbuffer		*frame;		/* one event to the caller */
-	int64_t			 streamed;	/* bytes of the stream */
-	struct sse_parser	*sse;
-	struct xstream		*translator;	/* into the caller's wire */
-	struct upcall_result	 res;
-	int64_t			 start_us;		/* monotonic, usec */
-	char			 retry_after[32];
-	int			 event_stream;	/* its Content-Type says so */
-	int			 started;	/* our SSE reply began */
-	int			 fail;		/* status to report */
-	char			 fail_message[160];
-	int			 reported;
-	int			 busy;		/* inside a callback */
-	int			 dead;		/* freed while busy */
-	upcall_done_cb		 done;
-	void			*arg;
-};
+#include "fe_upcall_int.h"
 
 static struct curlev	*fe_curl;
 
-/* What an upstream may answer in all, streamed or whole. */
-static int64_t
-upcall_answer_max(void)
-{
-	return fe.conf->max_answer_size;	/* conf_new() has the default */
-}
-
-static int
-upcall_tools_max(void)
-{
-	return fe.conf->max_tool_calls;
-}
-
 static void	upcall_destroy(struct upcall *);
-static void	upcall_emit_cb(void *, const char *, const char *, size_t);
+static const struct upstream_conf *upcall_upstream(const char *);
+static int	upcall_setup(struct upcall *, const struct upstream_conf *,
+		    size_t);
+static void	upcall_curl_done(void *, CURLcode);
+static int	upcall_failover(struct upcall *, CURLcode);
+
 
 void
 upcall_init(void)
@@ -138,286 +92,6 @@ upcall_heard(struct upcall *u)
 }
 
 static void
-upcall_fail(struct upcall *u, int status, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	if (u->fail != 0)
-		return;
-	u->fail = status;
-	va_start(ap, fmt);
-	vsnprintf(u->fail_message, sizeof(u->fail_message), fmt, ap);
-	va_end(ap);
-}
-
-/* --- the end, whichever way it comes --- */
-
-/*
- * One event to the caller.  Data with line breaks (none of the three
- * wire formats sends them, but a translator may pass text on) is
- * split over data lines, as SSE joins them back.
- */
-static void
-upcall_emit_cb(void *arg, const char *event, const char *data, size_t len)
-{
-	struct upcall	*u = arg;
-	const char	*nl;
-	size_t		 n;
-
-	if (event != NULL && *event != '\0')
-		evbuffer_add_printf(u->frame, "event: %s\n", event);
-	do {
-		nl = memchr(data, '\n', len);
-		n = nl ? (size_t)(nl - data) : len;
-		evbuffer_add(u->frame, "data: ", 6);
-		evbuffer_add(u->frame, data, n);
-		evbuffer_add(u->frame, "\n", 1);
-		if (nl != NULL)
-			n++;
-		data += n;
-		len -= n;
-	} while (len > 0);
-	evbuffer_add(u->frame, "\n", 1);
-	http_reply_data(u->ar->req, evbuffer_pullup(u->frame, -1),
-	    evbuffer_get_length(u->frame));
-	evbuffer_drain(u->frame, evbuffer_get_length(u->frame));
-}
-
-/*
- * Bytes of the body sent: curl counts those of a body in memory, of
- * its last attempt when it sent it again on a fresh connection.
- */
-static int64_t
-upcall_sent(const struct upcall *u)
-{
-	curl_off_t	 n = 0;
-
-	if (!u->inline_body)
-		return upstream_body_sent(u->p.body);
-	if (curl_easy_getinfo(u->easy, CURLINFO_SIZE_UPLOAD_T, &n) !=
-	    CURLE_OK || n < 0)
-		return 0;
-	return n;
-}
-
-/* The route hears how it went before anything can free the request. */
-static void
-upcall_report(struct upcall *u, int status)
-{
-	if (u->reported)
-		return;
-	u->reported = 1;
-	u->res.status = status;
-	u->res.sent = upcall_sent(u);
-	if (u->translator != NULL)
-		xstream_usage(u->translator, &u->res.tokens_in,
-		    &u->res.tokens_out);
-	if (u->done != NULL)
-		u->done(u->arg, &u->res);
-}
-
-static void
-upcall_error(struct upcall *u, int status, const char *msg)
-{
-	if (u->p.collect) {
-		strlcpy(u->res.message, msg, sizeof(u->res.message));
-		strlcpy(u->res.retry_after, u->retry_after,
-		    sizeof(u->res.retry_after));
-		upcall_report(u, status);
-		return;
-	}
-	upcall_report(u, status);
-	if (status == 429 && u->retry_after[0] != '\0')
-		http_reply_header(u->ar->req, "retry-after", u->retry_after);
-	fe_reply_error(u->ar, status, NULL, "%s", msg);
-}
-
-/*
- * The upstream's own words, made safe to pass on: error.message (or a
- * top-level message, as vLLM writes), without control characters,
- * bounded, cut on a character boundary.
- */
-static void
-upcall_upstream_message(struct upcall *u, char *out, size_t outlen)
-{
-	struct json_object	*o, *e, *m = NULL;
-	const char		*s;
-	size_t			 i, n = 0;
-
-	out[0] = '\0';
-	o = json_text_parse_default((const char *)evbuffer_pullup(
-	    u->answer, -1), evbuffer_get_length(u->answer));
-	if (o != NULL) {
-		if (json_object_object_get_ex(o, "error", &e) &&
-		    json_object_is_type(e, json_type_object))
-			json_object_object_get_ex(e, "message", &m);
-		else if (json_object_object_get_ex(o, "error", &e) &&
-		    json_object_is_type(e, json_type_string))
-			m = e;
-		else
-			json_object_object_get_ex(o, "message", &m);
-	}
-	if (m != NULL && json_object_is_type(m, json_type_string)) {
-		s = json_object_get_string(m);
-		for (i = 0; s[i] != '\0' && n + 1 < outlen &&
-		    n < UPSTREAM_MESSAGE_MAX; i++)
-			if ((unsigned char)s[i] >= 0x20 && s[i] != 0x7f)
-				out[n++] = s[i];
-		/* A multi-byte character cut in half goes whole. */
-		while (n > 0 && s[i] != '\0' &&
-		    ((unsigned char)out[n - 1] & 0xc0) == 0x80)
-			n--;
-		if (n > 0 && s[i] != '\0' &&
-		    ((unsigned char)out[n - 1] & 0xc0) == 0xc0)
-			n--;
-		out[n] = '\0';
-	}
-	json_object_put(o);
-}
-
-/*
- * More tool calls than max-tool-calls in one turn: the caller's own
- * tools are the caller's to run, so the gateway cannot answer the
- * extra ones for the model, and handing on only some would lose the
- * rest; the request ends with a 502 instead.
- */
-static int
-upcall_too_many_calls(struct upcall *u, struct json_object *resp)
-{
-	struct json_object	*calls;
-	char			 msg[160];
-	int			 foreign;
-	size_t			 n;
-
-	if ((calls = tools_calls(u->p.wire, resp, &foreign)) == NULL)
-		return 0;	/* no calls, or xlate says what is wrong */
-	n = json_object_array_length(calls) + (size_t)foreign;
-	json_object_put(calls);
-	if (n <= (size_t)upcall_tools_max())
-		return 0;
-	snprintf(msg, sizeof(msg), "the upstream's answer makes %zu tool "
-	    "calls, more than %d (max-tool-calls)", n, upcall_tools_max());
-	upcall_error(u, 502, msg);
-	return 1;
-}
-
-/* A whole answer of 200: translated for the caller. */
-static void
-upcall_answer_ok(struct upcall *u)
-{
-	struct json_object	*resp, *out;
-	char			 err[160];
-
-	if (u->p.stream) {
-		upcall_error(u, 502, "the upstream did not stream its answer");
-		return;
-	}
-	resp = json_text_parse_default((const char *)evbuffer_pullup(
-	    u->answer, -1), evbuffer_get_length(u->answer));
-	if (resp == NULL || !json_object_is_type(resp, json_type_object)) {
-		json_object_put(resp);
-		upcall_error(u, 502, "the upstream's answer is not JSON");
-		return;
-	}
-	xlate_usage(u->p.wire, resp, &u->res.tokens_in, &u->res.tokens_out);
-	if (u->p.collect) {
-		u->res.answer = resp;
-		u->res.answer_len = evbuffer_get_length(u->answer);
-		upcall_report(u, 200);
-		u->res.answer = NULL;
-		json_object_put(resp);
-		return;
-	}
-	if (upcall_too_many_calls(u, resp)) {
-		json_object_put(resp);
-		return;
-	}
-	err[0] = '\0';
-	out = xlate_response(u->p.wire, u->p.caller, resp, u->model, err,
-	    sizeof(err));
-	json_object_put(resp);
-	if (out == NULL) {
-		upcall_error(u, 502, err[0] ? err :
-		    "the upstream's answer is malformed");
-		return;
-	}
-	upcall_report(u, 200);
-	fe_reply_json(u->ar, 200, out);
-}
-
-/* The upstream's status, in the caller's terms (SPEC 6, issue 13). */
-static void
-upcall_answer(struct upcall *u, CURLcode rc)
-{
-	char	 msg[UPSTREAM_MESSAGE_MAX + 64];
-	int	 st = u->res.upstream_status;
-
-	if (u->fail != 0) {
-		upcall_error(u, u->fail, u->fail_message);
-		return;
-	}
-	if (rc == CURLE_OPERATION_TIMEDOUT) {
-		upcall_error(u, 504, "the upstream did not answer in time");
-		return;
-	}
-	if (rc != CURLE_OK) {
-		snprintf(msg, sizeof(msg), "the upstream could not be "
-		    "reached: %s", curl_easy_strerror(rc));
-		upcall_error(u, 502, msg);
-		return;
-	}
-	switch (st) {
-	case 200:
-		upcall_answer_ok(u);
-		return;
-	case 400:
-	case 404:
-	case 413:
-	case 422:
-	case 429:
-		upcall_upstream_message(u, msg, sizeof(msg));
-		if (msg[0] == '\0')
-			snprintf(msg, sizeof(msg), st == 429 ? "the upstream "
-			    "is rate limited" : "the upstream refused the "
-			    "request (HTTP %d)", st);
-		upcall_error(u, st == 429 ? 429 : 400, msg);
-		return;
-	case 401:
-	case 403:
-		upcall_error(u, 502, "upstream refused the gateway's "
-		    "credential");
-		return;
-	default:
-		snprintf(msg, sizeof(msg), "the upstream failed (HTTP %d)",
-		    st);
-		upcall_error(u, 502, msg);
-	}
-}
-
-/* A stream already going: an error event ends it if it went wrong. */
-static void
-upcall_stream_end(struct upcall *u, CURLcode rc)
-{
-	int	 status = 200;
-
-	if (u->fail == 0 && rc == CURLE_OPERATION_TIMEDOUT)
-		upcall_fail(u, 504, "the upstream went silent");
-	else if (u->fail == 0 && rc != CURLE_OK)
-		upcall_fail(u, 502, "the upstream's stream broke: %s",
-		    curl_easy_strerror(rc));
-	else if (u->fail == 0 && (sse_finish(u->sse) == -1 ||
-	    xstream_end(u->translator) == -1))
-		upcall_fail(u, 502, "the upstream ended its stream early");
-	if (u->fail != 0) {
-		status = u->fail;
-		xstream_error(u->p.caller, u->fail, u->fail_message,
-		    upcall_emit_cb, u);
-	}
-	upcall_report(u, status);
-	http_reply_end(u->ar->req);
-}
-
-static void
 upcall_curl_done(void *arg, CURLcode rc)
 {
 	struct upcall	*u = arg;
@@ -428,6 +102,8 @@ upcall_curl_done(void *arg, CURLcode rc)
 	if (u->res.upstream_status == 0 && curl_easy_getinfo(u->easy,
 	    CURLINFO_RESPONSE_CODE, &code) == CURLE_OK)
 		u->res.upstream_status = (int)code;
+	if (upcall_failover(u, rc) == 0)
+		return;
 	u->busy++;
 	if (u->started)
 		upcall_stream_end(u, rc);
@@ -436,6 +112,85 @@ upcall_curl_done(void *arg, CURLcode rc)
 	u->busy--;
 	if (u->dead)
 		upcall_destroy(u);
+}
+
+/*
+ * Why the replica failed the call, for its health: it could not be
+ * reached, went silent before its first byte, or answered 5xx.  NULL
+ * when it did its part (a 4xx is the request's fault, not the
+ * replica's; a failure after bytes came is the stream's).
+ */
+static const char *
+upcall_replica_fault(struct upcall *u, CURLcode rc, char *why, size_t len)
+{
+	if (rc != CURLE_OK && u->res.ttfb_us == -1) {
+		snprintf(why, len, "%s", rc == CURLE_OPERATION_TIMEDOUT &&
+		    u->fail != 0 ? u->fail_message : curl_easy_strerror(rc));
+		return why;
+	}
+	if (rc == CURLE_OK && u->res.upstream_status >= 500) {
+		snprintf(why, len, "HTTP %d", u->res.upstream_status);
+		return why;
+	}
+	return NULL;
+}
+
+/*
+ * Before the first byte reached the caller, a call its replica failed
+ * goes to the next one, at most the upstream's failover times, within
+ * its timeout.  Only a body curl can send again (in memory, or not yet
+ * read) goes twice.  0 when the call went on elsewhere.
+ */
+static int
+upcall_failover(struct upcall *u, CURLcode rc)
+{
+	const struct upstream_conf	*up;
+	char				 why[160];
+	const char			*fault;
+	int64_t				 left_ms;
+	size_t				 i;
+
+	fault = upcall_replica_fault(u, rc, why, sizeof(why));
+	if (u->replica != NULL) {
+		pool_end(u->replica, fault);
+		u->replica = NULL;
+	}
+	/* The configuration of now: a reload may have come between. */
+	if (fault == NULL || u->started || u->dead ||
+	    (up = upcall_upstream(u->p.upstream)) == NULL ||
+	    u->failovers >= up->max_failover)
+		return -1;
+	if (!u->inline_body && upstream_body_sent(u->p.body) > 0)
+		return -1;
+	left_ms = (int64_t)up->timeout * 1000 -
+	    (mono_usec() - u->start_us) / 1000;
+	if (left_ms <= 0)
+		return -1;
+	if ((u->replica = pool_choose(up, u->tried, &i)) == NULL)
+		return -1;
+	u->failovers++;
+	u->tried |= 1U << i;
+	pool_begin(u->replica);
+	log_debug("model %s: %s failed (%s), on to %s", u->model,
+	    up->name, why, u->replica->url);
+	u->fail = 0;
+	u->fail_message[0] = '\0';
+	u->res.upstream_status = 0;
+	u->res.ttfb_us = -1;
+	u->retry_after[0] = '\0';
+	u->event_stream = 0;
+	evbuffer_drain(u->answer, evbuffer_get_length(u->answer));
+	if (upcall_setup(u, up, i) == -1 ||
+	    curlev_add(fe_curl, u->easy, upcall_curl_done, u) == -1) {
+		pool_end(u->replica, "the call could not start");
+		u->replica = NULL;
+		return -1;
+	}
+	curl_easy_setopt(u->easy, CURLOPT_TIMEOUT_MS, (long)left_ms);
+	u->running = 1;
+	if (!u->inline_body)
+		upcall_idle_arm(u);
+	return 0;
 }
 
 /* Silence past idle-timeout: the call ends as a stall. */
@@ -652,16 +407,22 @@ upcall_upstream(const char *name)
 }
 
 static int
-upcall_setup(struct upcall *u, const struct upstream_conf *up)
+upcall_setup(struct upcall *u, const struct upstream_conf *up, size_t replica)
 {
-	CURL	*e = u->easy;
-	char	 url[sizeof(up->url) + 32];
+	CURL		*e = u->easy;
+	char		 url[sizeof(up->url) + 32];
+	const char	*resolve = conf_replica_resolve(up, replica);
 
-	upcall_url(up, u->p.wire, url, sizeof(url));
-	if (up->resolve[0] != '\0' &&
-	    (u->resolve = curl_slist_append(NULL, up->resolve)) == NULL)
+	upcall_url(conf_replica_url(up, replica), u->p.wire, url, sizeof(url));
+	curl_slist_free_all(u->resolve);
+	u->resolve = NULL;
+	if (resolve[0] != '\0' &&
+	    (u->resolve = curl_slist_append(NULL, resolve)) == NULL)
 		return -1;
-	if ((u->headers = upcall_headers(up, u->p.stream)) == NULL ||
+	if (u->headers == NULL &&
+	    (u->headers = upcall_headers(up, u->p.stream)) == NULL)
+		return -1;
+	if (
 	    upcall_tls(e, up) == -1)
 		return -1;
 	/* Every setting as configured: conf_upstream_init has defaults. */
@@ -678,8 +439,7 @@ upcall_setup(struct upcall *u, const struct upstream_conf *up)
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, upcall_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, u);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, u->headers);
-	if (u->resolve != NULL)
-		curl_easy_setopt(e, CURLOPT_RESOLVE, u->resolve);
+	curl_easy_setopt(e, CURLOPT_RESOLVE, u->resolve);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)up->connect_timeout);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)up->timeout);
 	return 0;
@@ -698,9 +458,15 @@ struct upcall *
 upcall_start(struct api_req *ar, const struct upcall_params *p,
     upcall_done_cb done, void *arg)
 {
+	static const struct depotd_conf	*seen;
 	const struct upstream_conf	*up;
 	struct upcall			*u;
+	size_t				 replica;
 
+	if (seen != fe.conf) {
+		pool_sync(fe.conf);
+		seen = fe.conf;
+	}
 	if ((up = upcall_upstream(p->upstream)) == NULL) {
 		upcall_refuse(ar, p, 502, "the model's upstream is no longer "
 		    "configured");
@@ -719,11 +485,15 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	u->done = done;
 	u->arg = arg;
 	u->start_us = mono_usec();
+	if ((u->replica = pool_choose(up, 0, &replica)) != NULL) {
+		u->tried = 1U << replica;
+		pool_begin(u->replica);
+	}
 	if ((u->answer = evbuffer_new()) == NULL ||
 	    (u->frame = evbuffer_new()) == NULL ||
 	    (u->idle = evtimer_new(fe.base, upcall_idle, u)) == NULL ||
 	    (u->easy = curl_easy_init()) == NULL ||
-	    upcall_setup(u, up) == -1 ||
+	    upcall_setup(u, up, replica) == -1 ||
 	    curlev_add(fe_curl, u->easy, upcall_curl_done, u) == -1) {
 		upcall_destroy(u);
 		upcall_refuse(ar, p, 502, "the upstream call could not start");
@@ -747,6 +517,9 @@ upcall_destroy(struct upcall *u)
 
 	if (u->running)
 		curlev_remove(fe_curl, u->easy);
+	/* A call cut short says nothing of its replica's health. */
+	if (u->replica != NULL)
+		pool_cancel(u->replica);
 	if (u->easy != NULL)
 		curl_easy_cleanup(u->easy);
 	for (l = u->headers; l != NULL; l = l->next)

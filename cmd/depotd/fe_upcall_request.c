@@ -48,12 +48,11 @@ upcall_path(enum wire w)
 }
 
 void
-upcall_url(const struct upstream_conf *up, enum wire w, char *url,
-    size_t len)
+upcall_url(const char *base, enum wire w, char *url, size_t len)
 {
 	size_t	 n;
 
-	strlcpy(url, up->url, len);
+	strlcpy(url, base, len);
 	n = strlen(url);
 	while (n > 0 && url[n - 1] == '/')
 		url[--n] = '\0';

@@ -30,8 +30,8 @@
 struct upstream_conf;
 
 /* The upstream's base URL, less trailing slashes, and the wire's path. */
-void			 upcall_url(const struct upstream_conf *, enum wire,
-			    char *, size_t);
+void			 upcall_url(const char *base, enum wire, char *,
+			    size_t);
 /* The request's headers, the gateway's key among them; NULL: no memory. */
 struct curl_slist	*upcall_headers(const struct upstream_conf *,
 			    int stream);

@@ -80,15 +80,15 @@ append_addrs(char *buf, size_t len, const struct addrinfo *ai)
 }
 
 static void
-resolve_one(struct upstream_conf *u)
+resolve_url(const char *name, const char *url, char *out, size_t outlen)
 {
 	struct addrinfo	 hints, *res;
 	char		 host[256];
 	uint16_t	 port;
 	int		 rv;
 
-	u->resolve[0] = '\0';
-	if (conf_url_host_port(u->url, host, sizeof(host), &port) == -1 ||
+	out[0] = '\0';
+	if (conf_url_host_port(url, host, sizeof(host), &port) == -1 ||
 	    is_literal(host))
 		return;
 	memset(&hints, 0, sizeof(hints));
@@ -96,18 +96,29 @@ resolve_one(struct upstream_conf *u)
 	hints.ai_socktype = SOCK_STREAM;
 	if ((rv = getaddrinfo(host, NULL, &hints, &res)) != 0) {
 		log_warnx("upstream \"%s\": cannot resolve %s: %s; its "
-		    "models answer 502 until a reload resolves it", u->name,
+		    "models answer 502 until a reload resolves it", name,
 		    host, gai_strerror(rv));
 		return;
 	}
-	snprintf(u->resolve, sizeof(u->resolve), "%s:%u:", host,
-	    (unsigned)port);
-	if (append_addrs(u->resolve, sizeof(u->resolve), res) == 0) {
+	snprintf(out, outlen, "%s:%u:", host, (unsigned)port);
+	if (append_addrs(out, outlen, res) == 0) {
 		log_warnx("upstream \"%s\": %s has no usable address",
-		    u->name, host);
-		u->resolve[0] = '\0';
+		    name, host);
+		out[0] = '\0';
 	}
 	freeaddrinfo(res);
+}
+
+/* Every replica's host, at every load and reload: the pool follows. */
+static void
+resolve_one(struct upstream_conf *u)
+{
+	size_t	 i;
+
+	resolve_url(u->name, u->url, u->resolve, sizeof(u->resolve));
+	for (i = 0; i < u->nmore; i++)
+		resolve_url(u->name, u->more[i].url, u->more[i].resolve,
+		    sizeof(u->more[i].resolve));
 }
 
 void

@@ -133,6 +133,7 @@ static void	 storage_end(void);
 static int	 storage_option(const char *, enum storage_scheme);
 static void	 upstream_begin(const char *);
 static void	 upstream_end(void);
+static void	 upstream_url(const char *, int64_t);
 static void	 model_begin(const char *, const char *);
 static void	 model_end(void);
 static void	 sandbox_url(const char *);
@@ -150,6 +151,7 @@ static void	 final_checks(const char *);
 %token	MAXJSONVALUES MAXJSONMEMORY
 %token	MAXREQUESTSIZE MAXSESSIONS MAXTOKENS PDFASTEXT RESPONSES
 %token	FRONTENDTIMEOUT
+%token	FAILOVER WEIGHT
 %token	ENDPOINT FILES HEADERTIMEOUT HTTP IDENTITY IDLETIMEOUT INCLUDE
 %token	KEEPALIVE KNOWNHOSTS LISTEN LOCAL MAXCONNECTIONS MAXFILENAME
 %token	MAXHEADERS MAXHEADERSIZE MAXSIZE MAXTOOLITERATIONS MAXTRANSFERS
@@ -164,7 +166,7 @@ static void	 final_checks(const char *);
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
-%type	<v.number>	size duration port pool
+%type	<v.number>	size duration port pool weight
 %type	<v.string>	string secret
 
 %%
@@ -362,6 +364,14 @@ main		: STRING			{
 			model_begin($2, $4);
 		} modelblock			{
 			model_end();
+		}
+		;
+
+weight		: /* empty */			{ $$ = 1; }
+		| WEIGHT NUMBER			{
+			$$ = 1;
+			if (in_range($2, 1, CONF_WEIGHT_MAX, "weight"))
+				$$ = $2;
 		}
 		;
 
@@ -652,14 +662,13 @@ upstreamopt	: STRING			{
 			yyerror("unknown upstream option \"%s\"", $1);
 			YYERROR;
 		}
-		| URL STRING			{
-			if (strncmp($2, "http://", 7) != 0 &&
-			    strncmp($2, "https://", 8) != 0)
-				yyerror("upstream url must be an http:// or "
-				    "https:// URL");
-			else if (upstream != NULL)
-				copy_string(upstream->url,
-				    sizeof(upstream->url), $2, "url");
+		| URL STRING weight		{
+			upstream_url($2, $3);
+		}
+		| FAILOVER NUMBER		{
+			if (in_range($2, 0, CONF_REPLICAS_MAX - 1,
+			    "failover") && upstream != NULL)
+				upstream->max_failover = $2;
 		}
 		| API OPENAI			{
 			if (upstream != NULL)
@@ -809,6 +818,7 @@ static const struct keyword keywords[] = {
 	{ "exec-timeout",		EXECTIMEOUT },
 	{ "extract-pages",		EXTRACTPAGES },
 	{ "extract-size",		EXTRACTSIZE },
+	{ "failover",			FAILOVER },
 	{ "files",			FILES },
 	{ "frontend-timeout",		FRONTENDTIMEOUT },
 	{ "header-timeout",		HEADERTIMEOUT },
@@ -870,6 +880,7 @@ static const struct keyword keywords[] = {
 	{ "upstream",			UPSTREAM },
 	{ "url",			URL },
 	{ "user",			USER },
+	{ "weight",			WEIGHT },
 	{ "writing-grace",		WRITINGGRACE },
 };
 
@@ -1636,21 +1647,54 @@ upstream_begin(const char *name)
 	upstream = u;
 }
 
+/* Each url line is a replica (fe_pool.c); one written twice is a typo. */
+static void
+upstream_url(const char *url, int64_t weight)
+{
+	size_t	 i;
+
+	if (strncmp(url, "http://", 7) != 0 &&
+	    strncmp(url, "https://", 8) != 0) {
+		yyerror("upstream url must be an http:// or https:// URL");
+		return;
+	}
+	if (upstream == NULL)
+		return;
+	if (strlen(url) >= sizeof(upstream->url)) {
+		yyerror("url too long");
+		return;
+	}
+	for (i = 0; i < conf_replicas(upstream) && upstream->url[0] != '\0';
+	    i++)
+		if (strcmp(conf_replica_url(upstream, i), url) == 0) {
+			yyerror("upstream \"%s\": url \"%s\" twice",
+			    upstream->name, url);
+			return;
+		}
+	if (conf_replica_add(upstream, url, (int)weight) == -1)
+		yyerror("upstream \"%s\": more than %d urls", upstream->name,
+		    CONF_REPLICAS_MAX);
+}
+
 /* What an upstream's options say together, in any order. */
 static void
 upstream_end(void)
 {
 	char		 host[256];
 	uint16_t	 port;
+	size_t		 i;
 
 	if (upstream == NULL)
 		goto done;
 	if (upstream->url[0] == '\0')
 		yyerror("upstream \"%s\" needs a url", upstream->name);
-	else if (conf_url_host_port(upstream->url, host, sizeof(host),
-	    &port) == -1)
-		yyerror("upstream \"%s\": no host or a bad port in \"%s\"",
-		    upstream->name, upstream->url);
+	for (i = 0; upstream->url[0] != '\0' && i < conf_replicas(upstream);
+	    i++)
+		if (conf_url_host_port(conf_replica_url(upstream, i), host,
+		    sizeof(host), &port) == -1)
+			yyerror("upstream \"%s\": no host or a bad port in "
+			    "\"%s\"", upstream->name,
+			    conf_replica_url(upstream, i));
 	if (version_seen && upstream->api != DIALECT_ANTHROPIC)
 		yyerror("upstream \"%s\": anthropic-version needs api "
 		    "anthropic", upstream->name);

@@ -48,6 +48,7 @@ static const struct imsg_rule frontend_from_master[] = {
 	FIXED(IMSG_CONF_FILES, struct files_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_HTTP, struct http_limits, IMSG_FD_NO),
 	FIXED(IMSG_CONF_UPSTREAM, struct upstream_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_REPLICA, struct replica_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_MODEL, struct model_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_SANDBOX, struct sandbox_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_CA, struct ca_msg, IMSG_FD_MUST),

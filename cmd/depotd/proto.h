@@ -129,6 +129,9 @@ enum imsg_type {
 	IMSG_SBX_CLOSE,			/* the lease ends */
 	IMSG_SBX_STATUS,		/* struct sbx_status: open, seed */
 	IMSG_SBX_RESULT,		/* struct sbx_status, after its JSON */
+
+	/* master -> frontend, after its IMSG_CONF_UPSTREAM */
+	IMSG_CONF_REPLICA,		/* struct replica_msg */
 };
 
 struct peer_msg {
@@ -206,6 +209,14 @@ struct files_msg {
 	int64_t		 extract_size;
 };
 
+/* An upstream's second or later url line (fe_pool.c). */
+struct replica_msg {
+	char		 upstream[64];
+	char		 url[1024];
+	char		 resolve[1024];
+	int32_t		 weight;
+};
+
 struct upstream_msg {
 	char		 name[64];
 	char		 url[1024];
@@ -219,6 +230,8 @@ struct upstream_msg {
 	char		 resolve[1024];	/* the master looked it up */
 	char		 api_key[1024];	/* "" = none */
 	int32_t		 discover;
+	int32_t		 weight;	/* of url */
+	int32_t		 max_failover;
 };
 
 /*

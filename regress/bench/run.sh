@@ -16,10 +16,10 @@
 # regress/bench/run.sh: `make bench'.  Each benchmark prints its figures
 # as ratios against a reference measured in the same run on this machine.
 # BENCHES="files" runs only those named (files, stores, sandbox,
-# models, coderun, discover).
+# models, coderun, discover, pools).
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for b in ${BENCHES:-files stores sandbox models coderun discover}; do
+for b in ${BENCHES:-files stores sandbox models coderun discover pools}; do
 	[ -f "$top/regress/bench/$b.sh" ] || continue
 	echo "== $b"
 	sh "$top/regress/bench/$b.sh" || echo "bench $b failed"
