@@ -244,14 +244,6 @@ broker_dispatch_storage(struct imsg *imsg)
 {
 	struct broker_output	*o;
 	struct error_msg	 em;
-	struct cntr_destroy	 d;
-
-	if (imsg->hdr.type == IMSG_CNTR_DESTROY) {	/* not a call */
-		memcpy(&d, imsg->data, sizeof(d));
-		d.session[sizeof(d.session) - 1] = '\0';
-		broker_lease_destroy_session(d.session);
-		return;
-	}
 	o = CALL_OF(calltab_find(&calls, imsg->hdr.peerid),
 	    struct broker_output, ce);
 	if (o == NULL) {	/* too late */

@@ -286,6 +286,9 @@ enum ctl_cmd_type {
 	CTL_KEY_LIST,
 	CTL_KEY_REVOKE,		/* arg0 key id or prefix */
 	CTL_SWEEP,
+	CTL_CONTAINER_LIST,	/* arg0 user, arg1 workspace, "" any */
+	CTL_CONTAINER_SHOW,	/* arg0 container id */
+	CTL_CONTAINER_DESTROY,	/* arg0 container id */
 };
 
 #define CTL_ARGS	4

@@ -167,6 +167,7 @@ void	 storage_container_get(struct storage_peer *, struct imsg *);
 void	 storage_container_list(struct storage_peer *, struct imsg *);
 void	 storage_container_delete(struct storage_peer *, struct imsg *);
 void	 storage_container_sweep(void);
+void	 storage_container_session_gone(const char *session);
 /* storage_upload.c */
 void	 storage_upload_create(struct storage_peer *, struct imsg *);
 void	 storage_upload_progress(struct storage_peer *, struct imsg *);

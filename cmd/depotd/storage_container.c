@@ -233,8 +233,8 @@ storage_container_get(struct storage_peer *p, struct imsg *imsg)
 }
 
 /* The broker destroys a container's session at the backend. */
-static void
-cntr_destroy_session(const char *session)
+void
+storage_container_session_gone(const char *session)
 {
 	struct storage_peer	*b;
 	struct cntr_destroy	 d;
@@ -254,7 +254,7 @@ cntr_deleted(void *arg, const PGresult *res)
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
 		log_info("container %s destroyed (deleted by its owner)",
 		    PQgetvalue(res, 0, 0));
-		cntr_destroy_session(PQgetvalue(res, 0, 4));
+		storage_container_session_gone(PQgetvalue(res, 0, 4));
 	}
 	cntr_one(r, res);
 }
@@ -396,7 +396,7 @@ cntr_swept(void *arg, const PGresult *res)
 	n = PQntuples(res);
 	for (i = 0; i < n; i++) {
 		log_info("container %s expired", PQgetvalue(res, i, 0));
-		cntr_destroy_session(PQgetvalue(res, i, 1));
+		storage_container_session_gone(PQgetvalue(res, i, 1));
 	}
 }
 

@@ -56,7 +56,7 @@ export DEPOT_ADMIN_KEY=${DEPOT_ADMIN_KEY:-dpt-admin-test-key-0123456789abcdef}
 depot_conf "$D" "$port" "containers {
 	expires-after 20m
 	max-per-key 3
-	max-per-workspace 100
+	max-per-workspace 5
 }"
 depot_start "$D" || { echo "not ok - depotd starts"; exit 1; }
 ok "depotd starts with a containers block"
@@ -76,6 +76,20 @@ for alias in openai openai6; do
 	    DEPOT_KEY="$key" OTHER_KEY="$okey" SDK_MODULES="$SDK_MODULES" \
 	    node "$here/containers.mjs" "$alias" || status=1
 done
+
+# The workspace cap: 5 in one workspace, whatever the key (3 each).
+ka=$(depot_key capa capws)
+kb=$(depot_key capb capws)
+mk() {	# key: the status of a create
+	curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" \
+	    -H 'Content-Type: application/json' -d '{"name":"c"}' \
+	    "$DEPOT_URL/v1/containers"
+}
+codes="$(mk "$ka") $(mk "$ka") $(mk "$ka") $(mk "$kb") $(mk "$kb")"
+check "five creates under the caps are 200 ($codes)" \
+    test "$codes" = "200 200 200 200 200"
+check "a sixth in the workspace is a 429, under its key's own cap" \
+    test "$(mk "$kb")" = 429
 
 # Expiry: "keep" of cntr1, idle for 6 of its 5 minutes.
 id=$(psql_ "select c.id from containers c join users u on u.id =
@@ -99,6 +113,26 @@ done
 check "the sweep marks it expired" \
     test "$(psql_ "select state from containers where id = '$id'")" = expired
 check "one log line says so" grep -q "container $id expired" "$D/depotd.log"
+# Operators: depotctl container list, show, destroy.
+check "depotctl container list -u cntr1 names the expired one" \
+    sh -c "'$DEPOTCTL' -s '$DEPOT_SOCK' container list -u cntr1 |
+    grep -q '^$id	cntr1	ws1	expired'"
+check "depotctl container list -w capws lists the five" \
+    test "$(depotctl_ container list -w capws | grep -c running)" = 5
+cid=$(depotctl_ container list -u capa | head -1 | cut -f1)
+check "depotctl container show" \
+    sh -c "'$DEPOTCTL' -s '$DEPOT_SOCK' container show '$cid' | grep -q capws"
+check "depotctl container destroy" \
+    sh -c "'$DEPOTCTL' -s '$DEPOT_SOCK' container destroy '$cid' |
+    grep -q 'destroyed $cid'"
+check "the destroyed container is a 404 to its owner" \
+    test "$(curl -s -o /dev/null -w '%{http_code}' -H \
+    "Authorization: Bearer $ka" "$DEPOT_URL/v1/containers/$cid")" = 404
+check "and its slot is free again" test "$(mk "$kb")" = 200
+check "a second destroy fails" sh -c "! '$DEPOTCTL' -s '$DEPOT_SOCK' \
+    container destroy '$cid' >/dev/null"
+check "one log line for the destroy" \
+    grep -q "container $cid destroyed (depotctl)" "$D/depotd.log"
 kill -0 "$DEPOT_PID" 2>/dev/null || status=1
 check "depotd is still up" kill -0 "$DEPOT_PID"
 [ "$failed" -eq 0 ] || status=1
