@@ -44,6 +44,11 @@ static const struct command commands[] = {
 	    "key create -u user -w workspace [-e lifetime]" },
 	{ { "key", "list" }, CTL_KEY_LIST, "key list" },
 	{ { "key", "revoke" }, CTL_KEY_REVOKE, "key revoke key-id|prefix" },
+	{ { "container", "list" }, CTL_CONTAINER_LIST,
+	    "container list [-u user] [-w workspace]" },
+	{ { "container", "show" }, CTL_CONTAINER_SHOW, "container show id" },
+	{ { "container", "destroy" }, CTL_CONTAINER_DESTROY,
+	    "container destroy id" },
 };
 
 void
@@ -101,6 +106,37 @@ key_create_args(int argc, char *argv[], struct ctl_cmd *cmd)
 }
 
 static int
+container_list_args(int argc, char *argv[], struct ctl_cmd *cmd)
+{
+	int	 ch;
+
+	optind = 0;
+	while ((ch = getopt(argc, argv, "u:w:")) != -1) {
+		switch (ch) {
+		case 'u':
+			if (arg_copy(cmd, 0, optarg) == -1)
+				return -1;
+			break;
+		case 'w':
+			if (arg_copy(cmd, 1, optarg) == -1)
+				return -1;
+			break;
+		default:
+			optind = -1;
+			break;
+		}
+		if (optind == -1)
+			break;
+	}
+	if (optind != argc) {
+		fprintf(stderr, "usage: depotctl container list [-u user] "
+		    "[-w workspace]\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int
 words_match(const struct command *c, int argc, char *argv[])
 {
 	if (argc < 1 || strcmp(argv[0], c->words[0]) != 0)
@@ -134,6 +170,10 @@ parse_command(int argc, char *argv[], struct ctl_cmd *cmd)
 	switch (c->type) {
 	case CTL_KEY_CREATE:
 		return key_create_args(argc + 1, argv - 1, cmd);
+	case CTL_CONTAINER_LIST:
+		return container_list_args(argc + 1, argv - 1, cmd);
+	case CTL_CONTAINER_SHOW:
+	case CTL_CONTAINER_DESTROY:
 	case CTL_USER_ADD:
 	case CTL_WORKSPACE_ADD:
 	case CTL_KEY_REVOKE:

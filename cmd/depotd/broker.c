@@ -50,8 +50,14 @@ static void
 broker_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct broker_peer	*p = arg;
+	struct cntr_destroy	 d;
 
-	if (p->role == ROLE_STORAGE)
+	/* The storage helper's word that a container's session is to go. */
+	if (p->role == ROLE_STORAGE && imsg->hdr.type == IMSG_CNTR_DESTROY) {
+		memcpy(&d, imsg->data, sizeof(d));
+		d.session[sizeof(d.session) - 1] = '\0';
+		broker_lease_destroy_session(d.session);
+	} else if (p->role == ROLE_STORAGE)
 		broker_dispatch_storage(imsg);
 	else
 		broker_dispatch_frontend(p, imsg);

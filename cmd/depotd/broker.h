@@ -76,6 +76,7 @@ void	 broker_dispatch_frontend(struct broker_peer *, struct imsg *);
 void	 broker_lease_peer_gone(struct broker_peer *);
 int	 broker_lease_count(void);
 int	 broker_lease_end_all(void);
+void	 broker_lease_destroy_session(const char *session);
 
 /* broker_output.c */
 void	 broker_output_storage_attach(struct imsgev *);

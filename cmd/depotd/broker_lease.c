@@ -129,6 +129,22 @@ broker_lease_destroyed(void *arg, long status, struct json_object *body,
 	free(sid);
 }
 
+/* A DELETE of session at the backend, outliving whoever asked. */
+void
+broker_lease_destroy_session(const char *session)
+{
+	char	 path[256], *sid;
+
+	if (!sbx_session_ok(session) || sbx_session_path(path, sizeof(path),
+	    session, "") == -1 || (sid = strdup(session)) == NULL)
+		return;
+	if (sbx_json(&broker.backend, "DELETE", path, NULL, 30,
+	    broker_lease_destroyed, sid) == NULL)
+		free(sid);
+	else
+		ndeleting++;
+}
+
 /*
  * The lease goes; its session is destroyed at the backend.  The
  * DELETE outlives the lease, which may go with its frontend.

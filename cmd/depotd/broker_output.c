@@ -244,7 +244,6 @@ broker_dispatch_storage(struct imsg *imsg)
 {
 	struct broker_output	*o;
 	struct error_msg	 em;
-
 	o = CALL_OF(calltab_find(&calls, imsg->hdr.peerid),
 	    struct broker_output, ce);
 	if (o == NULL) {	/* too late */

@@ -62,6 +62,11 @@ conf_new(void)
 	c->writing_grace = 86400;
 	c->extract_pages = 50;
 	c->extract_size = 1024 * 1024;
+	/* OpenAI's default idle expiry; a day at most; caps per tenant. */
+	c->cntr_expires_after = 20;
+	c->cntr_max_lifetime = 86400;
+	c->cntr_max_per_key = 16;
+	c->cntr_max_per_workspace = 64;
 	http_limits_default(&c->http);
 	/* Any body's tree under 64 MiB, whatever its shape (jsontext.h). */
 	c->http.max_json_values = 1000000;

@@ -123,6 +123,10 @@ files_sync(struct depotd_conf *c, struct files_msg *m, enum sync_dir d)
 	SYNC(d, c->writing_grace, m->writing_grace);
 	SYNC(d, c->extract_pages, m->extract_pages);
 	SYNC(d, c->extract_size, m->extract_size);
+	SYNC(d, c->cntr_expires_after, m->cntr_expires_after);
+	SYNC(d, c->cntr_max_lifetime, m->cntr_max_lifetime);
+	SYNC(d, c->cntr_max_per_key, m->cntr_max_per_key);
+	SYNC(d, c->cntr_max_per_workspace, m->cntr_max_per_workspace);
 }
 
 static void

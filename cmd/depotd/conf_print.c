@@ -194,6 +194,11 @@ print_files_http(FILE *fp, const struct depotd_conf *c)
 	    c->extract_pages);
 	print_size(fp, c->extract_size);
 	fputs("\n}\n", fp);
+	fprintf(fp, "containers {\n\texpires-after %lldm\n\tmax-lifetime ",
+	    (long long)c->cntr_expires_after);
+	print_duration(fp, c->cntr_max_lifetime);
+	fprintf(fp, "\n\tmax-per-key %d\n\tmax-per-workspace %d\n}\n",
+	    c->cntr_max_per_key, c->cntr_max_per_workspace);
 
 	fputs("http {\n\tmax-header-size ", fp);
 	print_size(fp, c->http.max_header_bytes);

@@ -161,6 +161,12 @@ struct depotd_conf {
 	int				 extract_pages;	/* PDF pages to text */
 	int64_t				 extract_size;	/* bytes of text inlined */
 
+	/* containers { ... } */
+	int64_t				 cntr_expires_after; /* minutes idle */
+	int64_t				 cntr_max_lifetime; /* seconds */
+	int				 cntr_max_per_key;
+	int				 cntr_max_per_workspace;
+
 	struct http_limits		 http;		/* http { ... } */
 
 	enum sandbox_mode		 sandbox;

@@ -56,7 +56,7 @@ fe_storage_pending_find(uint32_t id)
 static int
 fe_storage_reply_ends(uint32_t type)
 {
-	return type != IMSG_FILE_LIST_ITEM;
+	return type != IMSG_FILE_LIST_ITEM && type != IMSG_CNTR_LIST_ITEM;
 }
 
 static void

@@ -76,6 +76,9 @@ frontend_request(struct http_request *req, void *arg)
 	else if (strcmp(req->path, "/v1/files") == 0 ||
 	    strncmp(req->path, "/v1/files/", 10) == 0)
 		fe_files_route(ar);
+	else if (strcmp(req->path, "/v1/containers") == 0 ||
+	    strncmp(req->path, "/v1/containers/", 15) == 0)
+		fe_container_route(ar);
 	else if (strcmp(req->path, "/v1/chat/completions") == 0)
 		fe_model_route(ar, WIRE_CHAT);
 	else if (strcmp(req->path, "/v1/responses") == 0)

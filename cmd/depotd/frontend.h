@@ -120,6 +120,9 @@ int	 fe_reply_storage_ok(struct api_req *, struct imsg *, uint32_t want,
 
 /* fe_files.c */
 void	 fe_files_route(struct api_req *);
+/* fe_container.c */
+void	 fe_container_route(struct api_req *);
+struct json_object *fe_container_object(const struct cntr_rec *);
 
 /* fe_file_object.c */
 struct json_object *fe_file_object(const struct file_rec *, enum dialect);

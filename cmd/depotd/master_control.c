@@ -187,6 +187,9 @@ control_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 	case CTL_KEY_LIST:
 	case CTL_KEY_REVOKE:
 	case CTL_SWEEP:
+	case CTL_CONTAINER_LIST:
+	case CTL_CONTAINER_SHOW:
+	case CTL_CONTAINER_DESTROY:
 		control_forward(c, cmd);
 		break;
 	case CTL_SHOW_MODELS:

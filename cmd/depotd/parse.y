@@ -163,6 +163,7 @@ static void	 final_checks(const char *);
 %token	MAXSESSIONSPERKEY TRANSFERTIMEOUT
 %token	MAXANSWERSIZE MAXTOOLCALLS REQUESTTIMEOUT
 %token	DISCOVER
+%token	CONTAINERS EXPIRESAFTER MAXLIFETIME MAXPERKEY MAXPERWORKSPACE
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -322,6 +323,7 @@ main		: STRING			{
 			storage_end();
 		}
 		| FILES '{' optnl filesopts '}'
+		| CONTAINERS '{' optnl cntropts '}'
 		| HTTP '{' optnl httpopts '}'
 		| SANDBOX LOCAL			{
 			conf->sandbox = SANDBOX_LOCAL;
@@ -512,6 +514,32 @@ filesopt	: STRING			{
 			if (in_range($2, 1024, 1024LL * 1024 * 1024,
 			    "extract-size"))
 				conf->extract_size = $2;
+		}
+		;
+
+cntropts	: /* empty */
+		| cntropts cntropt optnl
+		;
+
+cntropt		: STRING			{
+			yyerror("unknown containers option \"%s\"", $1);
+			YYERROR;
+		}
+		| EXPIRESAFTER duration		{
+			if (in_range($2, 60, 30 * 86400, "expires-after"))
+				conf->cntr_expires_after = $2 / 60;
+		}
+		| MAXLIFETIME duration		{
+			if (in_range($2, 60, 365 * 86400, "max-lifetime"))
+				conf->cntr_max_lifetime = $2;
+		}
+		| MAXPERKEY NUMBER		{
+			if (in_range($2, 1, 100000, "max-per-key"))
+				conf->cntr_max_per_key = $2;
+		}
+		| MAXPERWORKSPACE NUMBER	{
+			if (in_range($2, 1, 1000000, "max-per-workspace"))
+				conf->cntr_max_per_workspace = $2;
 		}
 		;
 
@@ -810,12 +838,14 @@ static const struct keyword keywords[] = {
 	{ "ca-file",			CAFILE },
 	{ "chroot",			CHROOT },
 	{ "connect-timeout",		CONNECTTIMEOUT },
+	{ "containers",		CONTAINERS },
 	{ "control",			CONTROL },
 	{ "database",			DATABASE },
 	{ "directory",			DIRECTORY },
 	{ "discover",			DISCOVER },
 	{ "endpoint",			ENDPOINT },
 	{ "exec-timeout",		EXECTIMEOUT },
+	{ "expires-after",		EXPIRESAFTER },
 	{ "extract-pages",		EXTRACTPAGES },
 	{ "extract-size",		EXTRACTSIZE },
 	{ "failover",			FAILOVER },
@@ -838,8 +868,11 @@ static const struct keyword keywords[] = {
 	{ "max-headers",		MAXHEADERS },
 	{ "max-json-memory",		MAXJSONMEMORY },
 	{ "max-json-values",		MAXJSONVALUES },
+	{ "max-lifetime",		MAXLIFETIME },
 	{ "max-output-files",		MAXOUTPUTFILES },
 	{ "max-output-size",		MAXOUTPUTSIZE },
+	{ "max-per-key",		MAXPERKEY },
+	{ "max-per-workspace",		MAXPERWORKSPACE },
 	{ "max-request-size",		MAXREQUESTSIZE },
 	{ "max-sessions",		MAXSESSIONS },
 	{ "max-sessions-per-key",	MAXSESSIONSPERKEY },

@@ -112,6 +112,10 @@ static const struct imsg_rule storage_from_frontend[] = {
 	FIXED(IMSG_FILE_LIST, struct file_list_req, IMSG_FD_NO),
 	FIXED(IMSG_FILE_DELETE, struct file_key, IMSG_FD_NO),
 	EMPTY(IMSG_HEALTH_REQ),
+	FIXED(IMSG_CNTR_CREATE, struct cntr_create, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_GET, struct cntr_key, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_LIST, struct cntr_list_req, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_DELETE, struct cntr_key, IMSG_FD_NO),
 };
 
 /* Replies to the calls above; a create or an open hands over an fd. */
@@ -127,6 +131,9 @@ static const struct imsg_rule frontend_from_storage[] = {
 	FIXED(IMSG_FILE_LIST_END, struct file_list_end, IMSG_FD_NO),
 	FIXED(IMSG_FILE_DELETED, struct file_key, IMSG_FD_NO),
 	FIXED(IMSG_HEALTH, struct health_msg, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_INFO, struct cntr_rec, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_LIST_ITEM, struct cntr_rec, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_LIST_END, struct file_list_end, IMSG_FD_NO),
 };
 
 static const struct imsg_rule extract_from_frontend[] = {
@@ -154,6 +161,7 @@ static const struct imsg_rule broker_from_storage[] = {
 	FIXED(IMSG_FILE_CREATED, struct file_rec, IMSG_FD_MUST),
 	FIXED(IMSG_FILE_INFO, struct file_rec, IMSG_FD_NO),
 	FIXED(IMSG_ERROR, struct error_msg, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_DESTROY, struct cntr_destroy, IMSG_FD_NO),
 };
 
 /* A lease of a sandbox session, and what it runs. */

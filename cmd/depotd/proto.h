@@ -132,6 +132,16 @@ enum imsg_type {
 
 	/* master -> frontend, after its IMSG_CONF_UPSTREAM */
 	IMSG_CONF_REPLICA,		/* struct replica_msg */
+	/* Containers, frontend <-> storage (storage_container.c). */
+	IMSG_CNTR_CREATE,		/* struct cntr_create */
+	IMSG_CNTR_GET,			/* struct cntr_key */
+	IMSG_CNTR_LIST,			/* struct cntr_list_req */
+	IMSG_CNTR_DELETE,		/* struct cntr_key */
+	IMSG_CNTR_INFO,			/* struct cntr_rec */
+	IMSG_CNTR_LIST_ITEM,		/* struct cntr_rec */
+	IMSG_CNTR_LIST_END,		/* struct file_list_end */
+	/* storage -> broker: a container's session is to go. */
+	IMSG_CNTR_DESTROY,		/* struct cntr_destroy */
 };
 
 struct peer_msg {
@@ -207,6 +217,10 @@ struct files_msg {
 	int64_t		 writing_grace;
 	int32_t		 extract_pages;
 	int64_t		 extract_size;
+	int64_t		 cntr_expires_after;	/* containers { }: minutes */
+	int64_t		 cntr_max_lifetime;	/* seconds */
+	int32_t		 cntr_max_per_key;
+	int32_t		 cntr_max_per_workspace;
 };
 
 /* An upstream's second or later url line (fe_pool.c). */
@@ -286,6 +300,9 @@ enum ctl_cmd_type {
 	CTL_KEY_REVOKE,		/* arg0 key id or prefix */
 	CTL_SWEEP,
 	CTL_SHOW_MODELS,	/* answered by a frontend */
+	CTL_CONTAINER_LIST,	/* arg0 user, arg1 workspace, "" any */
+	CTL_CONTAINER_SHOW,	/* arg0 container id */
+	CTL_CONTAINER_DESTROY,	/* arg0 container id */
 };
 
 #define CTL_ARGS	4
@@ -489,6 +506,48 @@ struct sbx_exec {
 struct sbx_status {
 	int32_t		 status;
 	char		 message[256];
+};
+
+/*
+ * Containers: a sandbox session kept across requests, one row each
+ * (storage_container.c).  Owned like files: the handle says whose.
+ */
+#define CNTR_NAME_MAX		256
+#define CNTR_SESSION_MAX	130
+
+struct cntr_rec {
+	char		 id[IDLEN];
+	char		 name[CNTR_NAME_MAX];
+	char		 state[16];		/* running, expired, deleted */
+	char		 memory_limit[16];
+	char		 session[CNTR_SESSION_MAX];	/* "" none yet */
+	int64_t		 expires_minutes;	/* idle, after last active */
+	int64_t		 created_us;
+	int64_t		 last_active_us;
+	int64_t		 expires_us;		/* when it lapses, idle */
+};
+
+struct cntr_create {
+	char		 handle[HANDLE_LEN];
+	char		 name[CNTR_NAME_MAX];
+	char		 memory_limit[16];
+	int64_t		 expires_minutes;	/* 0: the default */
+};
+
+struct cntr_key {
+	char		 handle[HANDLE_LEN];
+	char		 id[IDLEN];
+};
+
+struct cntr_list_req {
+	char		 handle[HANDLE_LEN];
+	int32_t		 limit;
+	int32_t		 order;
+	char		 after_id[IDLEN];	/* "" when absent */
+};
+
+struct cntr_destroy {
+	char		 session[CNTR_SESSION_MAX];
 };
 
 #endif

@@ -123,8 +123,43 @@ static const char migration_1[] =
 ");\n"
 "create index sweep_runs_finished on sweep_runs (finished_at);\n";
 
+/*
+ * Containers (issue 20): a sandbox session kept across requests,
+ * owned like a file.  session_id is the backend's, null until the
+ * first run made one.  Live means state 'running' and neither idle
+ * past expires_minutes since last_active_at nor past expires_at (the
+ * maximum lifetime): the queries test that, so that expiry holds at
+ * request time whatever the sweep has done yet.  containers_live
+ * serves the caps and the listing; containers_sweep the sweep.
+ */
+static const char migration_2[] =
+"create table containers (\n"
+"	id		text primary key check (id ~ '^cntr_[0-9a-f]{32}$'),\n"
+"	user_id		text not null,\n"
+"	workspace_id	text not null,\n"
+"	key_id		text not null,\n"
+"	name		text not null,\n"
+"	backend		text not null,\n"
+"	session_id	text,\n"
+"	memory_limit	text not null,\n"
+"	expires_minutes	int not null check (expires_minutes > 0),\n"
+"	state		text not null\n"
+"			    check (state in ('running', 'expired', 'deleted')),\n"
+"	created_at	timestamptz not null default clock_timestamp(),\n"
+"	last_active_at	timestamptz not null default clock_timestamp(),\n"
+"	expires_at	timestamptz not null,\n"
+"	ended_at	timestamptz\n"
+");\n"
+"create index containers_list on containers\n"
+"    (user_id, workspace_id, created_at, id) where state <> 'deleted';\n"
+"create index containers_key on containers (key_id)\n"
+"    where state = 'running';\n"
+"create index containers_sweep on containers (last_active_at)\n"
+"    where state = 'running';\n";
+
 static const char *const migrations[] = {
 	migration_1,
+	migration_2,
 };
 
 int

@@ -90,6 +90,18 @@ storage_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_HEALTH_REQ:
 		storage_files_health(p, imsg);
 		break;
+	case IMSG_CNTR_CREATE:
+		storage_container_create(p, imsg);
+		break;
+	case IMSG_CNTR_GET:
+		storage_container_get(p, imsg);
+		break;
+	case IMSG_CNTR_LIST:
+		storage_container_list(p, imsg);
+		break;
+	case IMSG_CNTR_DELETE:
+		storage_container_delete(p, imsg);
+		break;
 	default:
 		fatalx("storage: unexpected message %u", imsg->hdr.type);
 	}

@@ -161,6 +161,13 @@ void	 storage_files_open(struct storage_peer *, struct imsg *);
 void	 storage_files_list(struct storage_peer *, struct imsg *);
 void	 storage_files_delete(struct storage_peer *, struct imsg *);
 void	 storage_files_health(struct storage_peer *, struct imsg *);
+/* storage_container.c */
+void	 storage_container_create(struct storage_peer *, struct imsg *);
+void	 storage_container_get(struct storage_peer *, struct imsg *);
+void	 storage_container_list(struct storage_peer *, struct imsg *);
+void	 storage_container_delete(struct storage_peer *, struct imsg *);
+void	 storage_container_sweep(void);
+void	 storage_container_session_gone(const char *session);
 /* storage_upload.c */
 void	 storage_upload_create(struct storage_peer *, struct imsg *);
 void	 storage_upload_progress(struct storage_peer *, struct imsg *);

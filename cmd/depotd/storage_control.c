@@ -223,6 +223,60 @@ control_status_rows(struct control_request *c)
 	    "finished_at desc limit 1) order by 1", 0, NULL);
 }
 
+/* An operator's destroy: the row is marked, then the session goes. */
+static void
+control_container_destroyed(void *arg, const PGresult *res)
+{
+	struct control_request	*c = arg;
+
+	if (control_failed(c, res, PGRES_TUPLES_OK))
+		return;
+	if (PQntuples(res) == 0) {
+		control_line(c->client, "no such container");
+		control_end(c, 1);
+		return;
+	}
+	log_info("container %s destroyed (depotctl)", PQgetvalue(res, 0, 0));
+	storage_container_session_gone(PQgetvalue(res, 0, 1));
+	control_line(c->client, "destroyed %s", PQgetvalue(res, 0, 0));
+	control_end(c, 0);
+}
+
+#define CONTROL_CONTAINER_COLS						\
+	"c.id, u.name, w.name, case when c.state = 'running' and "	\
+	"(c.last_active_at + make_interval(mins => c.expires_minutes) " \
+	"<= now() or c.expires_at <= now()) then 'expired' else c.state " \
+	"end, coalesce(c.session_id, '-'), c.created_at, "		\
+	"c.last_active_at, c.expires_minutes || 'm idle' "		\
+	"from containers c join users u on u.id = c.user_id join "	\
+	"workspaces w on w.id = c.workspace_id"
+
+static void
+control_container(struct control_request *c, const struct ctl_cmd *cmd)
+{
+	const char	*p[2];
+
+	p[0] = cmd->args[0];
+	p[1] = cmd->args[1];
+	switch (cmd->type) {
+	case CTL_CONTAINER_LIST:
+		control_query(c, "select " CONTROL_CONTAINER_COLS " where "
+		    "c.state <> 'deleted' and ($1 = '' or u.name = $1) and "
+		    "($2 = '' or w.name = $2) order by c.created_at", 2, p);
+		break;
+	case CTL_CONTAINER_SHOW:
+		control_query(c, "select " CONTROL_CONTAINER_COLS
+		    " where c.id = $1", 1, p);
+		break;
+	default:
+		control_query_to(c, "update containers set state = "
+		    "'deleted', ended_at = now() where id = $1 and state <> "
+		    "'deleted' returning id, coalesce(session_id, '')", 1, p,
+		    control_container_destroyed);
+		break;
+	}
+}
+
 void
 storage_dispatch_control(struct imsg *imsg)
 {
@@ -282,6 +336,11 @@ storage_dispatch_control(struct imsg *imsg)
 		break;
 	case CTL_SWEEP:
 		storage_sweep_run(control_sweep_reported, c);
+		break;
+	case CTL_CONTAINER_LIST:
+	case CTL_CONTAINER_SHOW:
+	case CTL_CONTAINER_DESTROY:
+		control_container(c, &cmd);
 		break;
 	default:
 		control_line(c->client, "unknown command");

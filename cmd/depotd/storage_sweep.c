@@ -22,6 +22,8 @@
  * sweep one database at once: each batch is claimed in one statement
  * with FOR UPDATE SKIP LOCKED, so no two sweepers ever hold the same
  * row, and a claim left by a crashed sweeper lapses after a while.
+ * Each pass also expires the containers idle past their policy
+ * (storage_container.c).
  */
 #include <sys/types.h>
 
@@ -278,5 +280,7 @@ storage_sweep_run(void (*done)(void *, const char *), void *arg)
 	sp->done = done;
 	sp->arg = arg;
 	current = sp;
+	/* Lapsed containers go first: their sessions hold a backend. */
+	storage_container_sweep();
 	sweep_batch(sp);
 }
