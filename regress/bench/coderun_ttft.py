@@ -18,10 +18,12 @@
 # api anthropic upstream) against the upstream's own, for
 # regress/bench/coderun.sh (coderun.py calls ttft()).  The model
 # writes a sentence, then calls code_execution; the first token is the
-# first event that carries that sentence.
+# first event that carries a word of it (a text_delta, or a text block
+# that starts with it).
 
 import http.client
 import json
+import re
 import time
 import urllib.parse
 
@@ -43,7 +45,8 @@ def first_token(url, path, headers, body):
 		if not chunk:
 			break
 		buf += chunk
-		if first is None and SENTENCE[:10].encode() in buf:
+		if first is None and (b'"text_delta"' in buf or
+		    re.search(rb'"text": ?"Let', buf)):
 			first = time.monotonic() - t0
 	c.close()
 	if first is None:
