@@ -123,6 +123,12 @@ async function textKept(model, stream, native) {
 	    `call kept as a ${dialect.textType} ahead of ` +
 	    (native ? 'the run and ' : '') + 'the answer',
 	    JSON.stringify(b));
+	if (stream && anthropic)
+		t.ok(r.events.some(({ ev }) => ev.type ===
+		    'content_block_delta' && ev.delta?.type === 'text_delta' &&
+		    ev.delta.text === pre), `${label}: the stream tells that ` +
+		    'text as a text_delta (the SDK\'s text events see it)',
+		    JSON.stringify(r.events.slice(0, 6)));
 }
 
 // A streamed answer's first words arrive while round 2 is thought.
