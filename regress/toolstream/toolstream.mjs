@@ -129,6 +129,12 @@ async function textKept(model, stream, native) {
 		    ev.delta.text === pre), `${label}: the stream tells that ` +
 		    'text as a text_delta (the SDK\'s text events see it)',
 		    JSON.stringify(r.events.slice(0, 6)));
+	if (stream && !anthropic)
+		t.ok(r.events.some(({ ev }) => ev.type ===
+		    'response.output_text.delta' && ev.delta === pre),
+		    `${label}: the stream tells that text as an ` +
+		    'output_text.delta (the SDK\'s text events see it)',
+		    JSON.stringify(r.events.slice(0, 8)));
 }
 
 // A streamed answer's first words arrive while round 2 is thought.
