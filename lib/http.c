@@ -28,6 +28,7 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,10 +115,25 @@ access_log(const struct http_request *req)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ms = (now.tv_sec - req->start.tv_sec) * 1000LL +
 	    (now.tv_nsec - req->start.tv_nsec) / 1000000;
-	log_info("%s %s %d %llu %llu %lld user=%s id=%s", req->method_str,
+	log_info("%s %s %d %llu %llu %lld user=%s id=%s%s%s", req->method_str,
 	    path, req->status, (unsigned long long)req->bytes_in,
 	    (unsigned long long)req->bytes_out, ms,
-	    req->log_user[0] ? req->log_user : "-", req->id);
+	    req->log_user[0] ? req->log_user : "-", req->id,
+	    req->log_more ? " " : "", req->log_more ? req->log_more : "");
+}
+
+void
+http_request_log_more(struct http_request *req, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*more;
+
+	va_start(ap, fmt);
+	if (vasprintf(&more, fmt, ap) == -1)
+		more = NULL;
+	va_end(ap);
+	free(req->log_more);
+	req->log_more = more;
 }
 
 static void
@@ -143,10 +159,12 @@ http_request_end(struct http_conn *c)
 	if (req == NULL)
 		return;
 	c->req = NULL;
-	access_log(req);
+	/* The handler first: what it adds to the log line is the end. */
 	if (c->dispatched && srv->handler.on_free != NULL)
 		srv->handler.on_free(req, srv->handler.arg);
 	c->dispatched = 0;
+	access_log(req);
+	free(req->log_more);
 	http_stream_stop(c);
 	headers_free(&req->headers);
 	free(req->target);

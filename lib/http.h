@@ -125,6 +125,7 @@ struct http_request {
 	/* For the access log and metrics; set by the handler. */
 	const char		*route;		/* e.g. "files.upload" */
 	char			 log_user[64];
+	char			*log_more;	/* the route's own fields */
 
 	/* Filled in by the layer. */
 	int			 status;
@@ -170,6 +171,13 @@ int	 http_server_nconns(const struct http_server *);
 /* Request inspection. */
 const char *http_header_get(const struct http_request *, const char *name);
 const char *http_status_text(int status);
+/*
+ * The route's own fields for the request's log line, appended after
+ * the access fields: one line per request however much a route says.
+ * A second call replaces the first.
+ */
+void	 http_request_log_more(struct http_request *, const char *fmt, ...)
+	    __attribute__((__format__(__printf__, 2, 3)));
 /*
  * Finds parameter name in a query string and percent-decodes it into
  * buf.  Returns the decoded length, -1 when absent, -2 when it does not

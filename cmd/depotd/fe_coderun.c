@@ -176,9 +176,12 @@ coderun_flush(struct coderun *cr)
 	if (!cr->p.stream)
 		return 0;
 	coderun_stream_begin(cr);
-	if (cr->xs == NULL && (cr->xs = xstream_new(WIRE_CHAT, cr->p.caller,
-	    cr->p.asked, coderun_emit, cr)) == NULL)
-		return -1;
+	if (cr->xs == NULL) {
+		if ((cr->xs = xstream_new(WIRE_CHAT, cr->p.caller, cr->p.asked,
+		    coderun_emit, cr)) == NULL)
+			return -1;
+		xstream_caller_usage(cr->xs, cr->p.usage);
+	}
 	list = native_blocks(cr->p.caller, cr->runs, cr->flushed,
 	    cr->p.native);
 	cr->flushed = json_object_array_length(cr->runs);

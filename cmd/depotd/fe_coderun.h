@@ -34,6 +34,7 @@ struct coderun_params {
 	const char		*upstream;	/* its name */
 	const char		*asked;		/* the caller's model name */
 	int			 stream;
+	int			 usage;		/* chat caller's include_usage */
 	int			 max_rounds;	/* max-tool-iterations */
 	/* The upstream request (code_execution declared), not taken. */
 	struct json_object	*upstream_request;

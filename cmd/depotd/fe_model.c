@@ -60,6 +60,7 @@ struct model_req {
 	struct model_conf	 model;		/* a copy: reloads free */
 	char			 asked[128];	/* the caller's model name */
 	int			 stream;
+	int			 usage;		/* chat: include_usage asked */
 	struct upstream_body		*upstream_body;
 	struct refs		*refs;
 	struct upcall		*upcall;
@@ -81,7 +82,7 @@ static const char *route_names[] = {
 
 #define TRIM_AFTER	(1024 * 1024)	/* body bytes */
 
-/* One line per request, whatever became of it; never a key. */
+/* Its fields for the request's log line, whatever became of it; no key. */
 static void
 model_log(struct model_req *mr, const struct upcall_result *res,
     int status)
@@ -98,10 +99,9 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 		    res->ttfb_us / 1000.0);
 	else
 		strlcpy(ttfb, "-", sizeof(ttfb));
-	log_info("%s %s user %s workspace %s model %s upstream %d status %d "
-	    "tokens %" PRId64 "/%" PRId64 " sent %" PRId64 " ttfb %s "
-	    "duration %.1fms", req->id, route_names[mr->caller],
-	    who->user_name[0] ? who->user_name : "-",
+	http_request_log_more(req, "%s workspace %s model %s upstream %d "
+	    "status %d tokens %" PRId64 "/%" PRId64 " sent %" PRId64 " ttfb %s "
+	    "duration %.1fms", route_names[mr->caller],
 	    who->workspace_name[0] ? who->workspace_name : "-",
 	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
 	    res->tokens_in, res->tokens_out, res->sent, ttfb,
@@ -149,7 +149,8 @@ model_free(struct api_req *ar)
 		coderun_result(mr->coderun, &res);
 		model_log(mr, &res, 499);
 	} else if (!mr->logged && mr->asked[0] != '\0')
-		model_log_early(mr, 499);
+		/* Refused before any upstream: its status, or the caller left. */
+		model_log_early(mr, ar->req->replied ? ar->req->status : 499);
 	if (mr->deadline != NULL)
 		event_free(mr->deadline);
 	upcall_free(mr->upcall);
@@ -174,7 +175,10 @@ model_free(struct api_req *ar)
 
 /* --- the upstream request --- */
 
-/* include_usage, so that a streamed answer ends with its token count. */
+/*
+ * include_usage, so that a streamed answer ends with its token count
+ * for the log; the caller sees it only if it asked (model_usage_asked).
+ */
 static int
 model_include_usage(struct json_object *req)
 {
@@ -210,6 +214,7 @@ model_run_code(struct model_req *mr, struct json_object *up)
 	p.upstream = mr->model.upstream;
 	p.asked = mr->asked;
 	p.stream = mr->stream;
+	p.usage = mr->usage;
 	p.max_rounds = conf_tool_iterations(fe.conf, &mr->model);
 	p.upstream_request = up;
 	p.body = mr->upstream_body;
@@ -311,6 +316,7 @@ model_refs_done(void *arg, int ok)
 	p.wire = mr->wire;
 	p.model = mr->asked;
 	p.stream = mr->stream;
+	p.usage = mr->usage;
 	p.body = mr->upstream_body;
 	if ((mr->upcall = upcall_start(ar, &p, model_upcall_done, mr)) == NULL)
 		model_answered(mr);
@@ -355,6 +361,23 @@ model_wire_of(struct model_req *mr)
 	return 0;
 }
 
+/*
+ * Did a chat caller ask for the usage chunk?  depotd asks its upstream
+ * for one in any case (model_include_usage), for its own log; the
+ * caller gets it only if it asked, as from OpenAI.
+ */
+static int
+model_usage_asked(struct model_req *mr)
+{
+	struct json_object	*so, *v;
+
+	if (mr->caller != WIRE_CHAT || !mr->stream ||
+	    !json_object_object_get_ex(mr->req, "stream_options", &so) ||
+	    !json_object_object_get_ex(so, "include_usage", &v))
+		return 0;
+	return json_object_get_boolean(v);
+}
+
 /* The model named in the body, looked up; 0 or answered. */
 static int
 model_select(struct model_req *mr)
@@ -381,6 +404,7 @@ model_select(struct model_req *mr)
 	}
 	mr->stream = json_object_object_get_ex(mr->req, "stream", &v) &&
 	    json_object_get_boolean(v);
+	mr->usage = model_usage_asked(mr);
 	return 0;
 }
 

@@ -485,6 +485,7 @@ upcall_stream_begin(struct upcall *u)
 	    (u->sse = sse_new(SSE_EVENT_MAX, upcall_sse_event, u)) == NULL)
 		return -1;
 	xstream_limits(u->translator, upcall_answer_max(), upcall_tools_max());
+	xstream_caller_usage(u->translator, u->p.usage);
 	http_reply_header(u->ar->req, "Cache-Control", "no-cache");
 	http_reply_start(u->ar->req, 200, "text/event-stream; charset=utf-8",
 	    -1);

@@ -31,6 +31,7 @@ struct upcall_params {
 	enum wire	 wire;		/* the upstream's */
 	const char	*model;		/* the name the caller asked for */
 	int		 stream;
+	int		 usage;		/* chat caller's include_usage */
 	struct upstream_body	*body;		/* the route keeps it */
 	/*
 	 * The answer is not the caller's: a 200 is handed to done as

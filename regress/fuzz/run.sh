@@ -76,9 +76,14 @@ for src in regress/fuzz/fuzz_*.c; do
 	else
 		echo "not ok - fuzz $name: crash, see $log and" \
 		    "$out/crash-$name-*"
-		# What a CI log keeps of it: the sanitizer's verdict.
-		grep -m 4 -E '^(SUMMARY|==[0-9]+== ?ERROR)|runtime error|#[0-9] ' \
+		# What a CI log keeps of it: the sanitizer's verdict, what
+		# the target said, and the frames of our own code (libFuzzer's
+		# and the sanitizer's own frames come first and say nothing).
+		grep -m 3 -E '^(SUMMARY|==[0-9]+== ?ERROR)|runtime error|^fuzz_' \
 		    "$log" | sed 's/^/# /'
+		grep -E '^ *#[0-9]+ ' "$log" |
+		    grep -v -E 'fuzzer::|__sanitizer|libc\.so|_start' |
+		    head -n 8 | sed 's/^/# /'
 		# And the input itself, so that a crash CI found can be
 		# replayed here: "$bin" FILE, FILE decoded from these lines.
 		for f in "$out/crash-$name-"*; do

@@ -141,13 +141,21 @@ for run in ${MODELS_ONLY:-chat.mjs:openai responses.mjs:openai \
 	    node "$here/${run%%:*}" "${run#*:}" || status=1
 done
 
-# One log line per model request names the user, the workspace, the
-# model and the upstream's token counts (11 in, 7 out, as scripted).
+# One log line per model request: the access fields, then the route,
+# the workspace, the model and the upstream's token counts (11 in, 7
+# out, as scripted).
 logline() {
-	grep -F 'm-chat' "$D/depotd.log" | grep -F 'models1' |
-	    grep -w 'default' | grep -q '11.*7'
+	grep -E ' [0-9]+ user=models1 id=[0-9a-f]+ [a-z.]+ workspace default model m-chat upstream 200 status 200 tokens 11/7 ' \
+	    "$D/depotd.log" | grep -q -E ': POST /v1/[a-z/]+ 200 '
 }
 check "a model request's log line: user, workspace, model, tokens" logline
+# A request refused before any upstream call says its own status, not
+# 499 (which is for a caller that left).
+refusedline() {
+	grep -q -E ': POST /v1/[a-z/]+ 400 .* status 400 ' "$D/depotd.log" &&
+	    ! grep -q -E ': POST /v1/[a-z/]+ 400 .* status 499 ' "$D/depotd.log"
+}
+check "a refused model request's log line: its status, not 499" refusedline
 # /metrics counts requests and tokens per model.
 metric() {	# name model: the samples' sum is above 0
 	awk -v n="depotd_model_$1_total{" -v m="model=\"$2\"" '

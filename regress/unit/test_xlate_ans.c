@@ -270,10 +270,21 @@ test_same(void)
 	struct json_object	*out;
 	enum wire		 w;
 
+	static const char *const ids[] = {
+		[WIRE_CHAT] = "chatcmpl-x",
+		[WIRE_RESPONSES] = "resp_x",
+		[WIRE_MESSAGES] = "msg_x",
+	};
+	char	 in[128], want[128];
+
 	for (w = WIRE_CHAT; w <= WIRE_MESSAGES; w++) {
-		out = ans(w, w, "{'id':'x','model':'remote','weird':[1,2]}");
-		same(out, "{'id':'x','model':'caller-model','weird':[1,2]}",
-		    err, "same dialect: a copy under the caller's model name");
+		snprintf(in, sizeof(in), "{'id':'%s','model':'remote',"
+		    "'weird':[1,2]}", ids[w]);
+		snprintf(want, sizeof(want), "{'id':'%s','model':"
+		    "'caller-model','weird':[1,2]}", ids[w]);
+		out = ans(w, w, in);
+		same(out, want, err, "same dialect: a copy under the caller's "
+		    "model name, its id kept");
 		json_object_put(out);
 	}
 }

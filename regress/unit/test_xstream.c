@@ -158,6 +158,7 @@ run(enum wire from, enum wire to, const char *rec, size_t step,
 	if ((xs = xstream_new(from, to, "caller-m", cap_emit, c)) == NULL ||
 	    (p = sse_new(1 << 16, run_cb, xs)) == NULL)
 		abort();
+	xstream_caller_usage(xs, 1);	/* test_faith.c: when it did not */
 	for (at = 0; at < len && r.feed == 0; at += n) {
 		n = len - at < step ? len - at : step;
 		r.feed = sse_feed(p, rec + at, n);

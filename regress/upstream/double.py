@@ -43,6 +43,7 @@ sys.dont_write_bytecode = True
 import double_answer as ans	# noqa: E402
 import double_check as chk	# noqa: E402
 import double_hostile as hostile	# noqa: E402
+import double_llama as llama	# noqa: E402
 from double_wire import ClientGone, Writer	# noqa: E402
 
 ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses",
@@ -107,7 +108,11 @@ def answer_for(dialect, body, turn):
     n_in = usage.get("in", max(1, chk.input_words(body)))
     n_out = usage.get("out", max(1, chk.words(text) +
         sum(chk.words(c["arguments"]) for c in calls)))
-    return ans.new_answer(body["model"], text, calls, n_in, n_out)
+    a = ans.new_answer(body["model"], text, calls, n_in, n_out)
+    # double_llama.py's modes read these.
+    a.update(server=turn.get("server"), stop_seq=turn.get("stop"),
+        cached=min(usage.get("cached", 0), n_in))
+    return a
 
 
 FAULTS = ("status", "stall", "reset", "garbage", "drip", "crlf",
@@ -131,6 +136,10 @@ def bad_turns(turns):
         if "think_ms" in t and not (isinstance(t["think_ms"], int) and
             0 <= t["think_ms"] <= 60000):
             return "turns[%d].think_ms: 0 to 60000" % i
+        if t.get("server") not in (None, "llama"):
+            return "turns[%d].server: \"llama\"" % i
+        if "stop" in t and not isinstance(t["stop"], str):
+            return "turns[%d].stop: a string" % i
         fault = t.get("fault")
         if fault is not None and (not isinstance(fault, dict) or
             fault.get("kind") not in FAULTS):
@@ -359,6 +368,8 @@ class Handler(BaseHTTPRequestHandler):
             rid = ("x-request-id", "req_" + secrets.token_hex(16))
             with STATE.lock:
                 STATE.calls[a["resp_id"]] = {c["id"] for c in a["calls"]}
+        if a.get("server") == "llama":
+            parts = llama.parts(dialect, body, a, stream)
         if stream and fault.get("kind") == "sse_error":
             parts = parts[:1] + [ans.error_event(dialect,
                 fault.get("message") or "scripted stream error", 1)]

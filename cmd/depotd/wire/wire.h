@@ -87,6 +87,8 @@ void	 xlate_usage(enum wire, struct json_object *resp, int64_t *in,
 int64_t		 wire_tokens(struct json_object *);
 const char	*wire_stop_to_chat(const char *);
 const char	*wire_stop_to_messages(const char *);
+/* A Messages stop_sequence named beside "end_turn": "stop_sequence". */
+void		 wire_stop_named(struct json_object *);
 
 /*
  * wire_errors.c: the error type (and code) each provider gives an HTTP
@@ -97,6 +99,29 @@ const char	*wire_error_type_openai(int status);
 const char	*wire_error_type_anthropic(int status);
 /* The code of a Responses stream's error event. */
 const char	*wire_error_code_responses(int status);
+
+/* wire_usage.c: token counts, the same in every dialect's words. */
+struct wire_usage {
+	int64_t	 input;		/* not read from the cache; -1 unknown */
+	int64_t	 cache_read;	/* input read from the cache; -1 unsaid */
+	int64_t	 cache_write;	/* input written to it (Anthropic) */
+	int64_t	 output;
+	int64_t	 reasoning;	/* of output; -1 unsaid */
+};
+void		 wire_usage_init(struct wire_usage *);
+/* The counts a dialect's usage object has, over those in u. */
+void		 wire_usage_merge(enum wire, struct json_object *,
+		    struct wire_usage *);
+int		 wire_usage_known(const struct wire_usage *);
+int64_t		 wire_usage_in(const struct wire_usage *);
+/* A dialect's usage object, as its plain answers carry it. */
+struct json_object *wire_usage_json(enum wire, const struct wire_usage *);
+
+/* wire_ids.c: answer ids in the caller's dialect. */
+const char	*wire_id_prefix(enum wire);
+void		 wire_id_choose(enum wire, const char *upstream, char *buf,
+		    size_t len);
+void		 wire_id_fix(enum wire, struct json_object *);
 
 /* xstream_*.c: streamed answers. */
 
@@ -140,6 +165,12 @@ int		 xstream_limit(const struct xstream *);
 int		 xstream_end(struct xstream *);
 void		 xstream_usage(const struct xstream *, int64_t *in,
 		    int64_t *out);
+/*
+ * A chat caller asked for usage (stream_options.include_usage): its
+ * stream ends with one usage chunk, which it gets only then; depotd
+ * asks its upstream for usage in any case, for its own log.
+ */
+void		 xstream_caller_usage(struct xstream *, int asked);
 void		 xstream_free(struct xstream *);
 /* An error event in the caller's wire (after the status went out). */
 void		 xstream_error(enum wire to, int status, const char *message,

@@ -76,3 +76,25 @@ wire_stop_to_messages(const char *finish)
 		return "refusal";
 	return "end_turn";
 }
+
+/*
+ * llama-server's Messages endpoint answers stop_reason "end_turn" with
+ * the stop_sequence that matched; Anthropic says "stop_sequence" then.
+ * o holds both (an answer, a message_delta's delta).
+ */
+void
+wire_stop_named(struct json_object *o)
+{
+	struct json_object	*seq, *reason;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "stop_sequence", &seq) ||
+	    !json_object_is_type(seq, json_type_string) ||
+	    json_object_get_string_len(seq) == 0 ||
+	    !json_object_object_get_ex(o, "stop_reason", &reason) ||
+	    !json_object_is_type(reason, json_type_string) ||
+	    strcmp(json_object_get_string(reason), "end_turn") != 0)
+		return;
+	json_object_object_add(o, "stop_reason",
+	    json_object_new_string("stop_sequence"));
+}

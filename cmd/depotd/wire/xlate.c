@@ -103,8 +103,13 @@ xlate_response(enum wire from, enum wire to, struct json_object *resp,
 	if (model == NULL)
 		model = "";
 	if (from == to) {
-		if ((out = xlate_dup(resp)) != NULL)
-			xlate_set_str(out, "model", model);
+		if ((out = xlate_dup(resp)) == NULL)
+			return NULL;
+		xlate_set_str(out, "model", model);
+		/* The caller's dialect, whatever the upstream says. */
+		wire_id_fix(to, out);
+		if (to == WIRE_MESSAGES)
+			wire_stop_named(out);
 		return out;
 	}
 	switch (from) {

@@ -520,28 +520,15 @@ messages_stop(struct xlate_chat_answer *a, struct json_object *out)
 	return "end_turn";
 }
 
+/* Messages counts input read from the cache apart (wire_usage.c). */
 static struct json_object *
 messages_usage(struct json_object *u)
 {
-	struct json_object	*mu;
-	int64_t			 in, cached;
+	struct wire_usage	 wu;
 
-	mu = json_object_new_object();
-	in = xlate_tokens(u, "prompt_tokens");
-	cached = xlate_tokens(xlate_get(u, "prompt_tokens_details"),
-	    "cached_tokens");
-	if (cached < 0 || cached > in)
-		cached = 0;
-	/* Messages counts input read from the cache apart. */
-	json_object_object_add(mu, "input_tokens",
-	    json_object_new_int64(in - cached));
-	json_object_object_add(mu, "cache_creation_input_tokens",
-	    json_object_new_int64(0));
-	json_object_object_add(mu, "cache_read_input_tokens",
-	    json_object_new_int64(cached));
-	json_object_object_add(mu, "output_tokens",
-	    json_object_new_int64(xlate_tokens(u, "completion_tokens")));
-	return mu;
+	wire_usage_init(&wu);
+	wire_usage_merge(WIRE_CHAT, u, &wu);
+	return wire_usage_json(WIRE_MESSAGES, &wu);
 }
 
 struct json_object *

@@ -448,29 +448,15 @@ fail:
 
 /* --- Messages answers as chat answers --- */
 
+/* Cached input is part of chat's prompt count (wire_usage.c). */
 static struct json_object *
 chat_usage(struct json_object *u)
 {
-	struct json_object	*cu, *det;
-	int64_t			 in, out, cached;
+	struct wire_usage	 wu;
 
-	cu = json_object_new_object();
-	cached = xlate_tokens(u, "cache_read_input_tokens");
-	in = xlate_tokens(u, "input_tokens") + cached +
-	    xlate_tokens(u, "cache_creation_input_tokens");
-	out = xlate_tokens(u, "output_tokens");
-	json_object_object_add(cu, "prompt_tokens", json_object_new_int64(in));
-	json_object_object_add(cu, "completion_tokens",
-	    json_object_new_int64(out));
-	json_object_object_add(cu, "total_tokens",
-	    json_object_new_int64(in + out));
-	if (cached > 0) {
-		det = json_object_new_object();
-		json_object_object_add(det, "cached_tokens",
-		    json_object_new_int64(cached));
-		json_object_object_add(cu, "prompt_tokens_details", det);
-	}
-	return cu;
+	wire_usage_init(&wu);
+	wire_usage_merge(WIRE_MESSAGES, u, &wu);
+	return wire_usage_json(WIRE_CHAT, &wu);
 }
 
 static int

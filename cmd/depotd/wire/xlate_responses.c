@@ -483,34 +483,17 @@ answer_call(struct json_object *call)
 	return fc;
 }
 
+/* No usage in the chat answer: none in the response (wire_usage.c). */
 static struct json_object *
 answer_usage(struct json_object *u)
 {
-	struct json_object	*ru, *det;
-	int64_t			 in, out, cached, reasoning;
+	struct wire_usage	 wu;
 
 	if (u == NULL)
 		return NULL;
-	cached = xlate_tokens(xlate_get(u, "prompt_tokens_details"),
-	    "cached_tokens");
-	reasoning = xlate_tokens(xlate_get(u, "completion_tokens_details"),
-	    "reasoning_tokens");
-	in = xlate_tokens(u, "prompt_tokens");
-	out = xlate_tokens(u, "completion_tokens");
-	ru = json_object_new_object();
-	json_object_object_add(ru, "input_tokens", json_object_new_int64(in));
-	det = json_object_new_object();
-	json_object_object_add(det, "cached_tokens",
-	    json_object_new_int64(cached));
-	json_object_object_add(ru, "input_tokens_details", det);
-	json_object_object_add(ru, "output_tokens", json_object_new_int64(out));
-	det = json_object_new_object();
-	json_object_object_add(det, "reasoning_tokens",
-	    json_object_new_int64(reasoning));
-	json_object_object_add(ru, "output_tokens_details", det);
-	json_object_object_add(ru, "total_tokens",
-	    json_object_new_int64(in + out));
-	return ru;
+	wire_usage_init(&wu);
+	wire_usage_merge(WIRE_CHAT, u, &wu);
+	return wire_usage_json(WIRE_RESPONSES, &wu);
 }
 
 /* The fields every Responses object has, at their plain values. */

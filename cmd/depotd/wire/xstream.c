@@ -61,7 +61,7 @@ xstream_new(enum wire from, enum wire to, const char *model,
 	xs->to = to;
 	xs->emit = emit;
 	xs->arg = arg;
-	xs->in = xs->out = -1;
+	wire_usage_init(&xs->usage);
 	xs->max_tools = XSTREAM_TOOLS_MAX;
 	xs->created = time(NULL);
 	if (from == to)
@@ -82,6 +82,7 @@ xstream_free(struct xstream *xs)
 	if (xs->w != NULL)
 		xs->w->free(xs);
 	free(xs->blocks);
+	free(xs->stop_seq);
 	free(xs->model);
 	free(xs);
 }
@@ -89,8 +90,14 @@ xstream_free(struct xstream *xs)
 void
 xstream_usage(const struct xstream *xs, int64_t *in, int64_t *out)
 {
-	*in = xs->in;
-	*out = xs->out;
+	*in = wire_usage_in(&xs->usage);
+	*out = xs->usage.output;
+}
+
+void
+xstream_caller_usage(struct xstream *xs, int asked)
+{
+	xs->want_usage = asked;
 }
 
 /* An event's data as a JSON object, NULL when it is anything else. */
@@ -213,8 +220,10 @@ xstream_event(struct xstream *xs, const char *event, const char *data,
 		return stream_fail(xs);
 	if (xs->from == WIRE_CHAT && len == 6 && memcmp(data, "[DONE]", 6)
 	    == 0) {
-		if (xs->w == NULL)
+		if (xs->w == NULL) {
+			xstream_chat_pass_end(xs);
 			xstream_emit_raw(xs, NULL, "[DONE]");
+		}
 		return stream_done(xs);
 	}
 	if ((obj = event_parse(data, len)) == NULL)

@@ -81,8 +81,11 @@ struct xstream {
 	const struct xstream_writer	*w;		/* NULL: pass-through */
 	xstream_reader		 reader;
 	xstream_passer		 passer;
-	int64_t			 in;		/* usage, -1 until known */
-	int64_t			 out;
+	struct wire_usage	 usage;		/* as far as told */
+	int			 want_usage;	/* chat: the caller's include_usage */
+	int			 usage_sent;	/* and its chunk went */
+	char			 id[XSTREAM_ID_LEN]; /* pass-through: the answer's */
+	char			*stop_seq;	/* the stop sequence matched */
 	int64_t			 created;	/* seconds since the epoch */
 	int			 started;	/* writer's opening sent */
 	int			 finished;	/* hub finish seen */
@@ -119,15 +122,20 @@ const char *xstream_str(struct json_object *, const char *path);
 int64_t	 xstream_int(struct json_object *, const char *path);
 const char *xstream_event_name(const char *event, const char *type);
 void	 xstream_set_model(struct xstream *, struct json_object *);
+void	 xstream_set_id(struct xstream *, struct json_object *);
 
 /* xstream_hub.c */
 void	 xstream_hub_text(struct xstream *, const char *, size_t);
 int	 xstream_hub_tool_start(struct xstream *, int, const char *,
 	    const char *);
 int	 xstream_hub_tool_args(struct xstream *, int, const char *, size_t);
-void	 xstream_hub_finish(struct xstream *, const char *);
+/* seq: the stop sequence that matched, if the upstream names it */
+void	 xstream_hub_finish(struct xstream *, const char *reason,
+	    const char *seq);
 int	 xstream_hub_tools_over(struct xstream *, int64_t index);
-void	 xstream_hub_usage(struct xstream *, int64_t in, int64_t out);
+/* usage: an upstream's usage object, in its wire */
+void	 xstream_hub_usage(struct xstream *, enum wire,
+	    struct json_object *usage);
 
 /* xstream_chat.c */
 extern const struct xstream_writer xstream_chat_writer;
@@ -135,6 +143,7 @@ int	 xstream_chat_read(struct xstream *, const char *,
     struct json_object *);
 int	 xstream_chat_pass(struct xstream *, const char *,
     struct json_object *);
+void	 xstream_chat_pass_end(struct xstream *);
 void	 xstream_chat_error(int status, const char *message, xstream_emit_cb,
 	    void *);
 

@@ -20,7 +20,11 @@
  * written for a chat caller.  The caller gets what OpenAI sends: a
  * first chunk with the role, content and tool-call fragments (the
  * first of each call with its id and name), a chunk with the finish
- * reason, a usage chunk with no choices, then [DONE].
+ * reason, a usage chunk with no choices if it asked for one
+ * (stream_options.include_usage: then every other chunk has "usage":
+ * null), then [DONE].  Passed through, the upstream's chunks go as
+ * they came but for the model, the id and the usage the caller did
+ * not ask for.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,17 +78,17 @@ chat_read_choice(struct xstream *xs, struct json_object *choice)
 			    json_object_array_get_idx(calls, i), i) == -1)
 				return -1;
 	}
+	/* vLLM names the stop string that matched. */
 	if ((reason = xstream_str(choice, "finish_reason")) != NULL)
-		xstream_hub_finish(xs, reason);
+		xstream_hub_finish(xs, reason, xstream_str(choice,
+		    "stop_reason"));
 	return 0;
 }
 
 static void
 chat_read_usage(struct xstream *xs, struct json_object *data)
 {
-	xstream_hub_usage(xs,
-	    wire_tokens(xstream_get(data, "usage.prompt_tokens")),
-	    wire_tokens(xstream_get(data, "usage.completion_tokens")));
+	xstream_hub_usage(xs, WIRE_CHAT, xstream_get(data, "usage"));
 }
 
 /* OpenAI reports a failure mid-stream as a chunk with "error". */
@@ -116,6 +120,19 @@ xstream_chat_read(struct xstream *xs, const char *event,
 	return 0;
 }
 
+/* The usage chunk: no choices, and usage. */
+static int
+chat_usage_only(struct json_object *data)
+{
+	struct json_object	*choices;
+
+	choices = xstream_get(data, "choices");
+	return json_object_is_type(xstream_get(data, "usage"),
+	    json_type_object) && (choices == NULL ||
+	    (json_object_is_type(choices, json_type_array) &&
+	    json_object_array_length(choices) == 0));
+}
+
 int
 xstream_chat_pass(struct xstream *xs, const char *event,
     struct json_object *data)
@@ -124,6 +141,13 @@ xstream_chat_pass(struct xstream *xs, const char *event,
 		return -1;
 	chat_read_usage(xs, data);
 	xstream_set_model(xs, data);
+	xstream_set_id(xs, data);
+	if (chat_usage_only(data)) {
+		if (!xs->want_usage || xs->usage_sent)
+			return 0;
+		xs->usage_sent = 1;
+	} else if (!xs->want_usage)
+		json_object_object_del(data, "usage");
 	xstream_emit_json(xs, NULL, json_object_get(data));
 	return 0;
 }
@@ -131,18 +155,30 @@ xstream_chat_pass(struct xstream *xs, const char *event,
 static struct json_object *
 chat_usage(struct xstream *xs)
 {
-	struct json_object	*u;
-	int64_t			 in, out;
+	return wire_usage_json(WIRE_CHAT, &xs->usage);
+}
 
-	in = xs->in >= 0 ? xs->in : 0;
-	out = xs->out >= 0 ? xs->out : 0;
-	u = json_object_new_object();
-	json_object_object_add(u, "prompt_tokens", json_object_new_int64(in));
-	json_object_object_add(u, "completion_tokens",
-	    json_object_new_int64(out));
-	json_object_object_add(u, "total_tokens",
-	    json_object_new_int64(in + out));
-	return u;
+/*
+ * The upstream's [DONE], passed through: a caller that asked for usage
+ * and got no usage chunk (the upstream put its counts on another
+ * chunk) gets one now.
+ */
+void
+xstream_chat_pass_end(struct xstream *xs)
+{
+	if (!xs->want_usage || xs->usage_sent ||
+	    !wire_usage_known(&xs->usage))
+		return;
+	xs->usage_sent = 1;
+	if (xs->id[0] == '\0')
+		wire_id_choose(WIRE_CHAT, NULL, xs->id, sizeof(xs->id));
+	xstream_emit_json(xs, NULL, xstream_object(
+	    "id", XSTREAM_STR(xs->id),
+	    "object", XSTREAM_STR("chat.completion.chunk"),
+	    "created", XSTREAM_INT(xs->created),
+	    "model", XSTREAM_STR(xs->model),
+	    "choices", json_object_new_array(),
+	    "usage", chat_usage(xs), NULL));
 }
 
 /* A chunk around choices (NULL: the usage chunk's empty list). */
@@ -174,6 +210,8 @@ chat_emit(struct xstream *xs, struct json_object *delta, const char *reason)
 	json_object_object_add(chunk, "choices", choices);
 	if (delta == NULL)
 		json_object_object_add(chunk, "usage", chat_usage(xs));
+	else if (xs->want_usage)
+		json_object_object_add(chunk, "usage", NULL);
 	xstream_emit_json(xs, NULL, chunk);
 }
 
@@ -260,8 +298,11 @@ chat_end(struct xstream *xs)
 		xs->finished = 1;
 		chat_finish(xs, "stop");
 	}
-	if (xs->in >= 0 || xs->out >= 0)
+	if (xs->want_usage && !xs->usage_sent &&
+	    wire_usage_known(&xs->usage)) {
+		xs->usage_sent = 1;
 		chat_emit(xs, NULL, NULL);
+	}
 	xstream_emit_raw(xs, NULL, "[DONE]");
 }
 

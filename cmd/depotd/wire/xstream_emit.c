@@ -143,3 +143,22 @@ xstream_set_model(struct xstream *xs, struct json_object *obj)
 		json_object_object_add(obj, "model",
 		    json_object_new_string(xs->model));
 }
+
+/*
+ * The same wire passed through: the answer's id in the caller's
+ * dialect, one for the whole stream, chosen at its first event.
+ */
+void
+xstream_set_id(struct xstream *xs, struct json_object *obj)
+{
+	struct json_object	*v;
+
+	if (!json_object_is_type(obj, json_type_object) ||
+	    !json_object_object_get_ex(obj, "id", &v))
+		return;
+	if (xs->id[0] == '\0')
+		wire_id_choose(xs->to, json_object_is_type(v,
+		    json_type_string) ? json_object_get_string(v) : NULL,
+		    xs->id, sizeof(xs->id));
+	json_object_object_add(obj, "id", json_object_new_string(xs->id));
+}

@@ -79,20 +79,19 @@ xstream_hub_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 }
 
 void
-xstream_hub_finish(struct xstream *xs, const char *reason)
+xstream_hub_finish(struct xstream *xs, const char *reason, const char *seq)
 {
 	if (xs->finished)
 		return;
 	xs->finished = 1;
+	if (seq != NULL && *seq != '\0' && xs->stop_seq == NULL)
+		xs->stop_seq = strdup(seq);	/* none if out of memory */
 	xs->w->finish(xs, reason);
 }
 
-/* Either may be -1: not in this event. */
+/* Counts not in this event keep what earlier ones said. */
 void
-xstream_hub_usage(struct xstream *xs, int64_t in, int64_t out)
+xstream_hub_usage(struct xstream *xs, enum wire w, struct json_object *usage)
 {
-	if (in >= 0)
-		xs->in = in;
-	if (out >= 0)
-		xs->out = out;
+	wire_usage_merge(w, usage, &xs->usage);
 }

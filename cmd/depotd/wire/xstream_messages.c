@@ -36,23 +36,14 @@ struct messages_writer {
 	int		 open_text;	/* and it is text */
 	int		 tool[XSTREAM_TOOLS_MAX]; /* hub tool -> block + 1 */
 	const char	*stop;		/* stop_reason, once finished */
+	int		 named;		/* and it is the stop sequence's */
 };
 
-/* Anthropic counts cached input apart; the log wants it all. */
+/* Cached input apart, as Anthropic counts it (wire_usage.c). */
 static void
 messages_read_usage(struct xstream *xs, struct json_object *u)
 {
-	int64_t	 in, part;
-
-	if ((in = wire_tokens(xstream_get(u, "input_tokens"))) >= 0) {
-		if ((part = wire_tokens(xstream_get(u,
-		    "cache_creation_input_tokens"))) > 0)
-			in += part;
-		if ((part = wire_tokens(xstream_get(u,
-		    "cache_read_input_tokens"))) > 0)
-			in += part;
-	}
-	xstream_hub_usage(xs, in, wire_tokens(xstream_get(u, "output_tokens")));
+	xstream_hub_usage(xs, WIRE_MESSAGES, u);
 }
 
 /*
@@ -153,7 +144,8 @@ xstream_messages_read(struct xstream *xs, const char *event,
 		messages_read_usage(xs, xstream_get(data, "usage"));
 		if ((stop = wire_stop_to_chat(xstream_str(data,
 		    "delta.stop_reason"))) != NULL)
-			xstream_hub_finish(xs, stop);
+			xstream_hub_finish(xs, stop, xstream_str(data,
+			    "delta.stop_sequence"));
 	} else if (strcmp(type, "message_stop") == 0)
 		return 1;
 	else if (strcmp(type, "error") == 0)
@@ -174,8 +166,11 @@ xstream_messages_pass(struct xstream *xs, const char *event,
 	if (strcmp(type, "message_start") == 0) {
 		messages_read_usage(xs, xstream_get(data, "message.usage"));
 		xstream_set_model(xs, xstream_get(data, "message"));
-	} else if (strcmp(type, "message_delta") == 0)
+		xstream_set_id(xs, xstream_get(data, "message"));
+	} else if (strcmp(type, "message_delta") == 0) {
 		messages_read_usage(xs, xstream_get(data, "usage"));
+		wire_stop_named(xstream_get(data, "delta"));
+	}
 	xstream_emit_json(xs, name, json_object_get(data));
 	return strcmp(type, "message_stop") == 0;
 }
@@ -191,6 +186,20 @@ messages_emit(struct xstream *xs, const char *type, struct json_object *obj)
 		json_object_object_add(ev, key, json_object_get(val));
 	json_object_put(obj);
 	xstream_emit_json(xs, type, ev);
+}
+
+/*
+ * The usage as known; at the start with no output yet.  The SDKs take
+ * each count message_delta carries over message_start's.
+ */
+static struct json_object *
+messages_usage(struct xstream *xs, int start)
+{
+	struct wire_usage	 u = xs->usage;
+
+	if (start)
+		u.output = 0;
+	return wire_usage_json(WIRE_MESSAGES, &u);
 }
 
 static void
@@ -214,9 +223,7 @@ messages_start(struct xstream *xs)
 	    "content", json_object_new_array(),
 	    "stop_reason", NULL,
 	    "stop_sequence", NULL,
-	    "usage", xstream_object(
-		"input_tokens", XSTREAM_INT(xs->in >= 0 ? xs->in : 0),
-		"output_tokens", XSTREAM_INT(0), NULL), NULL), NULL));
+	    "usage", messages_usage(xs, 1), NULL), NULL));
 }
 
 static void
@@ -348,6 +355,11 @@ messages_finish(struct xstream *xs, const char *reason)
 
 	messages_close(xs);
 	wr->stop = wire_stop_to_messages(reason);
+	/* A chat stop with the sequence named (vLLM, llama-server). */
+	if (strcmp(wr->stop, "end_turn") == 0 && xs->stop_seq != NULL) {
+		wr->stop = "stop_sequence";
+		wr->named = 1;
+	}
 }
 
 static void
@@ -357,16 +369,17 @@ messages_end(struct xstream *xs)
 	struct json_object	*usage;
 
 	messages_close(xs);
-	usage = xstream_object("output_tokens",
-	    XSTREAM_INT(xs->out >= 0 ? xs->out : 0),
-	    NULL);
-	if (xs->in >= 0)
-		json_object_object_add(usage, "input_tokens",
-		    XSTREAM_INT(xs->in));
+	/* Input counts only when known: 0 would undo message_start's. */
+	if (xs->usage.input >= 0)
+		usage = messages_usage(xs, 0);
+	else
+		usage = xstream_object("output_tokens", XSTREAM_INT(
+		    xs->usage.output >= 0 ? xs->usage.output : 0), NULL);
 	messages_emit(xs, "message_delta", xstream_object(
 	    "delta", xstream_object(
 		"stop_reason", XSTREAM_STR(wr->stop ? wr->stop : "end_turn"),
-		"stop_sequence", NULL, NULL),
+		"stop_sequence", wr->named ? XSTREAM_STR(xs->stop_seq) : NULL,
+		NULL),
 	    "usage", usage, NULL));
 	messages_emit(xs, "message_stop", json_object_new_object());
 }

@@ -74,21 +74,9 @@ responses_emit(struct xstream *xs, const char *type, struct json_object *obj)
 static struct json_object *
 responses_usage(struct xstream *xs)
 {
-	int64_t	 in, out;
-
-	if (xs->in < 0 && xs->out < 0)
+	if (!wire_usage_known(&xs->usage))
 		return NULL;
-	in = xs->in >= 0 ? xs->in : 0;
-	out = xs->out >= 0 ? xs->out : 0;
-	return xstream_object(
-	    "input_tokens", XSTREAM_INT(in),
-	    "input_tokens_details",
-	    xstream_object("cached_tokens", XSTREAM_INT(0), NULL),
-	    "output_tokens", XSTREAM_INT(out),
-	    "output_tokens_details",
-	    xstream_object("reasoning_tokens", XSTREAM_INT(0),
-		NULL),
-	    "total_tokens", XSTREAM_INT(in + out), NULL);
+	return wire_usage_json(WIRE_RESPONSES, &xs->usage);
 }
 
 /* The response object; output NULL: an empty list. */
@@ -523,9 +511,9 @@ xstream_responses_pass(struct xstream *xs, const char *event,
 		return -1;
 	if ((resp = xstream_get(data, "response")) != NULL) {
 		xstream_set_model(xs, resp);
-		xstream_hub_usage(xs, wire_tokens(xstream_get(resp,
-		    "usage.input_tokens")), wire_tokens(xstream_get(resp,
-		    "usage.output_tokens")));
+		xstream_set_id(xs, resp);
+		xstream_hub_usage(xs, WIRE_RESPONSES, xstream_get(resp,
+		    "usage"));
 	}
 	xstream_emit_json(xs, name, json_object_get(data));
 	return responses_terminal(type);
