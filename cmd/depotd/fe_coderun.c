@@ -27,9 +27,12 @@
  * answers without one or max-tool-iterations is reached.  The last
  * answer goes to the caller in its own wire; a streaming caller gets
  * it as a stream, with keep-alives while the gateway's rounds run, and
- * never sees those rounds, unless it declared the provider's own
- * code-execution tool: then each run's native blocks come first, whole
- * or streamed alike (fe_coderun_native.c).
+ * never sees those rounds' calls, unless it declared the provider's
+ * own code-execution tool: then each run's native blocks come first,
+ * whole or streamed alike (fe_coderun_native.c).  The model's text
+ * from a round that ran code is kept, before that round's runs, as
+ * the providers keep it; a streaming caller gets it, and each run's
+ * blocks, as soon as the round or the run is over, not at the end.
  */
 #include <sys/types.h>
 
@@ -86,6 +89,8 @@ struct coderun {
 	int			 max_rounds;
 	int64_t			 grown;		/* bytes the rounds added */
 	int			 started;	/* our SSE reply began */
+	struct xstream		*xs;		/* the caller's stream */
+	size_t			 flushed;	/* runs[] streamed so far */
 	struct event		*keepalive;
 	struct upcall_result	 res;		/* summed for the log */
 };
@@ -156,19 +161,55 @@ coderun_stream_begin(struct coderun *cr)
 	evtimer_add(cr->keepalive, &tv);
 }
 
-/* A native tool's caller: the runs' blocks stream ahead of the model's. */
+/*
+ * The caller's stream is one message across the rounds: what the runs
+ * and the rounds' texts add goes out whole as soon as it is known,
+ * ahead of the last round's words (xstream_prepend); -1 when the
+ * stream failed.
+ */
 static int
-coderun_native_first(struct coderun *cr, struct xstream *xs)
+coderun_flush(struct coderun *cr)
 {
 	struct json_object	*list;
 	int			 rc;
 
-	if (!cr->p.native ||
-	    (list = native_blocks(cr->p.caller, cr->runs)) == NULL)
+	if (!cr->p.stream)
 		return 0;
-	rc = xstream_prepend(xs, list);
+	coderun_stream_begin(cr);
+	if (cr->xs == NULL) {
+		if ((cr->xs = xstream_new(WIRE_CHAT, cr->p.caller, cr->p.asked,
+		    coderun_emit, cr)) == NULL)
+			return -1;
+		xstream_caller_usage(cr->xs, cr->p.usage);
+	}
+	list = native_blocks(cr->p.caller, cr->runs, cr->flushed,
+	    cr->p.native);
+	cr->flushed = json_object_array_length(cr->runs);
+	if (list == NULL)
+		return 0;
+	rc = xstream_prepend(cr->xs, list);
 	json_object_put(list);
 	return rc;
+}
+
+/* The round's text, as chat reads it, for the round's runs to follow. */
+static void
+coderun_keep_text(struct coderun *cr)
+{
+	struct json_object	*chat, *text, *call;
+	char			 err[160];
+
+	chat = cr->p.wire == WIRE_CHAT ? json_object_get(cr->answer) :
+	    xlate_response(cr->p.wire, WIRE_CHAT, cr->answer, cr->p.asked,
+	    err, sizeof(err));
+	text = json_object_object_get(json_object_object_get(
+	    json_object_array_get_idx(json_object_object_get(chat, "choices"),
+	    0), "message"), "content");
+	call = json_object_array_get_idx(cr->calls, 0);
+	if (json_object_is_type(text, json_type_string))
+		native_text(cr->runs, json_object_get_string(text),
+		    json_object_get_string(json_object_object_get(call, "id")));
+	json_object_put(chat);
 }
 
 /* The model is done: its last answer, in the caller's wire. */
@@ -176,7 +217,6 @@ static void
 coderun_final(struct coderun *cr, struct json_object *answer)
 {
 	struct json_object	*out, *chat;
-	struct xstream		*xs;
 	char			 err[160];
 
 	err[0] = '\0';
@@ -187,8 +227,7 @@ coderun_final(struct coderun *cr, struct json_object *answer)
 			    "the upstream's answer is malformed");
 			return;
 		}
-		if (cr->p.native)
-			native_prepend(cr->p.caller, out, cr->runs);
+		native_prepend(cr->p.caller, out, cr->runs, cr->p.native);
 		coderun_report(cr, 200);
 		fe_reply_json(cr->p.ar, 200, out);
 		return;
@@ -201,20 +240,13 @@ coderun_final(struct coderun *cr, struct json_object *answer)
 		    "the upstream's answer is malformed");
 		return;
 	}
-	coderun_stream_begin(cr);
-	evtimer_del(cr->keepalive);
-	if ((xs = xstream_new(WIRE_CHAT, cr->p.caller, cr->p.asked,
-	    coderun_emit, cr)) != NULL)
-		xstream_caller_usage(xs, cr->p.usage);
-	if (xs == NULL || coderun_native_first(cr, xs) == -1 ||
-	    xstream_replay(xs, chat) == -1 || xstream_end(xs) == -1) {
-		if (xs != NULL)
-			xstream_free(xs);
+	if (coderun_flush(cr) == -1 || xstream_replay(cr->xs, chat) == -1 ||
+	    xstream_end(cr->xs) == -1) {
 		json_object_put(chat);
 		coderun_fail(cr, 502, "the answer could not be streamed");
 		return;
 	}
-	xstream_free(xs);
+	evtimer_del(cr->keepalive);
 	json_object_put(chat);
 	coderun_report(cr, 200);
 	http_reply_end(cr->p.ar->req);
@@ -265,6 +297,10 @@ coderun_executed(void *arg, int status, const char *message,
 	}
 	coderun_add_result(cr, result, status == 0 ? NULL : message[0] ?
 	    message : "the sandbox failed");
+	if (coderun_flush(cr) == -1) {
+		coderun_fail(cr, 502, "the answer could not be streamed");
+		return;
+	}
 	coderun_exec_next(cr);
 }
 
@@ -390,7 +426,11 @@ coderun_answered(void *arg, const struct upcall_result *res)
 		coderun_final(cr, cr->answer);
 		return;
 	}
-	coderun_stream_begin(cr);
+	coderun_keep_text(cr);
+	if (coderun_flush(cr) == -1) {
+		coderun_fail(cr, 502, "the answer could not be streamed");
+		return;
+	}
 	json_object_put(cr->results);
 	cr->results = json_object_new_array();
 	cr->next_call = 0;
@@ -579,6 +619,8 @@ coderun_free(struct coderun *cr)
 		upstream_body_free(cr->body);
 	if (cr->keepalive != NULL)
 		event_free(cr->keepalive);
+	if (cr->xs != NULL)
+		xstream_free(cr->xs);
 	json_object_put(cr->upstream_request);
 	json_object_put(cr->answer);
 	json_object_put(cr->calls);

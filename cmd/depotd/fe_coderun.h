@@ -56,10 +56,12 @@ void		 coderun_free(struct coderun *);
 /* fe_coderun_native.c: the provider's own blocks for the gateway's runs. */
 void		 native_record(struct json_object *runs,
 		    struct json_object *call, struct json_object *result);
+void		 native_text(struct json_object *runs, const char *text,
+		    const char *id);
 /* Blocks (Messages) or output items (Responses), new; NULL for chat. */
 struct json_object *native_blocks(enum wire caller,
-		    struct json_object *runs);
+		    struct json_object *runs, size_t from, int native);
 void		 native_prepend(enum wire caller, struct json_object *answer,
-		    struct json_object *runs);
+		    struct json_object *runs, int native);
 
 #endif

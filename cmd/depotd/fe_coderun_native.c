@@ -65,6 +65,57 @@ native_string_or_empty(struct json_object *v)
 	    json_object_get(v) : json_object_new_string("");
 }
 
+/* The model's text from a round that also called code_execution. */
+void
+native_text(struct json_object *runs, const char *text, const char *id)
+{
+	struct json_object	*r;
+
+	if (text == NULL || text[0] == '\0')
+		return;
+	r = json_object_new_object();
+	json_object_object_add(r, "id", json_object_new_string(id != NULL ?
+	    id : "0"));
+	json_object_object_add(r, "text", json_object_new_string(text));
+	json_object_array_add(runs, r);
+}
+
+/* That text as the caller's block or item. */
+static void
+native_text_block(enum wire caller, struct json_object *list,
+    struct json_object *run)
+{
+	struct json_object	*b, *part, *content;
+	char			 id[160];
+
+	b = json_object_new_object();
+	if (caller == WIRE_MESSAGES) {
+		json_object_object_add(b, "type", json_object_new_string(
+		    "text"));
+		json_object_object_add(b, "text", json_object_get(
+		    native_get(run, "text")));
+		json_object_array_add(list, b);
+		return;
+	}
+	snprintf(id, sizeof(id), "msg_%s",
+	    json_object_get_string(native_get(run, "id")));
+	json_object_object_add(b, "type", json_object_new_string("message"));
+	json_object_object_add(b, "id", json_object_new_string(id));
+	json_object_object_add(b, "status",
+	    json_object_new_string("completed"));
+	json_object_object_add(b, "role", json_object_new_string("assistant"));
+	part = json_object_new_object();
+	json_object_object_add(part, "type",
+	    json_object_new_string("output_text"));
+	json_object_object_add(part, "text", json_object_get(
+	    native_get(run, "text")));
+	json_object_object_add(part, "annotations", json_object_new_array());
+	content = json_object_new_array();
+	json_object_array_add(content, part);
+	json_object_object_add(b, "content", content);
+	json_object_array_add(list, b);
+}
+
 /* Anthropic's pair of blocks for one run. */
 static void
 native_messages_blocks(struct json_object *list, struct json_object *run)
@@ -149,9 +200,14 @@ native_responses_item(struct json_object *list, struct json_object *run,
 	json_object_array_add(list, item);
 }
 
-/* The runs' blocks (Messages) or items (Responses); NULL for chat. */
+/*
+ * The blocks (Messages) or items (Responses) of runs[from..]: the
+ * model's texts always, the runs only for a native caller; NULL for
+ * chat.
+ */
 struct json_object *
-native_blocks(enum wire caller, struct json_object *runs)
+native_blocks(enum wire caller, struct json_object *runs, size_t from,
+    int native)
 {
 	struct json_object	*list, *run;
 	char			*text;
@@ -160,9 +216,13 @@ native_blocks(enum wire caller, struct json_object *runs)
 	if (caller == WIRE_CHAT)
 		return NULL;
 	list = json_object_new_array();
-	for (i = 0; i < json_object_array_length(runs); i++) {
+	for (i = from; i < json_object_array_length(runs); i++) {
 		run = json_object_array_get_idx(runs, i);
-		if (caller == WIRE_MESSAGES)
+		if (native_get(run, "text") != NULL)
+			native_text_block(caller, list, run);
+		else if (!native)
+			continue;
+		else if (caller == WIRE_MESSAGES)
 			native_messages_blocks(list, run);
 		else {
 			text = tools_render(native_get(run, "result"), NULL);
@@ -176,7 +236,7 @@ native_blocks(enum wire caller, struct json_object *runs)
 /* The runs' blocks first, then the answer's own. */
 void
 native_prepend(enum wire caller, struct json_object *answer,
-    struct json_object *runs)
+    struct json_object *runs, int native)
 {
 	struct json_object	*list, *old;
 	const char		*key = caller == WIRE_MESSAGES ? "content" :
@@ -186,7 +246,7 @@ native_prepend(enum wire caller, struct json_object *answer,
 	if (caller == WIRE_CHAT || (old = native_get(answer, key)) == NULL ||
 	    !json_object_is_type(old, json_type_array))
 		return;
-	list = native_blocks(caller, runs);
+	list = native_blocks(caller, runs, 0, native);
 	for (i = 0; i < json_object_array_length(old); i++)
 		json_object_array_add(list, json_object_get(
 		    json_object_array_get_idx(old, i)));

@@ -302,6 +302,12 @@ model_refs_done(void *arg, int ok)
 		model_answered(mr);
 		return;
 	}
+	/*
+	 * A caller's container names a session of this gateway's (the
+	 * providers' own are no concern of an upstream's): never
+	 * forwarded, in any wire.
+	 */
+	json_object_object_del(up, "container");
 	if (model_set_name(mr, up) == -1) {
 		json_object_put(up);
 		fe_reply_error(ar, 503, NULL, "out of memory");

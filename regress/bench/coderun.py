@@ -177,3 +177,5 @@ def seeding():
 
 tool_round()
 seeding()
+# Time to first token through a code-execution request (issue 20).
+__import__("coderun_ttft").ttft(URL, KEY, DOUBLE, script, N, pct, ms)

@@ -21,7 +21,9 @@
 #     the model gets markers and the files go only to the sandbox):
 #     the request less a plain one, against curl PutFile of the same
 #     files straight to depot-sandboxd
-#  3. the broker's and each frontend's peak resident set after both
+#  3. time to first token through a streamed code-execution request
+#     against the upstream's own (coderun_ttft.py)
+#  4. the broker's and each frontend's peak resident set after all
 # The upstream is regress/upstream/double.py, scripted.  N rounds
 # (default 30) per figure.
 

@@ -16,7 +16,8 @@
 
 /*
  * test_coderun_native.c: the provider's own blocks for the gateway's
- * runs, in a whole answer.
+ * runs, in a whole answer, and the model's text from the rounds that
+ * ran code, kept before their runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ main(void)
 	native_record(runs, call, res);
 
 	ans = J("{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
-	native_prepend(WIRE_MESSAGES, ans, runs);
+	native_prepend(WIRE_MESSAGES, ans, runs, 1);
 	T_EQ_STR(S(ans), "{\"content\":[{\"type\":\"server_tool_use\",\"id\":"
 	    "\"srvtoolu_c1\",\"name\":\"code_execution\",\"input\":{\"code\":"
 	    "\"print(1)\"}},{\"type\":\"code_execution_tool_result\","
@@ -68,7 +69,7 @@ main(void)
 	json_object_put(ans);
 
 	ans = J("{\"output\":[{\"type\":\"message\"}]}");
-	native_prepend(WIRE_RESPONSES, ans, runs);
+	native_prepend(WIRE_RESPONSES, ans, runs, 1);
 	T_OK(strstr(S(ans), "{\"output\":[{\"type\":\"code_interpreter_call\","
 	    "\"id\":\"ci_c1\",\"status\":\"completed\",\"code\":\"print(1)\"")
 	    != NULL && strstr(S(ans), "a.png (file_id: file-9)") != NULL &&
@@ -77,8 +78,37 @@ main(void)
 	json_object_put(ans);
 
 	ans = J("{\"choices\":[]}");
-	native_prepend(WIRE_CHAT, ans, runs);
+	native_prepend(WIRE_CHAT, ans, runs, 1);
 	T_EQ_STR(S(ans), "{\"choices\":[]}", "chat has no such blocks");
+	json_object_put(ans);
+	json_object_put(runs);
+
+	/* The model's words before its call, then the run, then the answer. */
+	runs = json_object_new_array();
+	native_text(runs, "Let me run it.", "c1");
+	native_text(runs, "", "c2");
+	native_record(runs, call, res);
+	ans = J("{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
+	native_prepend(WIRE_MESSAGES, ans, runs, 1);
+	T_OK(strncmp(S(ans), "{\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"Let me run it.\"},{\"type\":\"server_tool_use\"", 64) == 0 &&
+	    json_object_array_length(json_object_object_get(ans, "content"))
+	    == 4, "messages: the text before the call comes first: %s", S(ans));
+	json_object_put(ans);
+	ans = J("{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
+	native_prepend(WIRE_MESSAGES, ans, runs, 0);
+	T_EQ_STR(S(ans), "{\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"Let me run it.\"},{\"type\":\"text\",\"text\":\"done\"}]}",
+	    "messages, gateway tool: the text kept, the run not shown");
+	json_object_put(ans);
+	ans = J("{\"output\":[{\"type\":\"message\"}]}");
+	native_prepend(WIRE_RESPONSES, ans, runs, 1);
+	T_OK(strncmp(S(ans), "{\"output\":[{\"type\":\"message\",\"id\":"
+	    "\"msg_c1\",\"status\":\"completed\",\"role\":\"assistant\","
+	    "\"content\":[{\"type\":\"output_text\",\"text\":\"Let me run "
+	    "it.\",\"annotations\":[]}]},{\"type\":\"code_interpreter_call\"",
+	    180) == 0, "responses: a message item before the call: %s",
+	    S(ans));
 	json_object_put(ans);
 	json_object_put(call);
 	json_object_put(res);

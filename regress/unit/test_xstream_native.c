@@ -176,7 +176,7 @@ test_messages(void)
 	size_t			 i;
 	int			 bad = 0;
 
-	list = native_blocks(WIRE_MESSAGES, runs);
+	list = native_blocks(WIRE_MESSAGES, runs, 0, 1);
 	evs = json_object_new_array();
 	T_EQ_INT(stream(WIRE_MESSAGES, list, evs), 0, "messages: streamed");
 	T_EQ_STR(names(evs), "message_start,"
@@ -218,7 +218,7 @@ test_messages(void)
 	content = msg_fold(evs);
 	whole = J("{\"content\":[{\"type\":\"text\",\"text\":"
 	    "\"Here: chart.png (file_id: file-abc)\"}]}");
-	native_prepend(WIRE_MESSAGES, whole, runs);
+	native_prepend(WIRE_MESSAGES, whole, runs, 1);
 	T_OK(json_object_equal(content, xstream_get(whole, "content")),
 	    "messages: folded as the SDK does, the same blocks as the "
 	    "whole answer: %s", json_object_to_json_string(content));
@@ -236,7 +236,7 @@ test_responses(void)
 	size_t			 i, n;
 	int			 bad = 0;
 
-	list = native_blocks(WIRE_RESPONSES, runs);
+	list = native_blocks(WIRE_RESPONSES, runs, 0, 1);
 	evs = json_object_new_array();
 	T_EQ_INT(stream(WIRE_RESPONSES, list, evs), 0, "responses: streamed");
 #define CI(n) "response.output_item.added,"				\
@@ -321,8 +321,8 @@ test_refused(void)
 	struct json_object	*runs = two_runs(), *list, *evs, *empty;
 	struct xstream		*xs;
 
-	list = native_blocks(WIRE_MESSAGES, runs);
-	T_OK(native_blocks(WIRE_CHAT, runs) == NULL, "chat: no blocks");
+	list = native_blocks(WIRE_MESSAGES, runs, 0, 1);
+	T_OK(native_blocks(WIRE_CHAT, runs, 0, 1) == NULL, "chat: no blocks");
 	evs = json_object_new_array();
 	T_EQ_INT(stream(WIRE_CHAT, list, evs), -1, "chat: refused");
 	T_EQ_INT(json_object_array_length(evs), 0, "chat: nothing sent");

@@ -304,8 +304,9 @@ messages_tool_args(struct xstream *xs, int index, const char *s, size_t len)
 /*
  * A whole block, before the model's: a server tool's use as Anthropic
  * streams it (its start with an empty input, then the input as one
- * fragment, which the SDK's stream parses when the block stops); any
- * other block starts whole.
+ * fragment, which the SDK's stream parses when the block stops); text
+ * as text streams (an empty start, one text_delta: the SDKs' text
+ * events see it); any other block starts whole.
  */
 static void
 messages_whole(struct xstream *xs, struct json_object *block)
@@ -333,6 +334,13 @@ messages_whole(struct xstream *xs, struct json_object *block)
 		    "type", XSTREAM_STR("input_json_delta"),
 		    "partial_json", XSTREAM_STR(json_object_to_json_string_ext(
 			input, JSON_C_TO_STRING_PLAIN)), NULL));
+	} else if (type != NULL && strcmp(type, "text") == 0 &&
+	    xstream_str(block, "text") != NULL) {
+		index = messages_open(xs, xstream_object(
+		    "type", XSTREAM_STR("text"), "text", XSTREAM_STR(""), NULL));
+		messages_delta(xs, index, xstream_object(
+		    "type", XSTREAM_STR("text_delta"),
+		    "text", json_object_get(xstream_get(block, "text")), NULL));
 	} else
 		messages_open(xs, json_object_get(block));
 	wr->open_text = 0;

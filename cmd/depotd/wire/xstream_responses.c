@@ -339,9 +339,53 @@ responses_code_events(struct xstream *xs, struct json_object *item,
 }
 
 /*
+ * A whole message's text told as the API tells text: its part added,
+ * one output_text.delta, the text done, the part done (the SDK's text
+ * events see it).
+ */
+static void
+responses_message_events(struct xstream *xs, struct json_object *item,
+    int64_t index)
+{
+	static const char *const steps[] = {
+		"response.content_part.added",
+		"response.output_text.delta",
+		"response.output_text.done",
+		"response.content_part.done",
+	};
+	struct json_object	*ev, *part, *text;
+	size_t			 i;
+
+	part = xstream_get(item, "content.0");
+	text = xstream_get(part, "text");
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		ev = xstream_object("item_id",
+		    json_object_get(xstream_get(item, "id")),
+		    "output_index", XSTREAM_INT(index),
+		    "content_index", XSTREAM_INT(0), NULL);
+		if (i == 0)
+			json_object_object_add(ev, "part", xstream_object(
+			    "type", XSTREAM_STR("output_text"),
+			    "text", XSTREAM_STR(""),
+			    "annotations", json_object_new_array(), NULL));
+		else if (i == 1)
+			json_object_object_add(ev, "delta",
+			    json_object_get(text));
+		else if (i == 2)
+			json_object_object_add(ev, "text",
+			    json_object_get(text));
+		else
+			json_object_object_add(ev, "part",
+			    json_object_get(part));
+		responses_emit(xs, steps[i], ev);
+	}
+}
+
+/*
  * A whole item, before the model's: announced in progress (a code
- * call without its code yet), its code and run told, then done whole;
- * response.completed lists it at the same index.
+ * call without its code yet, a message without its text), its code
+ * and run or its text told, then done whole; response.completed lists
+ * it at the same index.
  */
 static void
 responses_whole(struct xstream *xs, struct json_object *item)
@@ -349,7 +393,7 @@ responses_whole(struct xstream *xs, struct json_object *item)
 	struct responses_writer		*wr = xs->wr;
 	struct json_object	*added, *v;
 	const char		*type;
-	int			 code;
+	int			 code, text;
 
 	type = xstream_str(item, "type");
 	if (wr->nitems > 0 || xstream_str(item, "id") == NULL || type == NULL) {
@@ -357,6 +401,8 @@ responses_whole(struct xstream *xs, struct json_object *item)
 		return;
 	}
 	code = strcmp(type, "code_interpreter_call") == 0;
+	text = strcmp(type, "message") == 0 &&
+	    xstream_str(item, "content.0.text") != NULL;
 	added = json_object_new_object();
 	json_object_object_foreach(item, key, val) {
 		if (strcmp(key, "status") == 0)
@@ -365,6 +411,8 @@ responses_whole(struct xstream *xs, struct json_object *item)
 			v = XSTREAM_STR("");
 		else if (code && strcmp(key, "outputs") == 0)
 			v = NULL;
+		else if (text && strcmp(key, "content") == 0)
+			v = json_object_new_array();
 		else
 			v = json_object_get(val);
 		json_object_object_add(added, key, v);
@@ -373,6 +421,8 @@ responses_whole(struct xstream *xs, struct json_object *item)
 	    "output_index", XSTREAM_INT(wr->base), "item", added, NULL));
 	if (code)
 		responses_code_events(xs, item, wr->base);
+	else if (text)
+		responses_message_events(xs, item, wr->base);
 	responses_emit(xs, "response.output_item.done", xstream_object(
 	    "output_index", XSTREAM_INT(wr->base),
 	    "item", json_object_get(item), NULL));
