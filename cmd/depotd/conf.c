@@ -113,6 +113,7 @@ conf_upstream_init(struct upstream_conf *u)
 	u->idle_timeout = 60;
 	u->weight = 1;
 	u->max_failover = 2;
+	u->discover = 1;	/* unknown servers keep today's behaviour */
 	strlcpy(u->anthropic_version, "2023-06-01",
 	    sizeof(u->anthropic_version));
 }

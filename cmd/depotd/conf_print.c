@@ -300,8 +300,8 @@ print_upstream_limits(FILE *fp, const struct upstream_conf *u)
 	}
 	if (u->native_responses)
 		fputs("\tresponses\n", fp);
-	if (u->discover)
-		fputs("\tdiscover\n", fp);
+	if (!u->discover)
+		fputs("\tno discover\n", fp);
 	fputs("}\n", fp);
 }
 

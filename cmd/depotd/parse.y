@@ -751,6 +751,10 @@ upstreamopt	: STRING			{
 			if (upstream != NULL)
 				upstream->discover = 1;
 		}
+		| NO DISCOVER			{
+			if (upstream != NULL)
+				upstream->discover = 0;
+		}
 		;
 
 modelblock	: /* empty */

@@ -96,13 +96,13 @@ depot_conf "$D" "$port" "$(cat <<CONF
 upstream "llama" { url "http://127.0.0.1:$lport/v1" api openai
 	api-key "$UPSTREAM_KEY" discover }
 upstream "llama-anth" { url "http://127.0.0.1:$lport/v1" api anthropic
-	api-key "$UPSTREAM_KEY" anthropic-version "2023-06-01" discover }
+	api-key "$UPSTREAM_KEY" anthropic-version "2023-06-01" }
 upstream "ollama" { url "http://127.0.0.1:$oport/v1" api openai
 	api-key "$UPSTREAM_KEY" discover }
 upstream "vllm" { url "http://127.0.0.1:$vport/v1" api openai
 	api-key "$UPSTREAM_KEY" discover }
 upstream "plain" { url "http://127.0.0.1:$lport/v1" api openai
-	api-key "$UPSTREAM_KEY" }
+	api-key "$UPSTREAM_KEY" no discover }
 model "m-llama" upstream "llama" { remote-name "double-llama" }
 model "m-llama-anth" upstream "llama-anth" { remote-name "double-llama"
 	max-tokens 256 }
@@ -115,7 +115,7 @@ CONF
 )"
 t0=$(date +%s%N)
 if depot_start "$D" -v; then
-	ok "depotd starts with five upstreams, four of them discovered"
+	ok "depotd starts with five upstreams, four discovered (one by default)"
 else
 	notok "depotd starts (log below)"
 	sed 's/^/# /' "$D/depotd.log"
