@@ -167,18 +167,6 @@ fe_cntr_listed(void *arg, struct imsg *imsg)
 	fe_reply_json(ar, 200, o);
 }
 
-static int
-fe_cntr_param(struct api_req *ar, const char *name, char *buf, size_t len)
-{
-	ssize_t	 n = http_query_param(ar->req->query, name, buf, len, NULL);
-
-	if (n == -2) {
-		fe_reply_error(ar, 400, name, "%s is malformed", name);
-		return -1;
-	}
-	return n >= 0;
-}
-
 static void
 fe_cntr_list(struct api_req *ar)
 {
@@ -192,7 +180,7 @@ fe_cntr_list(struct api_req *ar)
 	strlcpy(l.handle, ar->who.handle, sizeof(l.handle));
 	l.limit = 20;
 	l.order = ORDER_DESC;
-	if ((r = fe_cntr_param(ar, "limit", v, sizeof(v))) == -1)
+	if ((r = fe_reply_query_param(ar, "limit", v, sizeof(v))) == -1)
 		return;
 	if (r == 1) {
 		l.limit = strtonum(v, 1, 100, &errstr);
@@ -202,7 +190,7 @@ fe_cntr_list(struct api_req *ar)
 			return;
 		}
 	}
-	if ((r = fe_cntr_param(ar, "order", v, sizeof(v))) == -1)
+	if ((r = fe_reply_query_param(ar, "order", v, sizeof(v))) == -1)
 		return;
 	if (r == 1 && strcmp(v, "asc") != 0 && strcmp(v, "desc") != 0) {
 		fe_reply_error(ar, 400, "order", "order must be asc or desc");
@@ -210,7 +198,7 @@ fe_cntr_list(struct api_req *ar)
 	}
 	if (r == 1 && strcmp(v, "asc") == 0)
 		l.order = ORDER_ASC;
-	if ((r = fe_cntr_param(ar, "after", v, sizeof(v))) == -1)
+	if ((r = fe_reply_query_param(ar, "after", v, sizeof(v))) == -1)
 		return;
 	if (r == 1) {
 		if (!id_valid(v, "cntr_")) {

@@ -38,18 +38,6 @@ struct fe_list {
 
 /* --- the query --- */
 
-static int
-list_param(struct api_req *ar, const char *name, char *buf, size_t len)
-{
-	ssize_t	 n = http_query_param(ar->req->query, name, buf, len, NULL);
-
-	if (n == -2) {
-		fe_reply_error(ar, 400, name, "%s is malformed", name);
-		return -1;
-	}
-	return n >= 0;
-}
-
 /* next_page tokens: "page_" + hex of "a:<id>" or "b:<id>". */
 static void
 list_page_token(char *buf, size_t len, char dir, const char *id)
@@ -140,7 +128,7 @@ list_parse(struct api_req *ar, struct file_list_req *l)
 
 	strlcpy(l->handle, ar->who.handle, sizeof(l->handle));
 	l->limit = a ? 20 : 100;
-	if ((r = list_param(ar, "limit", buf, sizeof(buf))) == -1)
+	if ((r = fe_reply_query_param(ar, "limit", buf, sizeof(buf))) == -1)
 		return -1;
 	if (r) {
 		l->limit = strtonum(buf, 1, a ? 1000 : 10000, &errstr);
@@ -152,21 +140,21 @@ list_parse(struct api_req *ar, struct file_list_req *l)
 		if (l->limit > 1000)
 			l->limit = 1000;
 	}
-	if ((r = list_param(ar, "order", buf, sizeof(buf))) == -1)
+	if ((r = fe_reply_query_param(ar, "order", buf, sizeof(buf))) == -1)
 		return -1;
 	if (r && strcmp(buf, "asc") != 0 && strcmp(buf, "desc") != 0) {
 		fe_reply_error(ar, 400, "order", "order must be asc or desc");
 		return -1;
 	}
 	l->order = r && strcmp(buf, "asc") == 0 ? ORDER_ASC : ORDER_DESC;
-	if (list_param(ar, "after", l->after_id, sizeof(l->after_id)) == -1 ||
-	    (l->after_id[0] == '\0' && list_param(ar, "after_id",
+	if (fe_reply_query_param(ar, "after", l->after_id, sizeof(l->after_id)) == -1 ||
+	    (l->after_id[0] == '\0' && fe_reply_query_param(ar, "after_id",
 	    l->after_id, sizeof(l->after_id)) == -1) ||
-	    list_param(ar, "before_id", l->before_id,
+	    fe_reply_query_param(ar, "before_id", l->before_id,
 	    sizeof(l->before_id)) == -1 ||
-	    list_param(ar, "purpose", l->purpose, sizeof(l->purpose)) == -1)
+	    fe_reply_query_param(ar, "purpose", l->purpose, sizeof(l->purpose)) == -1)
 		return -1;
-	if ((r = list_param(ar, "page", buf, sizeof(buf))) == -1)
+	if ((r = fe_reply_query_param(ar, "page", buf, sizeof(buf))) == -1)
 		return -1;
 	if (r) {
 		/* page wins over after_id and before_id. */

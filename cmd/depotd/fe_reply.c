@@ -190,3 +190,20 @@ fe_reply_storage_ok(struct api_req *ar, struct imsg *imsg, uint32_t want,
 		fatalx("unexpected storage reply %u", imsg->hdr.type);
 	return 1;
 }
+
+/*
+ * A query parameter into buf: 1 when present, 0 when absent; when it
+ * does not decode or fit, the 400 is answered here and -1 returned.
+ */
+int
+fe_reply_query_param(struct api_req *ar, const char *name, char *buf,
+    size_t len)
+{
+	ssize_t	 n = http_query_param(ar->req->query, name, buf, len, NULL);
+
+	if (n == -2) {
+		fe_reply_error(ar, 400, name, "%s is malformed", name);
+		return -1;
+	}
+	return n >= 0;
+}

@@ -117,6 +117,8 @@ void	 fe_reply_error(struct api_req *, int status, const char *param,
 void	 fe_reply_json(struct api_req *, int status, struct json_object *);
 int	 fe_reply_storage_ok(struct api_req *, struct imsg *, uint32_t want,
 	    size_t size);
+int	 fe_reply_query_param(struct api_req *, const char *name, char *buf,
+	    size_t len);
 
 /* fe_files.c */
 void	 fe_files_route(struct api_req *);
