@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/sse.c lib/util.c lib/log.c lib/jsontext.c cmd/depotd/wire/xstream.c cmd/depotd/wire/xstream_emit.c cmd/depotd/wire/xstream_hub.c cmd/depotd/wire/xstream_chat.c cmd/depotd/wire/xstream_messages.c cmd/depotd/wire/xstream_responses.c cmd/depotd/wire/wire_words.c cmd/depotd/wire/wire_errors.c */
+/* fuzz-sources: lib/sse.c lib/util.c lib/log.c lib/jsontext.c cmd/depotd/wire/xstream.c cmd/depotd/wire/xstream_emit.c cmd/depotd/wire/xstream_hub.c cmd/depotd/wire/xstream_chat.c cmd/depotd/wire/xstream_messages.c cmd/depotd/wire/xstream_responses.c cmd/depotd/wire/wire_words.c cmd/depotd/wire/wire_errors.c cmd/depotd/wire/wire_usage.c cmd/depotd/wire/wire_ids.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *

@@ -1,4 +1,4 @@
-/* fuzz-sources: lib/jsontext.c cmd/depotd/wire/xlate.c cmd/depotd/wire/xlate_json.c cmd/depotd/wire/xlate_chat.c cmd/depotd/wire/xlate_messages_to_chat.c cmd/depotd/wire/xlate_messages_from_chat.c cmd/depotd/wire/xlate_responses.c cmd/depotd/wire/wire_words.c */
+/* fuzz-sources: lib/jsontext.c lib/util.c lib/log.c cmd/depotd/wire/xlate.c cmd/depotd/wire/xlate_json.c cmd/depotd/wire/xlate_chat.c cmd/depotd/wire/xlate_messages_to_chat.c cmd/depotd/wire/xlate_messages_from_chat.c cmd/depotd/wire/xlate_responses.c cmd/depotd/wire/wire_words.c cmd/depotd/wire/wire_usage.c cmd/depotd/wire/wire_ids.c */
 /*
  * Copyright (c) 2026 The depotd authors
  *
