@@ -72,32 +72,38 @@ arg_copy(struct ctl_cmd *cmd, int i, const char *v)
 	return 0;
 }
 
+/*
+ * Options into the command's arguments: the option letter at position
+ * i of slots ("uwe": -u into arg 0, -w into arg 1, -e into arg 2).
+ * Returns -1 for an unknown option, a stray word or one too long.
+ */
+static int
+slot_args(int argc, char *argv[], struct ctl_cmd *cmd, const char *slots)
+{
+	char	 optstring[2 * CTL_ARGS + 1], *slot;
+	size_t	 i;
+	int	 ch;
+
+	for (i = 0; slots[i] != '\0' && i < CTL_ARGS; i++) {
+		optstring[2 * i] = slots[i];
+		optstring[2 * i + 1] = ':';
+	}
+	optstring[2 * i] = '\0';
+	optind = 0;
+	while ((ch = getopt(argc, argv, optstring)) != -1) {
+		if (ch == '?' || ch == ':' ||
+		    (slot = strchr(slots, ch)) == NULL ||
+		    arg_copy(cmd, slot - slots, optarg) == -1)
+			return -1;
+	}
+	return optind == argc ? 0 : -1;
+}
+
 static int
 key_create_args(int argc, char *argv[], struct ctl_cmd *cmd)
 {
-	int	 ch;
-
-	optind = 0;
-	while ((ch = getopt(argc, argv, "e:u:w:")) != -1) {
-		switch (ch) {
-		case 'u':
-			if (arg_copy(cmd, 0, optarg) == -1)
-				return -1;
-			break;
-		case 'w':
-			if (arg_copy(cmd, 1, optarg) == -1)
-				return -1;
-			break;
-		case 'e':
-			if (arg_copy(cmd, 2, optarg) == -1)
-				return -1;
-			break;
-		default:
-			return -1;
-		}
-	}
-	if (optind != argc || cmd->args[0][0] == '\0' ||
-	    cmd->args[1][0] == '\0') {
+	if (slot_args(argc, argv, cmd, "uwe") == -1 ||
+	    cmd->args[0][0] == '\0' || cmd->args[1][0] == '\0') {
 		fprintf(stderr, "usage: depotctl key create -u user "
 		    "-w workspace [-e lifetime]\n");
 		return -1;
@@ -108,27 +114,7 @@ key_create_args(int argc, char *argv[], struct ctl_cmd *cmd)
 static int
 container_list_args(int argc, char *argv[], struct ctl_cmd *cmd)
 {
-	int	 ch;
-
-	optind = 0;
-	while ((ch = getopt(argc, argv, "u:w:")) != -1) {
-		switch (ch) {
-		case 'u':
-			if (arg_copy(cmd, 0, optarg) == -1)
-				return -1;
-			break;
-		case 'w':
-			if (arg_copy(cmd, 1, optarg) == -1)
-				return -1;
-			break;
-		default:
-			optind = -1;
-			break;
-		}
-		if (optind == -1)
-			break;
-	}
-	if (optind != argc) {
+	if (slot_args(argc, argv, cmd, "uw") == -1) {
 		fprintf(stderr, "usage: depotctl container list [-u user] "
 		    "[-w workspace]\n");
 		return -1;

@@ -89,6 +89,11 @@ await t.step('per-key cap', async () => {
 	const s = await status(client.containers.create({ name: 'four' }));
 	return t.ok(s === 429, 'a fourth live container is a 429', s);
 });
+await t.step('name bound', async () => {
+	const s = await status(client.containers.create({
+	    name: 'n'.repeat(256) }));
+	return t.ok(s === 400, 'a 256-byte name (bound 255) is a 400', s);
+});
 await t.step('another tenant', async () => {
 	const a = await status(other.containers.retrieve(made[0].id));
 	const b = await status(other.containers.delete(made[0].id));
