@@ -136,6 +136,23 @@ def caller(n, out):
     c.close()
 
 
+def settled_log_end():
+    """The log's end once the lines of calls already answered are in.
+
+    depotd writes a request's line after the answer has gone out, so
+    the last one can land a moment after the caller has its answer
+    (later still under ASan).  Wait until the file stops growing."""
+    size, still = -1, 0
+    for _ in range(100):
+        now = os.path.getsize(logpath)
+        still = still + 1 if now == size else 0
+        if still >= 3:
+            break
+        size = now
+        time.sleep(0.1)
+    return size
+
+
 def cpu(p):
     with open("/proc/%s/stat" % p) as f:
         v = f.read().rsplit(")", 1)[1].split()
@@ -183,9 +200,7 @@ report(st == [200] * 8, "the next 8 calls are answered, on new "
 # whose keep-alive timeout ran out as the request came.  Nothing was
 # answered, so curl sends it again on a fresh connection: a body in
 # memory can be.  Calls go until one lands on a reused connection.
-with open(logpath) as f:
-    f.seek(0, 2)
-    logoff = f.tell()
+logoff = settled_log_end()
 with lock:
     drop[0], recording[0] = 1, True
 st = []
@@ -203,7 +218,7 @@ report(dropped and st == [200] * len(st), "a kept-alive connection closed "
 report(len(got) == len(st) + 1 and len(set(got)) == 1,
     "and the upstream read the request again whole: %d bodies for %d "
     "calls, %d different" % (len(got), len(st), len(set(got))))
-time.sleep(0.3)
+settled_log_end()
 with open(logpath, errors="replace") as f:
     f.seek(logoff)
     sent = [int(l.split(" sent ", 1)[1].split()[0]) for l in f
