@@ -82,6 +82,31 @@ syscalls_during() {	# pids command...: "syscalls cpu-ms"
 	rm -f "$out"
 }
 
+# Where the pids' CPU goes while the command runs: the symbols with the
+# most samples, self time, and the share of each library, in
+# DIR/profile.txt (BENCH_PROFILE=DIR); DIR/perf.data keeps the chains.
+profile_during() {	# dir pids command...
+	local dir=$1 pids=$2 perf
+	shift 2
+	mkdir -p "$dir"
+	# dwarf call chains: the libraries have no frame pointers
+	perf record -q -F 499 --call-graph dwarf,8192 -p "$pids" \
+	    -o "$dir/perf.data" 2>/dev/null &
+	perf=$!
+	sleep 0.3
+	"$@"
+	kill -INT "$perf"
+	wait "$perf" 2>/dev/null
+	{
+		echo "# by object"
+		perf report -q -i "$dir/perf.data" --no-children --sort dso \
+		    --stdio -g none 2>/dev/null | grep -v '^$' | head -12
+		echo "# by symbol, self"
+		perf report -q -i "$dir/perf.data" --no-children --sort sym \
+		    --stdio -g none 2>/dev/null | grep -v '^$' | head -40
+	} >"$dir/profile.txt"
+}
+
 # Peak VmRSS in KiB among the pids.
 rss_max() {
 	local p v m=0

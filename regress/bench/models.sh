@@ -34,7 +34,8 @@
 #     byte added (an SSE answer; target <= 50 us p50), the upstream
 #     connections opened, and the frontends' resident set after
 #     BENCH_TRIPS (default 1000000) round trips (target <= 16 MiB).
-#     BENCH_MODELS_ONLY=nginx runs this section alone.
+#     BENCH_MODELS_ONLY=nginx runs this section alone; BENCH_PROFILE=DIR
+#     records the frontends' profile at 64 connections (perf) in DIR.
 # The upstream of 1 and 2 is regress/upstream/double.py; that of 3 a
 # sink that reads the body and answers a fixed completion, so that the
 # figure is depotd's and not the double's JSON parser.
@@ -287,6 +288,15 @@ nginx_reference() {
 	    "${c1} us; ratio $(ratio "$c1" "$c0")"
 	echo "upstream connections opened by depotd: $((u1 - u0 - 1)) over" \
 	    "$b requests (prefork x connections: $((2 * 64)) at most)"
+
+	if [ -n "${BENCH_PROFILE:-}" ]; then
+		profile_during "$BENCH_PROFILE" "$(echo $fes | tr ' ' ,)" \
+		    wrk_run 64 "$WRK_SECS" "$w/depotd.lua" "$port" \
+		    "$w/w64p.depotd"
+		echo "frontends' profile at 64 connections:" \
+		    "$BENCH_PROFILE/profile.txt"
+		head -30 "$BENCH_PROFILE/profile.txt"
+	fi
 
 	echo "-- 6d. time to the first streamed byte, $N requests"
 	for i in $(seq "$N"); do
