@@ -43,10 +43,29 @@ struct route_count {
 	uint64_t	 count;
 };
 
+/*
+ * Latency buckets, upper bounds in microseconds: from a cached answer's
+ * few milliseconds to a long generation's minutes.  Counts are kept per
+ * bucket and summed into Prometheus' cumulative form when scraped.
+ */
+static const int64_t	 bucket_us[] = {
+	5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000,
+	2500000, 5000000, 10000000, 30000000, 60000000, 120000000, 300000000
+};
+#define NBUCKETS	(sizeof(bucket_us) / sizeof(bucket_us[0]))
+
+struct latency {
+	uint64_t	 in_bucket[NBUCKETS + 1];	/* the last: +Inf */
+	uint64_t	 count;
+	int64_t		 sum_us;
+};
+
 /* A configured model's counters (a name is kept until exit). */
 struct model_count {
 	char		 model[128];
 	uint64_t	 requests, errors, tokens_in, tokens_out;
+	struct latency	 duration;	/* request start to answer end */
+	struct latency	 ttfb;		/* to the upstream's first byte */
 };
 
 #define MODELS_COUNTED	128
@@ -79,27 +98,43 @@ fe_metrics_count(const struct http_request *req)
 	ncounts++;
 }
 
+static void
+fe_metrics_observe(struct latency *l, int64_t us)
+{
+	size_t	 i;
+
+	if (us < 0)
+		return;
+	for (i = 0; i < NBUCKETS && us > bucket_us[i]; i++)
+		;
+	l->in_bucket[i]++;
+	l->count++;
+	l->sum_us += us;
+}
+
 void
-fe_metrics_model(const char *model, int error, int64_t in, int64_t out)
+fe_metrics_model(const struct model_sample *ms)
 {
 	struct model_count	*mc = NULL;
 	int			 i;
 
-	if (model == NULL || *model == '\0')
+	if (ms->model == NULL || *ms->model == '\0')
 		return;
 	for (i = 0; i < nmodels && mc == NULL; i++)
-		if (strcmp(models[i].model, model) == 0)
+		if (strcmp(models[i].model, ms->model) == 0)
 			mc = &models[i];
 	if (mc == NULL) {
 		if (nmodels == MODELS_COUNTED)
 			return;
 		mc = &models[nmodels++];
-		strlcpy(mc->model, model, sizeof(mc->model));
+		strlcpy(mc->model, ms->model, sizeof(mc->model));
 	}
 	mc->requests++;
-	mc->errors += error != 0;
-	mc->tokens_in += in > 0 ? (uint64_t)in : 0;
-	mc->tokens_out += out > 0 ? (uint64_t)out : 0;
+	mc->errors += ms->error != 0;
+	mc->tokens_in += ms->tokens_in > 0 ? (uint64_t)ms->tokens_in : 0;
+	mc->tokens_out += ms->tokens_out > 0 ? (uint64_t)ms->tokens_out : 0;
+	fe_metrics_observe(&mc->duration, ms->duration_us);
+	fe_metrics_observe(&mc->ttfb, ms->ttfb_us);
 }
 
 /* A label value: backslash, quote and newline escaped. */
@@ -141,6 +176,56 @@ fe_metrics_models(struct evbuffer *b, int n)
 }
 
 static void
+fe_metrics_histogram(struct evbuffer *b, const char *name, int n,
+    const char *label, const struct latency *l)
+{
+	uint64_t	 below = 0;
+	size_t		 i;
+
+	for (i = 0; i <= NBUCKETS; i++) {
+		below += l->in_bucket[i];
+		if (i < NBUCKETS)
+			evbuffer_add_printf(b, "depotd_model_%s_seconds_bucket{"
+			    "frontend=\"%d\",model=\"%s\",le=\"%g\"} %"
+			    PRIu64 "\n", name, n, label,
+			    bucket_us[i] / 1e6, below);
+		else
+			evbuffer_add_printf(b, "depotd_model_%s_seconds_bucket{"
+			    "frontend=\"%d\",model=\"%s\",le=\"+Inf\"} %"
+			    PRIu64 "\n", name, n, label, below);
+	}
+	evbuffer_add_printf(b, "depotd_model_%s_seconds_sum{frontend=\"%d\","
+	    "model=\"%s\"} %.6f\n"
+	    "depotd_model_%s_seconds_count{frontend=\"%d\",model=\"%s\"} %"
+	    PRIu64 "\n", name, n, label, l->sum_us / 1e6, name, n, label,
+	    l->count);
+}
+
+static void
+fe_metrics_latencies(struct evbuffer *b, int n)
+{
+	char	 label[300];
+	int	 i;
+
+	evbuffer_add_printf(b, "# HELP depotd_model_duration_seconds "
+	    "Model requests, from the request to the answer's end.\n"
+	    "# TYPE depotd_model_duration_seconds histogram\n");
+	for (i = 0; i < nmodels; i++) {
+		fe_metrics_label(label, sizeof(label), models[i].model);
+		fe_metrics_histogram(b, "duration", n, label,
+		    &models[i].duration);
+	}
+	evbuffer_add_printf(b, "# HELP depotd_model_ttfb_seconds "
+	    "Model requests, from the request to the upstream's first "
+	    "byte.\n"
+	    "# TYPE depotd_model_ttfb_seconds histogram\n");
+	for (i = 0; i < nmodels; i++) {
+		fe_metrics_label(label, sizeof(label), models[i].model);
+		fe_metrics_histogram(b, "ttfb", n, label, &models[i].ttfb);
+	}
+}
+
+static void
 fe_metrics_done(void *arg, struct imsg *imsg)
 {
 	struct api_req		*ar = arg;
@@ -174,6 +259,7 @@ fe_metrics_done(void *arg, struct imsg *imsg)
 	    "depotd_store_up %d\n",
 	    n, bytes_in, n, bytes_out, n, hm.db_up, hm.store_up);
 	fe_metrics_models(b, n);
+	fe_metrics_latencies(b, n);
 	len = evbuffer_get_length(b);
 	text = (char *)evbuffer_pullup(b, -1);
 	http_reply(ar->req, 200, "text/plain; version=0.0.4", text, len);

@@ -93,6 +93,7 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 {
 	struct http_request	*req = mr->ar->req;
 	const struct principal	*who = &mr->ar->who;
+	struct model_sample	 ms;
 	char			 ttfb[32];
 
 	if (mr->logged)
@@ -109,9 +110,13 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	    who->workspace_name[0] ? who->workspace_name : "-",
 	    mr->asked[0] ? mr->asked : "-", res->upstream_status, status,
 	    res->tokens_in, res->tokens_out, res->sent, ttfb,
-	    (mono_usec() - mr->start_us) / 1000.0);
-	fe_metrics_model(mr->model.name, status < 200 || status > 299,
-	    res->tokens_in, res->tokens_out);
+	    (ms.duration_us = mono_usec() - mr->start_us) / 1000.0);
+	ms.model = mr->model.name;
+	ms.error = status < 200 || status > 299;
+	ms.tokens_in = res->tokens_in;
+	ms.tokens_out = res->tokens_out;
+	ms.ttfb_us = res->ttfb_us;
+	fe_metrics_model(&ms);
 }
 
 /* An answer given before any upstream call: counted and logged too. */

@@ -140,11 +140,17 @@ void	 fe_health_route(struct api_req *);
 /* The storage helper's IMSG_HEALTH answer into hm: 1 when all is up. */
 int	 fe_health_read(struct api_req *, struct imsg *, struct health_msg *);
 
-/* fe_metrics.c */
+/* fe_metrics.c: what one model request did, for its counters. */
+struct model_sample {
+	const char	*model;
+	int		 error;			/* not a 2xx */
+	int64_t		 tokens_in, tokens_out;	/* -1: unknown */
+	int64_t		 ttfb_us;		/* -1: no byte came */
+	int64_t		 duration_us;
+};
 void	 fe_metrics_route(struct api_req *);
 void	 fe_metrics_count(const struct http_request *);
 /* A model request: error 1 when the caller got no answer of 2xx. */
-void	 fe_metrics_model(const char *model, int error, int64_t tokens_in,
-	    int64_t tokens_out);
+void	 fe_metrics_model(const struct model_sample *);
 
 #endif

@@ -173,6 +173,48 @@ metrics() {
 }
 check "/metrics: requests and tokens in and out for m-chat and m-anth" \
     metrics
+# Latency histograms: cumulative buckets, +Inf the count, the count the
+# model's requests, ttfb counted for no more requests than duration.
+histograms() {
+	python3 - "$D/metrics" <<'PY'
+import re, sys
+samples = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'(depotd_model_\w+)\{(.*)\} (\S+)$', line.strip())
+    if m:
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+        samples.setdefault(labels["model"], []).append(
+            (m.group(1), labels.get("le"), float(m.group(3))))
+ok = 0
+for model in ("m-chat", "m-anth"):
+    got = samples.get(model, [])
+    req = sum(v for n, le, v in got if n == "depotd_model_requests_total")
+    for h in ("duration", "ttfb"):
+        b = [v for n, le, v in got
+            if n == "depotd_model_%s_seconds_bucket" % h]
+        count = [v for n, le, v in got
+            if n == "depotd_model_%s_seconds_count" % h]
+        total = [v for n, le, v in got
+            if n == "depotd_model_%s_seconds_sum" % h]
+        les = [le for n, le, v in got
+            if n == "depotd_model_%s_seconds_bucket" % h]
+        if len(count) != 1 or len(b) != 16 or les[-1] != "+Inf":
+            sys.exit("%s %s: %d buckets, %d counts" % (model, h, len(b),
+                len(count)))
+        if b != sorted(b) or b[-1] != count[0] or total[0] <= 0:
+            sys.exit("%s %s: buckets %s count %s sum %s" % (model, h, b,
+                count, total))
+        if h == "duration" and count[0] != req:
+            sys.exit("%s: %d durations for %d requests" % (model,
+                count[0], req))
+        if h == "ttfb" and not 0 < count[0] <= req:
+            sys.exit("%s: %d ttfb for %d requests" % (model, count[0], req))
+    ok += 1
+sys.exit(0 if ok == 2 else 1)
+PY
+}
+check "/metrics: duration and time-to-first-byte histograms per model,\
+ consistent with the requests counted" histograms
 
 # Secrets never reach a log.
 leak=0
