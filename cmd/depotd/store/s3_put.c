@@ -573,11 +573,27 @@ s3_put_commit(struct store_xfer *x, off_t size, store_done_cb cb, void *arg)
 	s3_put_step(x);
 }
 
+/*
+ * Whether the request in flight creates or aborts the multipart upload.
+ * Cancelled, either would leave an upload on the server with nobody to
+ * end it: a create the server has done but whose answer (the upload's
+ * id) is not read yet, or an abort not yet sent.
+ */
+static int
+s3_put_req_must_finish(const struct store_xfer *x)
+{
+	if (x->req == NULL)
+		return 0;
+	if (x->upload_id == NULL)
+		return x->nparts > 0;
+	return x->failed != 0;
+}
+
 void
 s3_put_abort(struct store_xfer *x)
 {
 	x->abandoned = 1;
-	if (x->req != NULL) {
+	if (x->req != NULL && !s3_put_req_must_finish(x)) {
 		s3_req_free(x->req);
 		x->req = NULL;
 	}
