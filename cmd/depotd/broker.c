@@ -57,6 +57,10 @@ broker_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 		memcpy(&d, imsg->data, sizeof(d));
 		d.session[sizeof(d.session) - 1] = '\0';
 		broker_lease_destroy_session(d.session);
+	} else if (p->role == ROLE_STORAGE &&
+	    imsg->hdr.type == IMSG_CNTR_GRANT) {
+		broker_grant_add(imsg);
+		broker_lease_grant_arrived();
 	} else if (p->role == ROLE_STORAGE)
 		broker_dispatch_storage(imsg);
 	else

@@ -28,6 +28,7 @@
 #include "depotd.h"
 #include "broker_sbx.h"
 
+struct event;
 struct json_object;
 struct broker_peer;
 struct broker_lease;
@@ -55,6 +56,12 @@ struct broker_lease {
 	struct json_object	*listing;	/* files before the run */
 	struct json_object	*produced;	/* by the last run */
 	struct broker_output	*output;	/* storing them */
+	/* A container's lease: its session outlives the lease. */
+	char			 grant[GRANT_LEN];	/* awaited */
+	struct event		*grant_wait;
+	char			 container[IDLEN];	/* "" none */
+	int64_t			 idle_seconds;	/* for its new session */
+	int64_t			 life_seconds;
 };
 TAILQ_HEAD(broker_lease_list, broker_lease);
 
@@ -77,6 +84,12 @@ void	 broker_lease_peer_gone(struct broker_peer *);
 int	 broker_lease_count(void);
 int	 broker_lease_end_all(void);
 void	 broker_lease_destroy_session(const char *session);
+void	 broker_lease_grant_arrived(void);
+
+/* broker_grant.c */
+void	 broker_grant_add(struct imsg *);
+int	 broker_grant_take(const char *nonce, int frontend,
+	    struct cntr_grant *);
 
 /* broker_output.c */
 void	 broker_output_storage_attach(struct imsgev *);
@@ -85,5 +98,6 @@ void	 broker_output_store(struct broker_lease *,
 	    struct json_object *produced, broker_output_done_cb);
 void	 broker_output_cancel(struct broker_lease *);
 void	 broker_output_release(const char *handle);
+void	 broker_output_tell(uint32_t type, const void *, size_t);
 
 #endif

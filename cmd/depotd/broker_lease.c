@@ -18,7 +18,13 @@
  * broker_lease.c: the broker's leases.  A frontend opens one lease per
  * request that runs code; each lease is one session at the backend,
  * created on open and destroyed on close, or when the frontend's
- * channel closes, so that no session outlives its request.
+ * channel closes, so that no session outlives its request.  A lease
+ * of a container (the storage helper's grant, broker_grant.c) is the
+ * exception: its session is the container's, made on its first use
+ * and recorded in its row, and outlives the lease; the sweep or the
+ * container's deletion destroys it (IMSG_CNTR_DESTROY).  One lease at
+ * a time may hold a container: a second is refused with 409, which
+ * the SDKs retry.
  *
  * An Execute is followed by a listing of the workspace: what is new or
  * changed since the listing before (and whatever the result block
@@ -32,12 +38,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <json-c/json.h>
 
 #include "log.h"
 #include "depotd.h"
 #include "broker.h"
 #include "broker_sbx.h"
+#include "child.h"
+
+#define GRANT_WAIT	5	/* seconds a lease waits for its grant */
 
 static struct broker_lease_list all_leases = TAILQ_HEAD_INITIALIZER(all_leases);
 static int nleases;
@@ -157,7 +167,11 @@ broker_lease_free(struct broker_lease *l)
 	sbx_cancel(l->request);
 	broker_output_cancel(l);
 	broker_output_release(l->handle);
-	if (l->session[0] != '\0' && sbx_session_path(path, sizeof(path),
+	if (l->grant_wait != NULL)
+		event_free(l->grant_wait);
+	explicit_bzero(l->grant, sizeof(l->grant));
+	if (l->container[0] == '\0' && l->session[0] != '\0' &&
+	    sbx_session_path(path, sizeof(path),
 	    l->session, "") == 0 && (sid = strdup(l->session)) != NULL) {
 		if (sbx_json(&broker.backend, "DELETE", path, NULL, 30,
 		    broker_lease_destroyed, sid) == NULL)
@@ -197,6 +211,21 @@ broker_lease_peer_gone(struct broker_peer *p)
 		broker_lease_free(l);
 }
 
+/* The container's new session, for its row. */
+static void
+broker_lease_bind(struct broker_lease *l)
+{
+	struct cntr_bound	 b;
+
+	if (l->container[0] == '\0')
+		return;
+	memset(&b, 0, sizeof(b));
+	strlcpy(b.id, l->container, sizeof(b.id));
+	strlcpy(b.session, l->session, sizeof(b.session));
+	broker_output_tell(IMSG_CNTR_BOUND, &b, sizeof(b));
+	log_info("container %s: session %s made", l->container, l->session);
+}
+
 static void
 broker_lease_created(void *arg, long status, struct json_object *body,
     int64_t bytes, const char *err)
@@ -211,6 +240,7 @@ broker_lease_created(void *arg, long status, struct json_object *body,
 	    sbx_session_ok(json_object_get_string(id)) &&
 	    strlcpy(l->session, json_object_get_string(id),
 	    sizeof(l->session)) < sizeof(l->session)) {
+		broker_lease_bind(l);
 		broker_lease_status(l, IMSG_SBX_STATUS, 0, NULL);
 		return;
 	}
@@ -237,23 +267,141 @@ broker_lease_count_of_key(const char *key)
 	return n;
 }
 
+/* Is another lease running in l's container? */
+static int
+broker_lease_container_busy(struct broker_lease *l)
+{
+	struct broker_lease	*o;
+
+	TAILQ_FOREACH(o, &all_leases, entry)
+		if (o != l && o->admitted && strcmp(o->container,
+		    l->container) == 0)
+			return 1;
+	return 0;
+}
+
+/* A refused lease holds no session, and so can reach none. */
+static void
+broker_lease_refuse(struct broker_lease *l, int status, const char *msg)
+{
+	explicit_bzero(l->session, sizeof(l->session));
+	l->container[0] = '\0';
+	broker_lease_status(l, IMSG_SBX_STATUS, status, msg);
+}
+
+/* A container's session lives as long as the container may. */
+static struct json_object *
+broker_lease_hints(struct broker_lease *l)
+{
+	struct json_object	*o = json_object_new_object();
+
+	if (l->container[0] == '\0')
+		return o;
+	json_object_object_add(o, "idle_timeout_seconds",
+	    json_object_new_int64(l->idle_seconds));
+	json_object_object_add(o, "max_lifetime_seconds",
+	    json_object_new_int64(l->life_seconds));
+	return o;
+}
+
 /*
  * Past max-sessions-per-key a key's lease is refused at once (429),
  * not queued: the caller's SDK retries 429 on its own, and nothing a
- * tenant sends piles up here.
+ * tenant sends piles up here.  So is a second lease of a container
+ * (409).
  */
+static void
+broker_lease_admit(struct broker_lease *l)
+{
+	struct json_object	*o;
+	char			 msg[160];
+
+	if (nleases > broker.conf->max_sessions) {
+		broker_lease_refuse(l, 503, "too many code-execution sessions");
+		return;
+	}
+	if (broker_lease_count_of_key(l->key_id) >=
+	    conf_sessions_per_key(broker.conf)) {
+		snprintf(msg, sizeof(msg), "this key holds %d code-execution "
+		    "sessions already (max-sessions-per-key); retry shortly",
+		    conf_sessions_per_key(broker.conf));
+		broker_lease_refuse(l, 429, msg);
+		return;
+	}
+	if (l->container[0] != '\0' && broker_lease_container_busy(l)) {
+		snprintf(msg, sizeof(msg), "container %s is in use by another "
+		    "request; retry when it is over", l->container);
+		broker_lease_refuse(l, 409, msg);
+		return;
+	}
+	l->admitted = 1;
+	if (l->session[0] != '\0') {	/* the container's, made before */
+		broker_lease_status(l, IMSG_SBX_STATUS, 0, NULL);
+		return;
+	}
+	o = broker_lease_hints(l);
+	l->request = sbx_json(&broker.backend, "POST", "/sessions", o, 30,
+	    broker_lease_created, l);
+	json_object_put(o);
+	if (l->request == NULL)
+		broker_lease_status(l, IMSG_SBX_STATUS, 502,
+		    "sandbox call failed");
+}
+
+/* The grant l presents, taken: 1, or 0 while it is not (yet) here. */
+static int
+broker_lease_use_grant(struct broker_lease *l)
+{
+	struct cntr_grant	 g;
+
+	if (!broker_grant_take(l->grant, l->peer->instance, &g))
+		return 0;
+	strlcpy(l->container, g.id, sizeof(l->container));
+	strlcpy(l->session, g.session, sizeof(l->session));
+	l->idle_seconds = g.idle_seconds;
+	l->life_seconds = g.life_seconds;
+	explicit_bzero(&g, sizeof(g));
+	explicit_bzero(l->grant, sizeof(l->grant));
+	return 1;
+}
+
+static void
+broker_lease_grant_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct broker_lease	*l = arg;
+
+	explicit_bzero(l->grant, sizeof(l->grant));
+	log_warnx("frontend %d presented a container grant never made",
+	    l->peer != NULL ? l->peer->instance : -1);
+	broker_lease_refuse(l, 403, "no such container grant");
+}
+
+/* A grant came: the leases that were waiting for it go on. */
+void
+broker_lease_grant_arrived(void)
+{
+	struct broker_lease	*l;
+
+	TAILQ_FOREACH(l, &all_leases, entry) {
+		if (l->grant[0] == '\0' || l->peer == NULL ||
+		    !broker_lease_use_grant(l))
+			continue;
+		evtimer_del(l->grant_wait);
+		broker_lease_admit(l);
+	}
+}
+
 static void
 broker_lease_open(struct broker_peer *p, struct imsg *imsg)
 {
 	struct sbx_open		 req;
-	struct json_object	*o;
 	struct broker_lease	*l;
-	int			 max = broker.conf->max_sessions;
-	char			 msg[160];
+	struct timeval		 tv = { GRANT_WAIT, 0 };
 
 	memcpy(&req, imsg->data, sizeof(req));
 	req.handle[sizeof(req.handle) - 1] = '\0';
 	req.key_id[sizeof(req.key_id) - 1] = '\0';
+	req.grant[sizeof(req.grant) - 1] = '\0';
 	if (broker_lease_find(p, imsg->hdr.peerid) != NULL)
 		fatalx("broker: lease %u opened twice", imsg->hdr.peerid);
 	if ((l = calloc(1, sizeof(*l))) == NULL)
@@ -262,30 +410,19 @@ broker_lease_open(struct broker_peer *p, struct imsg *imsg)
 	l->peerid = imsg->hdr.peerid;
 	strlcpy(l->handle, req.handle, sizeof(l->handle));
 	strlcpy(l->key_id, req.key_id, sizeof(l->key_id));
+	strlcpy(l->grant, req.grant, sizeof(l->grant));
+	explicit_bzero(&req, sizeof(req));
 	TAILQ_INSERT_TAIL(&p->leases, l, peer_entry);
 	TAILQ_INSERT_TAIL(&all_leases, l, entry);
 	nleases++;
-	if (nleases > max) {
-		broker_lease_status(l, IMSG_SBX_STATUS, 503,
-		    "too many code-execution sessions");
+	if (l->grant[0] == '\0' || broker_lease_use_grant(l)) {
+		broker_lease_admit(l);
 		return;
 	}
-	if (broker_lease_count_of_key(l->key_id) >=
-	    conf_sessions_per_key(broker.conf)) {
-		snprintf(msg, sizeof(msg), "this key holds %d code-execution "
-		    "sessions already (max-sessions-per-key); retry shortly",
-		    conf_sessions_per_key(broker.conf));
-		broker_lease_status(l, IMSG_SBX_STATUS, 429, msg);
-		return;
-	}
-	l->admitted = 1;
-	o = json_object_new_object();
-	l->request = sbx_json(&broker.backend, "POST", "/sessions", o, 30,
-	    broker_lease_created, l);
-	json_object_put(o);
-	if (l->request == NULL)
-		broker_lease_status(l, IMSG_SBX_STATUS, 502,
-		    "sandbox call failed");
+	if ((l->grant_wait = evtimer_new(child_base(),
+	    broker_lease_grant_timeout, l)) == NULL)
+		fatal("evtimer_new");
+	evtimer_add(l->grant_wait, &tv);
 }
 
 static void

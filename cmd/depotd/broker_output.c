@@ -91,8 +91,8 @@ broker_output_call(struct broker_output *o, uint32_t type, const void *data,
 	return 0;
 }
 
-/* A message no answer comes for (abort, progress). */
-static void
+/* A message no answer comes for (abort, progress, a session bound). */
+void
 broker_output_tell(uint32_t type, const void *data, size_t len)
 {
 	if (storage_iev != NULL)

@@ -22,6 +22,11 @@
  * goes in IMSG_SBX_DATA pieces before the message it belongs to.  A
  * closed lease drops whatever the broker still sends for it, and the
  * broker destroys the session.
+ *
+ * A lease in a container starts at the storage helper, which checks
+ * the caller's ownership and grants the container's session to the
+ * broker; what we present the broker is the grant's nonce, never a
+ * session (broker_grant.c).
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -42,6 +47,8 @@ struct fe_broker_lease {
 	struct api_req		*ar;
 	uint32_t		 delegate;	/* storage call under way */
 	char			 lent[HANDLE_LEN];	/* the broker's */
+	struct cntr_rec		 cntr;		/* id "" none */
+	char			 grant[GRANT_LEN];	/* for the open */
 	fe_broker_status_cb	 status_cb;
 	fe_broker_result_cb	 result_cb;
 	void			*arg;
@@ -170,6 +177,7 @@ fe_broker_delegated(void *arg, struct imsg *imsg)
 			strlcpy(o.handle, res.handle, sizeof(o.handle));
 			strlcpy(l->lent, res.handle, sizeof(l->lent));
 			strlcpy(o.key_id, res.key_id, sizeof(o.key_id));
+			strlcpy(o.grant, l->grant, sizeof(o.grant));
 		}
 		explicit_bzero(&res, sizeof(res));
 	}
@@ -183,13 +191,59 @@ fe_broker_delegated(void *arg, struct imsg *imsg)
 	}
 	fe_broker_send(l, IMSG_SBX_OPEN, -1, &o, sizeof(o));
 	explicit_bzero(&o, sizeof(o));
+	explicit_bzero(l->grant, sizeof(l->grant));
+}
+
+static void
+fe_broker_delegate(struct fe_broker_lease *l)
+{
+	struct auth_release	 del;
+
+	memset(&del, 0, sizeof(del));
+	strlcpy(del.handle, l->ar->who.handle, sizeof(del.handle));
+	l->delegate = fe_storage_request(IMSG_AUTH_DELEGATE, -1, &del,
+	    sizeof(del), fe_broker_delegated, l);
+}
+
+/* The storage helper's word on the container: granted, or why not. */
+static void
+fe_broker_attached(void *arg, struct imsg *imsg)
+{
+	struct fe_broker_lease	*l = arg;
+	struct cntr_attached	 a;
+	struct error_msg	 em;
+	struct sbx_status	 st;
+
+	l->delegate = 0;
+	memset(&st, 0, sizeof(st));
+	if (imsg->hdr.type == IMSG_CNTR_ATTACHED) {
+		memcpy(&a, imsg->data, sizeof(a));
+		a.grant[sizeof(a.grant) - 1] = '\0';
+		l->cntr = a.rec;
+		l->cntr.id[sizeof(l->cntr.id) - 1] = '\0';
+		strlcpy(l->grant, a.grant, sizeof(l->grant));
+		explicit_bzero(&a, sizeof(a));
+		fe_broker_delegate(l);
+		return;
+	}
+	st.status = 502;
+	strlcpy(st.message, "the container could not be looked up",
+	    sizeof(st.message));
+	if (imsg->hdr.type == IMSG_ERROR && imsg->datalen == sizeof(em)) {
+		memcpy(&em, imsg->data, sizeof(em));
+		em.message[sizeof(em.message) - 1] = '\0';
+		st.status = em.status;
+		strlcpy(st.message, em.message, sizeof(st.message));
+	}
+	fe_broker_status(l, &st);
 }
 
 struct fe_broker_lease *
-fe_broker_open(struct api_req *ar, fe_broker_status_cb cb, void *arg)
+fe_broker_open(struct api_req *ar, const char *container,
+    fe_broker_status_cb cb, void *arg)
 {
 	struct fe_broker_lease	*l;
-	struct auth_release	 del;
+	struct cntr_key		 k;
 
 	if (!broker_up || !fe_storage_up())
 		return NULL;
@@ -199,11 +253,22 @@ fe_broker_open(struct api_req *ar, fe_broker_status_cb cb, void *arg)
 	l->status_cb = cb;
 	l->arg = arg;
 	calltab_add(&leases, &l->ce);
-	memset(&del, 0, sizeof(del));
-	strlcpy(del.handle, ar->who.handle, sizeof(del.handle));
-	l->delegate = fe_storage_request(IMSG_AUTH_DELEGATE, -1, &del,
-	    sizeof(del), fe_broker_delegated, l);
+	if (container == NULL || container[0] == '\0') {
+		fe_broker_delegate(l);
+		return l;
+	}
+	memset(&k, 0, sizeof(k));
+	strlcpy(k.handle, ar->who.handle, sizeof(k.handle));
+	strlcpy(k.id, container, sizeof(k.id));
+	l->delegate = fe_storage_request(IMSG_CNTR_ATTACH, -1, &k, sizeof(k),
+	    fe_broker_attached, l);
 	return l;
+}
+
+const struct cntr_rec *
+fe_broker_container(const struct fe_broker_lease *l)
+{
+	return l != NULL && l->cntr.id[0] != '\0' ? &l->cntr : NULL;
 }
 
 void
@@ -267,6 +332,7 @@ fe_broker_close(struct fe_broker_lease *l)
 		fe_storage_send(IMSG_AUTH_RELEASE, &rel, sizeof(rel));
 	}
 	calltab_remove(&leases, &l->ce);
+	explicit_bzero(l->grant, sizeof(l->grant));
 	free(l->data);
 	free(l);
 }

@@ -555,6 +555,25 @@ coderun_seeded(void *arg, int status, const char *message)
 	coderun_round(cr);
 }
 
+/*
+ * What a refused lease answers: the caller's own errors about its
+ * container (404 missing or another's, 400 expired, 409 in use), the
+ * sandbox's capacity (503, 429), else the gateway's 502.
+ */
+static int
+coderun_open_status(int status)
+{
+	switch (status) {
+	case 400:
+	case 404:
+	case 409:
+	case 429:
+	case 503:
+		return status;
+	}
+	return 502;
+}
+
 static void
 coderun_opened(void *arg, int status, const char *message)
 {
@@ -564,8 +583,8 @@ coderun_opened(void *arg, int status, const char *message)
 		/* 429: the caller's key holds its share of the sessions. */
 		if (status == 429 && !cr->started)
 			http_reply_header(cr->p.ar->req, "retry-after", "1");
-		coderun_fail(cr, status == 503 || status == 429 ? status : 502,
-		    message[0] ? message : "the sandbox could not be reached");
+		coderun_fail(cr, coderun_open_status(status), message[0] ?
+		    message : "the sandbox could not be reached");
 		return;
 	}
 	if (cr->p.files == NULL || (cr->seeding = fe_seed(cr->p.ar,
@@ -590,7 +609,8 @@ coderun_start(const struct coderun_params *p)
 	cr->runs = json_object_new_array();
 	cr->max_rounds = p->max_rounds;	/* conf_tool_iterations */
 	cr->res.tokens_in = cr->res.tokens_out = cr->res.ttfb_us = -1;
-	if ((cr->lease = fe_broker_open(p->ar, coderun_opened, cr)) == NULL) {
+	if ((cr->lease = fe_broker_open(p->ar, p->container,
+	    coderun_opened, cr)) == NULL) {
 		coderun_free(cr);
 		fe_reply_error(p->ar, 502, NULL, "no sandbox broker");
 		return NULL;

@@ -42,6 +42,7 @@ struct coderun_params {
 	struct upstream_body		*body;
 	const struct fref_list	*files;		/* to seed, or NULL */
 	int			 native;	/* provider's own tool asked */
+	const char		*container;	/* its id, "" a new session */
 	coderun_done_cb		 done;		/* once, when answered */
 	void			*arg;
 };

@@ -68,6 +68,7 @@ struct model_req {
 	struct upcall		*upcall;
 	int			 runs_code;	/* otari_code_execution */
 	int			 native;	/* or the provider's own */
+	char			 container[IDLEN];	/* to run in, "" */
 	struct coderun		*coderun;
 	int64_t			 start_us;		/* monotonic usec */
 	int			 logged;
@@ -230,6 +231,7 @@ model_run_code(struct model_req *mr, struct json_object *up)
 	p.body = mr->upstream_body;
 	p.files = refs_files(mr->refs);
 	p.native = mr->native;
+	p.container = mr->container;
 	p.done = model_upcall_done;
 	p.arg = mr;
 	if ((mr->coderun = coderun_start(&p)) == NULL)
@@ -452,6 +454,13 @@ model_select(struct model_req *mr)
 static int
 model_code_execution(struct model_req *mr)
 {
+	if (tools_container(mr->caller, mr->req, mr->container,
+	    sizeof(mr->container)) == -1) {
+		fe_reply_error(mr->ar, 400, mr->caller == WIRE_MESSAGES ?
+		    "container" : "tools", "container must be a container's "
+		    "id or an object naming one");
+		return -1;
+	}
 	mr->runs_code = tools_take_declaration(mr->caller, mr->req,
 	    &mr->native);
 	if (mr->runs_code && fe.conf->sandbox == SANDBOX_NONE) {

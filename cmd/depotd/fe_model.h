@@ -156,11 +156,16 @@ typedef void	(*fe_broker_result_cb)(void *arg, int status,
 void		 fe_broker_attach(int fd);
 /*
  * A session for the request: the caller's storage handle is delegated
- * to the broker (for the run's outputs), then the session is created.
- * NULL when there is no broker (cb not called).
+ * to the broker (for the run's outputs), then the session is created;
+ * or, when container names one, the storage helper grants the broker
+ * that container's session first (404 another's or a missing one, 400
+ * an expired one, 409 one in use).  NULL when there is no broker (cb
+ * not called).
  */
-struct fe_broker_lease *fe_broker_open(struct api_req *, fe_broker_status_cb,
-		    void *);
+struct fe_broker_lease *fe_broker_open(struct api_req *,
+		    const char *container, fe_broker_status_cb, void *);
+/* The container the lease runs in, once open; NULL for none. */
+const struct cntr_rec *fe_broker_container(const struct fe_broker_lease *);
 /* Takes ownership of fd; size bytes are sent under name. */
 void		 fe_broker_seed(struct fe_broker_lease *, int fd,
 		    const char *name, int64_t size, fe_broker_status_cb, void *);

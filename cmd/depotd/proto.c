@@ -116,6 +116,7 @@ static const struct imsg_rule storage_from_frontend[] = {
 	FIXED(IMSG_CNTR_GET, struct cntr_key, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_LIST, struct cntr_list_req, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_DELETE, struct cntr_key, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_ATTACH, struct cntr_key, IMSG_FD_NO),
 };
 
 /* Replies to the calls above; a create or an open hands over an fd. */
@@ -134,6 +135,7 @@ static const struct imsg_rule frontend_from_storage[] = {
 	FIXED(IMSG_CNTR_INFO, struct cntr_rec, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_LIST_ITEM, struct cntr_rec, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_LIST_END, struct file_list_end, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_ATTACHED, struct cntr_attached, IMSG_FD_NO),
 };
 
 static const struct imsg_rule extract_from_frontend[] = {
@@ -155,6 +157,7 @@ static const struct imsg_rule storage_from_broker[] = {
 	FIXED(IMSG_FILE_PROGRESS, struct file_key, IMSG_FD_NO),
 	FIXED(IMSG_FILE_COMMIT, struct file_commit, IMSG_FD_NO),
 	FIXED(IMSG_FILE_ABORT, struct file_key, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_BOUND, struct cntr_bound, IMSG_FD_NO),
 };
 
 static const struct imsg_rule broker_from_storage[] = {
@@ -162,6 +165,7 @@ static const struct imsg_rule broker_from_storage[] = {
 	FIXED(IMSG_FILE_INFO, struct file_rec, IMSG_FD_NO),
 	FIXED(IMSG_ERROR, struct error_msg, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_DESTROY, struct cntr_destroy, IMSG_FD_NO),
+	FIXED(IMSG_CNTR_GRANT, struct cntr_grant, IMSG_FD_NO),
 };
 
 /* A lease of a sandbox session, and what it runs. */

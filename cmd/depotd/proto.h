@@ -142,6 +142,21 @@ enum imsg_type {
 	IMSG_CNTR_LIST_END,		/* struct file_list_end */
 	/* storage -> broker: a container's session is to go. */
 	IMSG_CNTR_DESTROY,		/* struct cntr_destroy */
+	/*
+	 * A request runs in a container.  The frontend asks the storage
+	 * helper (IMSG_CNTR_ATTACH), which checks the owner and the
+	 * expiry, tells the broker first (IMSG_CNTR_GRANT: a one-time
+	 * nonce for that frontend standing for that container's session)
+	 * and then answers (IMSG_CNTR_ATTACHED, the nonce without the
+	 * session).  The frontend presents the nonce in its IMSG_SBX_OPEN:
+	 * it never names a session, so it cannot reach one it was not
+	 * granted.  A session the broker creates for a container is
+	 * recorded with IMSG_CNTR_BOUND.
+	 */
+	IMSG_CNTR_ATTACH,		/* struct cntr_key */
+	IMSG_CNTR_ATTACHED,		/* struct cntr_attached */
+	IMSG_CNTR_GRANT,		/* struct cntr_grant */
+	IMSG_CNTR_BOUND,		/* struct cntr_bound */
 };
 
 struct peer_msg {
@@ -479,6 +494,7 @@ extern const struct imsg_channel proto_ctl_reply;	/* depotctl <- master */
 
 /* Code execution, frontend <-> broker. */
 #define SBX_NAME_MAX	256
+#define GRANT_LEN	40	/* "grt_" + 32 hex, and NUL */
 #define SBX_DATA_MAX	(60 * 1024)	/* bytes per IMSG_SBX_DATA */
 #define SBX_JSON_MAX	(4 * 1024 * 1024) /* the pieces of one JSON */
 
@@ -489,6 +505,8 @@ struct sbx_open {
 	/* The caller's API key (as the storage helper named it when it
 	 * lent the handle): max-sessions-per-key counts by it. */
 	char		 key_id[IDLEN];
+	/* IMSG_CNTR_ATTACHED's nonce: run in that container; "" none. */
+	char		 grant[GRANT_LEN];
 };
 
 struct sbx_seed {
@@ -547,6 +565,26 @@ struct cntr_list_req {
 };
 
 struct cntr_destroy {
+	char		 session[CNTR_SESSION_MAX];
+};
+
+/* The session is left out: it is the broker's alone to know. */
+struct cntr_attached {
+	struct cntr_rec	 rec;
+	char		 grant[GRANT_LEN];
+};
+
+struct cntr_grant {
+	char		 grant[GRANT_LEN];
+	int32_t		 frontend;		/* the instance it is for */
+	char		 id[IDLEN];
+	char		 session[CNTR_SESSION_MAX];	/* "" none yet */
+	int64_t		 idle_seconds;		/* for a session made now */
+	int64_t		 life_seconds;
+};
+
+struct cntr_bound {
+	char		 id[IDLEN];
 	char		 session[CNTR_SESSION_MAX];
 };
 

@@ -102,6 +102,12 @@ storage_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_CNTR_DELETE:
 		storage_container_delete(p, imsg);
 		break;
+	case IMSG_CNTR_ATTACH:
+		storage_container_attach(p, imsg);
+		break;
+	case IMSG_CNTR_BOUND:
+		storage_container_bound(p, imsg);
+		break;
 	default:
 		fatalx("storage: unexpected message %u", imsg->hdr.type);
 	}

@@ -123,6 +123,7 @@ void	 storage_peer_error(struct storage_peer *, uint32_t peerid,
 	    __attribute__((format(printf, 4, 5)));
 struct storage_peer *storage_peer_broker(void);
 int	 storage_peer_is_broker(const struct storage_peer *);
+int	 storage_peer_instance(const struct storage_peer *);
 /* storage_request.c */
 void	 storage_request_begin(struct storage_request *,
 	    struct storage_peer *, uint32_t peerid);
@@ -168,6 +169,9 @@ void	 storage_container_list(struct storage_peer *, struct imsg *);
 void	 storage_container_delete(struct storage_peer *, struct imsg *);
 void	 storage_container_sweep(void);
 void	 storage_container_session_gone(const char *session);
+/* storage_container_attach.c */
+void	 storage_container_attach(struct storage_peer *, struct imsg *);
+void	 storage_container_bound(struct storage_peer *, struct imsg *);
 /* storage_upload.c */
 void	 storage_upload_create(struct storage_peer *, struct imsg *);
 void	 storage_upload_progress(struct storage_peer *, struct imsg *);

@@ -36,20 +36,7 @@
 #include "log.h"
 #include "util.h"
 #include "storage.h"
-
-#define CNTR_LAPSED							\
-	"(last_active_at + make_interval(mins => expires_minutes) <= now() " \
-	"or expires_at <= now())"
-#define CNTR_LIVE	"(state = 'running' and not " CNTR_LAPSED ")"
-#define CNTR_OWNED	"user_id = $2 and workspace_id = $3"
-#define CNTR_COLS							\
-	"id, name, case when state = 'running' and " CNTR_LAPSED	\
-	" then 'expired' else state end, memory_limit, "		\
-	"coalesce(session_id, ''), expires_minutes, "			\
-	"(extract(epoch from created_at) * 1000000)::bigint, "		\
-	"(extract(epoch from last_active_at) * 1000000)::bigint, "	\
-	"(extract(epoch from least(expires_at, last_active_at + "	\
-	"make_interval(mins => expires_minutes))) * 1000000)::bigint"
+#include "storage_cntr.h"
 
 struct cntr_request {
 	struct storage_request	 req;
@@ -62,8 +49,8 @@ struct cntr_request {
 };
 STORAGE_REQUEST_FIRST(cntr_request);
 
-static void
-cntr_from_row(struct cntr_rec *c, const PGresult *res, int row)
+void
+storage_cntr_from_row(struct cntr_rec *c, const PGresult *res, int row)
 {
 	memset(c, 0, sizeof(*c));
 	strlcpy(c->id, PQgetvalue(res, row, 0), sizeof(c->id));
@@ -108,7 +95,7 @@ cntr_one(void *arg, const PGresult *res)
 	if (PQntuples(res) == 0)
 		storage_request_error(&r->req, 404, "no such container");
 	else {
-		cntr_from_row(&c, res, 0);
+		storage_cntr_from_row(&c, res, 0);
 		storage_request_reply(&r->req, IMSG_CNTR_INFO, -1, &c,
 		    sizeof(c));
 	}
@@ -294,7 +281,7 @@ cntr_listed(void *arg, const PGresult *res)
 	if (n > r->list.limit)
 		n = r->list.limit;
 	for (i = 0; i < n; i++) {
-		cntr_from_row(&c, res, i);
+		storage_cntr_from_row(&c, res, i);
 		storage_request_reply(&r->req, IMSG_CNTR_LIST_ITEM, -1, &c,
 		    sizeof(c));
 	}

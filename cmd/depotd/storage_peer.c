@@ -134,3 +134,9 @@ storage_peer_is_broker(const struct storage_peer *p)
 {
 	return p->role == ROLE_BROKER;
 }
+
+int
+storage_peer_instance(const struct storage_peer *p)
+{
+	return p->instance;
+}

@@ -521,11 +521,110 @@ test_reload(struct imsgbuf *ib, const char *conffile)
 	    "closing the lease destroys its session");
 }
 
+
+/* As the storage helper: grant container id to frontend fe, as nonce. */
+static void
+grant(struct imsgbuf *st, const char *nonce, int fe, const char *id)
+{
+	struct cntr_grant	 g;
+
+	memset(&g, 0, sizeof(g));
+	strlcpy(g.grant, nonce, sizeof(g.grant));
+	g.frontend = fe;
+	strlcpy(g.id, id, sizeof(g.id));
+	g.idle_seconds = 600;
+	g.life_seconds = 3600;
+	send_msg(st, IMSG_CNTR_GRANT, 0, -1, &g, sizeof(g));
+}
+
+static void
+send_open_grant(struct imsgbuf *ib, uint32_t id, const char *nonce)
+{
+	struct sbx_open	 o;
+
+	memset(&o, 0, sizeof(o));
+	snprintf(o.key_id, sizeof(o.key_id), "key-grant-%u", id);
+	strlcpy(o.grant, nonce, sizeof(o.grant));
+	send_msg(ib, IMSG_SBX_OPEN, id, -1, &o, sizeof(o));
+}
+
+/* The session the broker reports it made for a container, or "". */
+static void
+bound(struct imsgbuf *st, char *session, size_t len)
+{
+	struct imsg		 imsg;
+	struct cntr_bound	 b;
+
+	session[0] = '\0';
+	while (session[0] == '\0' && peer_next(st, &imsg, 10000)) {
+		if (imsg.hdr.type == IMSG_CNTR_BOUND &&
+		    imsg.datalen == sizeof(b)) {
+			memcpy(&b, imsg.data, sizeof(b));
+			b.session[sizeof(b.session) - 1] = '\0';
+			strlcpy(session, b.session, len);
+		}
+		imsg_free(&imsg);
+	}
+}
+
+#define NONCE_A	"grt_0123456789abcdef0123456789abcdef"
+#define NONCE_B	"grt_fedcba9876543210fedcba9876543210"
+#define CNTR_A	"cntr_00000000000000000000000000000001"
+
+/* A compromised frontend names sessions it was not granted. */
+static void
+test_grants(struct imsgbuf *fe, struct imsgbuf *fe1, struct imsgbuf *st)
+{
+	struct answer		 a;
+	struct cntr_destroy	 d;
+	char			 session[CNTR_SESSION_MAX];
+	int			 before = backend_sessions();
+
+	/*
+	 * On frontend 1: a nonce never granted, and frontend 0's.  Each
+	 * waits out the broker's wait for its grant, so they are answered
+	 * last, meanwhile frontend 0 uses its own.
+	 */
+	grant(st, NONCE_B, 0, CNTR_A);
+	send_open_grant(fe1, 300, "grt_00000000000000000000000000000000");
+	send_open_grant(fe1, 301, NONCE_B);
+	grant(st, NONCE_A, 0, CNTR_A);
+	send_open_grant(fe, 302, NONCE_A);
+	answer(fe, 302, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 0,
+	    "the grant opens the container's lease for its frontend (%d %s)",
+	    a.st.status, a.st.message);
+	bound(st, session, sizeof(session));
+	T_OK(session[0] != '\0', "the container's new session is reported");
+	send_msg(fe, IMSG_SBX_CLOSE, 302, -1, NULL, 0);
+	send_open_grant(fe, 303, NONCE_A);
+	answer(fe1, 300, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 403,
+	    "a grant never made opens nothing (%d)", a.st.status);
+	answer(fe1, 301, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 403,
+	    "another frontend's grant opens nothing (%d)", a.st.status);
+	answer(fe, 303, &a);
+	T_OK(a.type == IMSG_SBX_STATUS && a.st.status == 403,
+	    "a grant opens once (%d)", a.st.status);
+	T_EQ_INT(backend_sessions(), before + 1, "only the granted lease "
+	    "made a session, and it outlives its lease");
+	/* As a frontend does with a refused lease. */
+	send_msg(fe1, IMSG_SBX_CLOSE, 300, -1, NULL, 0);
+	send_msg(fe1, IMSG_SBX_CLOSE, 301, -1, NULL, 0);
+	send_msg(fe, IMSG_SBX_CLOSE, 303, -1, NULL, 0);
+	memset(&d, 0, sizeof(d));
+	strlcpy(d.session, session, sizeof(d.session));
+	send_msg(st, IMSG_CNTR_DESTROY, 0, -1, &d, sizeof(d));
+	T_EQ_INT(sessions_become(before), before, "the storage helper's "
+	    "word destroys it");
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct event_base	*base;
-	struct imsgbuf		 fe;
+	struct imsgbuf		 fe, fe1, st;
 	int			 fd, status, ready = 0, max, before;
 	const char		*reload = getenv("BROKER_PEER_RELOAD");
 	pid_t			 pid;
@@ -542,6 +641,8 @@ main(int argc, char *argv[])
 	pid = peer_spawn(argv[1], "broker", &fd);
 	send_config(base, fd, argv[2], argv + 4);
 	peer_channel(ROLE_FRONTEND, 0, &fe);
+	peer_channel(ROLE_FRONTEND, 1, &fe1);
+	peer_channel(ROLE_STORAGE, 0, &st);
 	ready = peer_start();
 	T_OK(ready, "the broker starts under a test master");
 	if (ready && reload != NULL)
@@ -550,6 +651,7 @@ main(int argc, char *argv[])
 		before = backend_sessions();
 		T_OK(before >= 0, "the backend answers");
 		test_run(&fe);
+		test_grants(&fe, &fe1, &st);
 		test_per_key(&fe, max);
 		test_capacity(&fe, max);
 		/* A frontend that dies takes its leases with it. */

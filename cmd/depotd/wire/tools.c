@@ -31,6 +31,7 @@
 #include <json-c/json.h>
 
 #include "jsontext.h"
+#include "util.h"
 #include "wire.h"
 
 #define TOOL_DESCRIPTION						\
@@ -58,6 +59,51 @@ native_declaration(enum wire w, const char *type)
 		return strncmp(type, "code_execution_", 15) == 0;
 	if (w == WIRE_RESPONSES)
 		return strcmp(type, "code_interpreter") == 0;
+	return 0;
+}
+
+/* A container parameter's id into id; -1 when it has no shape we take. */
+static int
+container_id(struct json_object *c, char *id, size_t len)
+{
+	const char	*s = NULL;
+
+	if (json_object_is_type(c, json_type_string))
+		s = json_object_get_string(c);
+	else if (json_object_is_type(c, json_type_object)) {
+		if (json_object_object_get(c, "id") == NULL)
+			return 0;	/* {type: "auto"}: a new one */
+		if ((s = str_of(c, "id")) == NULL)
+			return -1;
+	} else if (c != NULL && !json_object_is_type(c, json_type_null))
+		return -1;
+	if (s != NULL && strlcpy(id, s, len) >= len)
+		strlcpy(id, "-", len);
+	return 0;
+}
+
+int
+tools_container(enum wire w, struct json_object *req, char *id, size_t len)
+{
+	struct json_object	*tools, *t;
+	const char		*type;
+	size_t			 i, n;
+
+	id[0] = '\0';
+	if (w == WIRE_MESSAGES)
+		return container_id(json_object_object_get(req, "container"),
+		    id, len);
+	if (w != WIRE_RESPONSES || !json_object_object_get_ex(req, "tools",
+	    &tools) || !json_object_is_type(tools, json_type_array))
+		return 0;
+	n = json_object_array_length(tools);
+	for (i = 0; i < n; i++) {
+		t = json_object_array_get_idx(tools, i);
+		if ((type = str_of(t, "type")) != NULL &&
+		    strcmp(type, "code_interpreter") == 0)
+			return container_id(json_object_object_get(t,
+			    "container"), id, len);
+	}
 	return 0;
 }
 

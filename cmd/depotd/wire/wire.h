@@ -194,6 +194,15 @@ int		 xstream_replay(struct xstream *, struct json_object *);
  * code-execution declaration, *native then set) out of req's tools.
  * 1 when there was one.
  */
+/*
+ * The container a request names to run its code in: Messages'
+ * container ("<id>" or {id, ...}), Responses' code_interpreter tool's
+ * ("<id>"; {type: "auto", ...} names none).  0 with id "" for none, or
+ * "-" for one no id can be (too long: refused as missing); -1 when the
+ * parameter is neither string nor object.
+ */
+int		 tools_container(enum wire, struct json_object *req, char *id,
+		    size_t len);
 int		 tools_take_declaration(enum wire, struct json_object *req,
 		    int *native);
 void		 tools_declare(enum wire, struct json_object *req);
