@@ -97,6 +97,21 @@ struct coderun {
 
 static void	coderun_round(struct coderun *);
 
+static const struct cntr_rec *
+coderun_container(const struct coderun *cr)
+{
+	return fe_broker_container(cr->lease);
+}
+
+/* The answer names the container it ran in (Messages). */
+static void
+coderun_add_container(struct coderun *cr, struct json_object *answer)
+{
+	if (cr->p.caller == WIRE_MESSAGES && coderun_container(cr) != NULL)
+		json_object_object_add(answer, "container",
+		    native_container(coderun_container(cr)));
+}
+
 static void
 coderun_report(struct coderun *cr, int status)
 {
@@ -181,6 +196,12 @@ coderun_flush(struct coderun *cr)
 		    coderun_emit, cr)) == NULL)
 			return -1;
 		xstream_caller_usage(cr->xs, cr->p.usage);
+		if (cr->p.caller == WIRE_MESSAGES &&
+		    coderun_container(cr) != NULL) {
+			list = native_container(coderun_container(cr));
+			xstream_container(cr->xs, list);
+			json_object_put(list);
+		}
 	}
 	list = native_blocks(cr->p.caller, cr->runs, cr->flushed,
 	    cr->p.native);
@@ -228,6 +249,7 @@ coderun_final(struct coderun *cr, struct json_object *answer)
 			return;
 		}
 		native_prepend(cr->p.caller, out, cr->runs, cr->p.native);
+		coderun_add_container(cr, out);
 		coderun_report(cr, 200);
 		fe_reply_json(cr->p.ar, 200, out);
 		return;
@@ -266,7 +288,8 @@ coderun_add_result(struct coderun *cr, struct json_object *result,
 
 	call = json_object_array_get_idx(cr->calls, cr->next_call - 1);
 	if (cr->p.native && error == NULL)
-		native_record(cr->runs, call, result);
+		native_record(cr->runs, call, result, coderun_container(cr) ?
+		    coderun_container(cr)->id : NULL);
 	text = tools_render(result, error);
 	r = json_object_new_object();
 	json_object_object_add(r, "id", json_object_get(

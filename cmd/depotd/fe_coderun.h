@@ -55,13 +55,18 @@ void		 coderun_result(const struct coderun *,
 void		 coderun_free(struct coderun *);
 
 /* fe_coderun_native.c: the provider's own blocks for the gateway's runs. */
+/* container: the id the run ran in, NULL none. */
 void		 native_record(struct json_object *runs,
-		    struct json_object *call, struct json_object *result);
+		    struct json_object *call, struct json_object *result,
+		    const char *container);
 void		 native_text(struct json_object *runs, const char *text,
 		    const char *id);
 /* Blocks (Messages) or output items (Responses), new; NULL for chat. */
 struct json_object *native_blocks(enum wire caller,
 		    struct json_object *runs, size_t from, int native);
+struct cntr_rec;
+/* A Messages answer's container, new; NULL for c NULL. */
+struct json_object *native_container(const struct cntr_rec *c);
 void		 native_prepend(enum wire caller, struct json_object *answer,
 		    struct json_object *runs, int native);
 

@@ -32,6 +32,7 @@
 
 #include <json-c/json.h>
 
+#include "util.h"
 #include "fe_model.h"
 #include "fe_coderun.h"
 
@@ -46,10 +47,13 @@ native_get(struct json_object *o, const char *key)
 /* One run: the call's id and code, and what the broker said. */
 void
 native_record(struct json_object *runs, struct json_object *call,
-    struct json_object *result)
+    struct json_object *result, const char *container)
 {
 	struct json_object	*r = json_object_new_object();
 
+	if (container != NULL)
+		json_object_object_add(r, "container_id",
+		    json_object_new_string(container));
 	json_object_object_add(r, "id",
 	    json_object_get(native_get(call, "id")));
 	json_object_object_add(r, "code",
@@ -189,7 +193,8 @@ native_responses_item(struct json_object *list, struct json_object *run,
 	    json_object_new_string("completed"));
 	json_object_object_add(item, "code",
 	    native_string_or_empty(native_get(run, "code")));
-	json_object_object_add(item, "container_id", NULL);
+	json_object_object_add(item, "container_id",
+	    json_object_get(native_get(run, "container_id")));
 	outs = json_object_new_array();
 	log = json_object_new_object();
 	json_object_object_add(log, "type", json_object_new_string("logs"));
@@ -231,6 +236,24 @@ native_blocks(enum wire caller, struct json_object *runs, size_t from,
 		}
 	}
 	return list;
+}
+
+/* A Message's container: {id, expires_at, skills: null}. */
+struct json_object *
+native_container(const struct cntr_rec *c)
+{
+	struct json_object	*o;
+	char			 t[RFC3339_LEN];
+
+	if (c == NULL)
+		return NULL;
+	/* Whole seconds, as the providers write it. */
+	time_rfc3339_usec(c->expires_us / 1000000 * 1000000, t, sizeof(t));
+	o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_string(c->id));
+	json_object_object_add(o, "expires_at", json_object_new_string(t));
+	json_object_object_add(o, "skills", NULL);
+	return o;
 }
 
 /* The runs' blocks first, then the answer's own. */

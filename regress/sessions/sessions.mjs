@@ -95,6 +95,43 @@ async function refusal(p) {
 	}
 }
 
+// The answer names the container it ran in, in the dialect's shape.
+function named(m, what) {
+	if (anthropic) {
+		const c = m.container;
+		const at = Date.parse(c?.expires_at ?? '');
+		return t.ok(c?.id === id && at > Date.now() &&
+		    at < Date.now() + 21 * 60000 && c.skills === null &&
+		    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(c.expires_at),
+		    `${what} carries container {id, expires_at (RFC 3339, ` +
+		    'in the idle minutes), skills: null}', JSON.stringify(c));
+	}
+	const calls = (m.output ?? []).filter((o) => o.type ===
+	    'code_interpreter_call');
+	return t.ok(calls.length > 0 && calls.every((o) =>
+	    o.container_id === id), `${what}'s code_interpreter_call ` +
+	    'names the container (container_id)', JSON.stringify(calls));
+}
+
+// The same request, streamed: its events and the SDK's final answer.
+async function askStreamed(c, id, text) {
+	const events = [];
+	let s;
+	if (anthropic)
+		s = c.beta.messages.stream({ model: MODEL, max_tokens: 256,
+		    container: id, tools: [{ type: 'code_execution_20250825',
+		    name: 'code_execution' }],
+		    messages: [{ role: 'user', content: text }] });
+	else
+		s = c.responses.stream({ model: MODEL, tools: [{ type:
+		    'code_interpreter', container: id }], input: text });
+	for await (const ev of s)
+		events.push(ev);
+	const m = anthropic ? await s.finalMessage() :
+	    await s.finalResponse();
+	return { m, events };
+}
+
 const tag = Math.random().toString(36).slice(2, 10);
 let id;
 
@@ -110,8 +147,9 @@ await t.step('turn 1 writes a file and sets a variable in it',
 	    `print('wrote')`);
 	const before = (await container(id)).last_active_at;
 	await new Promise((r) => setTimeout(r, 1100));
-	await ask(client, id, 'Write the notes.');
+	const m = await ask(client, id, 'Write the notes.');
 	const after = (await container(id)).last_active_at;
+	named(m, 'the answer');
 	return t.ok(after > before, 'the request made the container ' +
 	    `active (last_active_at ${before} -> ${after})`) &&
 	    (await lastToolText()).includes('wrote');
@@ -125,6 +163,20 @@ await t.step('turn 2 reads the file and the variable turn 1 left',
 	const seen = await lastToolText();
 	return t.ok(seen.includes(`${tag} 42`), 'the run printed the ' +
 	    `file's text and x + 1 ("${tag} 42")`, seen.slice(0, 600));
+});
+
+await t.step('a streamed turn 3 in it, and the stream names it',
+    async () => {
+	await reset();
+	await run(`print('x is', x)`);
+	const { m, events } = await askStreamed(client, id, 'And x?');
+	if (anthropic) {
+		const d = events.find((e) => e.type === 'message_delta');
+		t.ok(d?.delta?.container?.id === id, 'message_delta.delta.' +
+		    'container names the container', JSON.stringify(d));
+	}
+	named(m, "the stream's final answer");
+	return (await lastToolText()).includes('x is 41');
 });
 
 await t.step('a request without a container starts afresh', async () => {

@@ -53,7 +53,7 @@ main(void)
 	res = J("{\"result_block\":{\"content\":{\"stdout\":\"1\\n\","
 	    "\"stderr\":\"\",\"return_code\":0}},\"outputs\":[{\"path\":"
 	    "\"a.png\",\"file_id\":\"file-9\"}]}");
-	native_record(runs, call, res);
+	native_record(runs, call, res, NULL);
 
 	ans = J("{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
 	native_prepend(WIRE_MESSAGES, ans, runs, 1);
@@ -87,7 +87,7 @@ main(void)
 	runs = json_object_new_array();
 	native_text(runs, "Let me run it.", "c1");
 	native_text(runs, "", "c2");
-	native_record(runs, call, res);
+	native_record(runs, call, res, NULL);
 	ans = J("{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
 	native_prepend(WIRE_MESSAGES, ans, runs, 1);
 	T_OK(strncmp(S(ans), "{\"content\":[{\"type\":\"text\",\"text\":"

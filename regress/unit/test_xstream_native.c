@@ -87,13 +87,13 @@ two_runs(void)
 	    "\"stderr\":\"\",\"return_code\":0}},\"outputs\":[{\"path\":"
 	    "\"chart.png\",\"filename\":\"chart.png\",\"file_id\":"
 	    "\"file-abc\"}]}");
-	native_record(runs, c, r);
+	native_record(runs, c, r, NULL);
 	json_object_put(c);
 	json_object_put(r);
 	c = J("{\"id\":\"c2\",\"code\":\"1/0\"}");
 	r = J("{\"result_block\":{\"content\":{\"stdout\":\"\",\"stderr\":"
 	    "\"ZeroDivisionError\\n\",\"return_code\":1}},\"outputs\":[]}");
-	native_record(runs, c, r);
+	native_record(runs, c, r, NULL);
 	json_object_put(c);
 	json_object_put(r);
 	return runs;

@@ -171,6 +171,12 @@ void		 xstream_usage(const struct xstream *, int64_t *in,
  * asks its upstream for usage in any case, for its own log.
  */
 void		 xstream_caller_usage(struct xstream *, int asked);
+/*
+ * The container the request ran in ({id, expires_at, skills}), told
+ * to a Messages caller on message_delta.delta.container; a reference
+ * is taken.
+ */
+void		 xstream_container(struct xstream *, struct json_object *);
 void		 xstream_free(struct xstream *);
 /* An error event in the caller's wire (after the status went out). */
 void		 xstream_error(enum wire to, int status, const char *message,

@@ -84,6 +84,7 @@ xstream_free(struct xstream *xs)
 	free(xs->blocks);
 	free(xs->stop_seq);
 	free(xs->model);
+	json_object_put(xs->container);
 	free(xs);
 }
 
@@ -98,6 +99,13 @@ void
 xstream_caller_usage(struct xstream *xs, int asked)
 {
 	xs->want_usage = asked;
+}
+
+void
+xstream_container(struct xstream *xs, struct json_object *container)
+{
+	json_object_put(xs->container);
+	xs->container = json_object_get(container);
 }
 
 /* An event's data as a JSON object, NULL when it is anything else. */

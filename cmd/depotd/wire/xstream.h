@@ -86,6 +86,7 @@ struct xstream {
 	int			 usage_sent;	/* and its chunk went */
 	char			 id[XSTREAM_ID_LEN]; /* pass-through: the answer's */
 	char			*stop_seq;	/* the stop sequence matched */
+	struct json_object	*container;	/* Messages: the run's */
 	int64_t			 created;	/* seconds since the epoch */
 	int			 started;	/* writer's opening sent */
 	int			 finished;	/* hub finish seen */

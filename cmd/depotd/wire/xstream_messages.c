@@ -366,7 +366,7 @@ static void
 messages_end(struct xstream *xs)
 {
 	struct messages_writer		*wr = xs->wr;
-	struct json_object	*usage;
+	struct json_object	*usage, *delta;
 
 	messages_close(xs);
 	/* Input counts only when known: 0 would undo message_start's. */
@@ -375,12 +375,16 @@ messages_end(struct xstream *xs)
 	else
 		usage = xstream_object("output_tokens", XSTREAM_INT(
 		    xs->usage.output >= 0 ? xs->usage.output : 0), NULL);
+	delta = xstream_object(
+	    "stop_reason", XSTREAM_STR(wr->stop ? wr->stop : "end_turn"),
+	    "stop_sequence", wr->named ? XSTREAM_STR(xs->stop_seq) : NULL,
+	    NULL);
+	/* The SDKs copy it into the final message when it is not null. */
+	if (xs->container != NULL && delta != NULL)
+		json_object_object_add(delta, "container",
+		    json_object_get(xs->container));
 	messages_emit(xs, "message_delta", xstream_object(
-	    "delta", xstream_object(
-		"stop_reason", XSTREAM_STR(wr->stop ? wr->stop : "end_turn"),
-		"stop_sequence", wr->named ? XSTREAM_STR(xs->stop_seq) : NULL,
-		NULL),
-	    "usage", usage, NULL));
+	    "delta", delta, "usage", usage, NULL));
 	messages_emit(xs, "message_stop", json_object_new_object());
 }
 
