@@ -200,6 +200,7 @@ child_dispatch_master(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_CONF_SECRET:
 	case IMSG_CONF_STORE:
 	case IMSG_CONF_FILES:
+	case IMSG_CONF_LIMITS:
 	case IMSG_CONF_HTTP:
 	case IMSG_CONF_UPSTREAM:
 	case IMSG_CONF_REPLICA:

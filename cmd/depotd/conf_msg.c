@@ -130,6 +130,17 @@ files_sync(struct depotd_conf *c, struct files_msg *m, enum sync_dir d)
 }
 
 static void
+limits_sync(struct depotd_conf *c, struct limits_msg *m, enum sync_dir d)
+{
+	SYNC(d, c->limits.requests_per_minute, m->requests_per_minute);
+	SYNC(d, c->limits.tokens_per_minute, m->tokens_per_minute);
+	SYNC(d, c->limits.concurrency, m->concurrency);
+	SYNC(d, c->limits.tokens_per_day, m->tokens_per_day);
+	SYNC(d, c->limits.tokens_per_month, m->tokens_per_month);
+	SYNC(d, c->prefork, m->prefork);
+}
+
+static void
 sandbox_sync(struct depotd_conf *c, struct sandbox_msg *m, enum sync_dir d)
 {
 	SYNC(d, c->sandbox, m->mode);
@@ -298,6 +309,7 @@ conf_send(struct imsgev *iev, const struct depotd_conf *conf, int parts,
 	struct depotd_conf	*c = (struct depotd_conf *)conf;
 	struct store_msg	 st;
 	struct files_msg	 fm;
+	struct limits_msg	 lm;
 	struct sandbox_msg	 sb;
 	struct http_limits	 hl;
 
@@ -311,6 +323,9 @@ conf_send(struct imsgev *iev, const struct depotd_conf *conf, int parts,
 		memset(&fm, 0, sizeof(fm));
 		files_sync(c, &fm, TO_MSG);
 		send_part(iev, IMSG_CONF_FILES, &fm, sizeof(fm));
+		memset(&lm, 0, sizeof(lm));
+		limits_sync(c, &lm, TO_MSG);
+		send_part(iev, IMSG_CONF_LIMITS, &lm, sizeof(lm));
 	}
 	if (parts & CONF_PART_HTTP) {
 		hl = c->http;
@@ -432,6 +447,7 @@ conf_recv(struct depotd_conf *c, struct imsg *imsg)
 		struct secret_msg	 secret;
 		struct store_msg	 store;
 		struct files_msg	 files;
+		struct limits_msg	 limits;
 		struct upstream_msg	 upstream;
 		struct replica_msg	 replica;
 		struct model_msg	 model;
@@ -455,6 +471,9 @@ conf_recv(struct depotd_conf *c, struct imsg *imsg)
 		break;
 	case IMSG_CONF_FILES:
 		files_sync(c, &m.files, FROM_MSG);
+		break;
+	case IMSG_CONF_LIMITS:
+		limits_sync(c, &m.limits, FROM_MSG);
 		break;
 	case IMSG_CONF_HTTP:
 		c->http = m.http;

@@ -383,6 +383,33 @@ print_upstreams_models(FILE *fp, const struct depotd_conf *c)
 	}
 }
 
+/* Only when set: a configuration without limits prints as before. */
+static void
+print_limits(FILE *fp, const struct limits_conf *l)
+{
+	static const char	*names[] = { "requests-per-minute",
+	    "tokens-per-minute", "concurrency", "tokens-per-day",
+	    "tokens-per-month" };
+	int64_t			 v[5];
+	size_t			 i;
+	int			 any = 0;
+
+	v[0] = l->requests_per_minute;
+	v[1] = l->tokens_per_minute;
+	v[2] = l->concurrency;
+	v[3] = l->tokens_per_day;
+	v[4] = l->tokens_per_month;
+	for (i = 0; i < 5; i++)
+		any |= v[i] != 0;
+	if (!any)
+		return;
+	fputs("limits {\n", fp);
+	for (i = 0; i < 5; i++)
+		if (v[i] != 0)
+			fprintf(fp, "\t%s %lld\n", names[i], (long long)v[i]);
+	fputs("}\n", fp);
+}
+
 void
 conf_print(FILE *fp, const struct depotd_conf *c)
 {
@@ -403,6 +430,7 @@ conf_print(FILE *fp, const struct depotd_conf *c)
 	print_database(fp, c);
 	print_storage(fp, c);
 	print_files_http(fp, c);
+	print_limits(fp, &c->limits);
 	print_sandbox(fp, c);
 	if (c->admin_key != NULL)
 		fprintf(fp, "admin-key \"%s\"\n", SECRET_PLACEHOLDER);

@@ -169,6 +169,15 @@ struct depotd_conf {
 
 	struct http_limits		 http;		/* http { ... } */
 
+	/* limits { ... }: every key's default, 0 = none (storage_limits.c) */
+	struct limits_conf {
+		int64_t			 requests_per_minute;
+		int64_t			 tokens_per_minute;
+		int64_t			 concurrency;	/* per host */
+		int64_t			 tokens_per_day;	/* budgets */
+		int64_t			 tokens_per_month;
+	}				 limits;
+
 	enum sandbox_mode		 sandbox;
 	char				 sandbox_url[1024];
 	char				*sandbox_token;	/* secret */

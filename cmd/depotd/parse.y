@@ -126,6 +126,8 @@ static struct sym *symfind(const char *);
 static void	 symclear(void);
 static void	 secret_origin_check(struct origin *);
 static int	 in_range(int64_t, int64_t, int64_t, const char *);
+
+#define LIMIT_MAX	1000000000000LL	/* requests or tokens */
 static void	 include_file(const char *);
 static void	 listen_add(const char *, int64_t);
 static void	 storage_begin(const char *);
@@ -163,6 +165,8 @@ static void	 final_checks(const char *);
 %token	MAXSESSIONSPERKEY TRANSFERTIMEOUT
 %token	MAXANSWERSIZE MAXTOOLCALLS REQUESTTIMEOUT
 %token	DISCOVER
+%token	LIMITS REQUESTSPERMINUTE TOKENSPERMINUTE CONCURRENCY
+%token	TOKENSPERDAY TOKENSPERMONTH
 %token	CONTAINERS EXPIRESAFTER MAXLIFETIME MAXPERKEY MAXPERWORKSPACE
 %token	ERROR
 %token	<v.string>	STRING
@@ -324,6 +328,7 @@ main		: STRING			{
 		}
 		| FILES '{' optnl filesopts '}'
 		| CONTAINERS '{' optnl cntropts '}'
+		| LIMITS '{' optnl limitsopts '}'
 		| HTTP '{' optnl httpopts '}'
 		| SANDBOX LOCAL			{
 			conf->sandbox = SANDBOX_LOCAL;
@@ -471,6 +476,36 @@ storeopt	: STRING			{
 			if (storage_option("keepalive", SCHEME_SFTP) &&
 			    in_range($2, 0, 3600, "keepalive"))
 				conf->storage.keepalive = $2;
+		}
+		;
+
+limitsopts	: /* empty */
+		| limitsopts limitsopt optnl
+		;
+
+limitsopt	: STRING			{
+			yyerror("unknown limits option \"%s\"", $1);
+			YYERROR;
+		}
+		| REQUESTSPERMINUTE NUMBER	{
+			if (in_range($2, 1, LIMIT_MAX, "requests-per-minute"))
+				conf->limits.requests_per_minute = $2;
+		}
+		| TOKENSPERMINUTE NUMBER	{
+			if (in_range($2, 1, LIMIT_MAX, "tokens-per-minute"))
+				conf->limits.tokens_per_minute = $2;
+		}
+		| CONCURRENCY NUMBER		{
+			if (in_range($2, 1, 1000000, "concurrency"))
+				conf->limits.concurrency = $2;
+		}
+		| TOKENSPERDAY NUMBER		{
+			if (in_range($2, 1, LIMIT_MAX, "tokens-per-day"))
+				conf->limits.tokens_per_day = $2;
+		}
+		| TOKENSPERMONTH NUMBER		{
+			if (in_range($2, 1, LIMIT_MAX, "tokens-per-month"))
+				conf->limits.tokens_per_month = $2;
 		}
 		;
 
@@ -841,6 +876,7 @@ static const struct keyword keywords[] = {
 	{ "body-timeout",		BODYTIMEOUT },
 	{ "ca-file",			CAFILE },
 	{ "chroot",			CHROOT },
+	{ "concurrency",		CONCURRENCY },
 	{ "connect-timeout",		CONNECTTIMEOUT },
 	{ "containers",		CONTAINERS },
 	{ "control",			CONTROL },
@@ -862,6 +898,7 @@ static const struct keyword keywords[] = {
 	{ "include",			INCLUDE },
 	{ "keepalive",			KEEPALIVE },
 	{ "known-hosts",		KNOWNHOSTS },
+	{ "limits",			LIMITS },
 	{ "listen",			LISTEN },
 	{ "local",			LOCAL },
 	{ "max-answer-size",		MAXANSWERSIZE },
@@ -902,6 +939,7 @@ static const struct keyword keywords[] = {
 	{ "region",			REGION },
 	{ "remote-name",		REMOTENAME },
 	{ "request-timeout",		REQUESTTIMEOUT },
+	{ "requests-per-minute",	REQUESTSPERMINUTE },
 	{ "responses",			RESPONSES },
 	{ "retention",			RETENTION },
 	{ "sandbox",			SANDBOX },
@@ -913,6 +951,9 @@ static const struct keyword keywords[] = {
 	{ "text-only",			TEXTONLY },
 	{ "timeout",			TIMEOUT },
 	{ "token",			TOKEN },
+	{ "tokens-per-day",		TOKENSPERDAY },
+	{ "tokens-per-minute",		TOKENSPERMINUTE },
+	{ "tokens-per-month",		TOKENSPERMONTH },
 	{ "transfer-timeout",		TRANSFERTIMEOUT },
 	{ "upstream",			UPSTREAM },
 	{ "url",			URL },

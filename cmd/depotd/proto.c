@@ -46,6 +46,7 @@
 static const struct imsg_rule frontend_from_master[] = {
 	FROM_MASTER,
 	FIXED(IMSG_CONF_FILES, struct files_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_LIMITS, struct limits_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_HTTP, struct http_limits, IMSG_FD_NO),
 	FIXED(IMSG_CONF_UPSTREAM, struct upstream_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_REPLICA, struct replica_msg, IMSG_FD_NO),
@@ -60,6 +61,7 @@ static const struct imsg_rule storage_from_master[] = {
 	FROM_MASTER,
 	FIXED(IMSG_CONF_STORE, struct store_msg, IMSG_FD_NO),
 	FIXED(IMSG_CONF_FILES, struct files_msg, IMSG_FD_NO),
+	FIXED(IMSG_CONF_LIMITS, struct limits_msg, IMSG_FD_NO),
 	FIXED(IMSG_CTL_CMD, struct ctl_cmd, IMSG_FD_NO),
 };
 
@@ -117,6 +119,11 @@ static const struct imsg_rule storage_from_frontend[] = {
 	FIXED(IMSG_CNTR_LIST, struct cntr_list_req, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_DELETE, struct cntr_key, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_ATTACH, struct cntr_key, IMSG_FD_NO),
+	FIXED(IMSG_LIMIT_ASK, struct limit_ask, IMSG_FD_NO),
+	FIXED(IMSG_LIMIT_RETURN, struct limit_ask, IMSG_FD_NO),
+	/* A whole number of records: storage_usage.c checks. */
+	{ IMSG_USAGE_BATCH, sizeof(struct usage_rec),
+	    USAGE_BATCH * sizeof(struct usage_rec), IMSG_FD_NO },
 };
 
 /* Replies to the calls above; a create or an open hands over an fd. */
@@ -136,6 +143,7 @@ static const struct imsg_rule frontend_from_storage[] = {
 	FIXED(IMSG_CNTR_LIST_ITEM, struct cntr_rec, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_LIST_END, struct file_list_end, IMSG_FD_NO),
 	FIXED(IMSG_CNTR_ATTACHED, struct cntr_attached, IMSG_FD_NO),
+	FIXED(IMSG_LIMIT_GRANT, struct limit_grant, IMSG_FD_NO),
 };
 
 static const struct imsg_rule extract_from_frontend[] = {

@@ -157,6 +157,13 @@ enum imsg_type {
 	IMSG_CNTR_ATTACHED,		/* struct cntr_attached */
 	IMSG_CNTR_GRANT,		/* struct cntr_grant */
 	IMSG_CNTR_BOUND,		/* struct cntr_bound */
+	/* master -> storage, frontend: limits { } (after IMSG_CONF_FILES) */
+	IMSG_CONF_LIMITS,		/* struct limits_msg */
+	/* frontend <-> storage: shares of a key's limits (storage_limits.c) */
+	IMSG_LIMIT_ASK,			/* struct limit_ask */
+	IMSG_LIMIT_GRANT,		/* struct limit_grant */
+	IMSG_LIMIT_RETURN,		/* struct limit_ask: a share's end */
+	IMSG_USAGE_BATCH,		/* struct usage_rec[1..USAGE_BATCH] */
 };
 
 struct peer_msg {
@@ -236,6 +243,15 @@ struct files_msg {
 	int64_t		 cntr_max_lifetime;	/* seconds */
 	int32_t		 cntr_max_per_key;
 	int32_t		 cntr_max_per_workspace;
+};
+
+struct limits_msg {
+	int64_t		 requests_per_minute;
+	int64_t		 tokens_per_minute;
+	int64_t		 concurrency;
+	int64_t		 tokens_per_day;
+	int64_t		 tokens_per_month;
+	int32_t		 prefork;
 };
 
 /* An upstream's second or later url line (fe_pool.c). */
@@ -375,6 +391,63 @@ struct auth_result {
 
 struct auth_release {
 	char		 handle[HANDLE_LEN];
+};
+
+/*
+ * Limits (storage_limits.c, fe_limits.c).  A frontend asks for a share
+ * of a key's window (so many requests and tokens until so long from
+ * now) and decides locally until it is spent or ends; the ask and the
+ * return carry what the share that ends was spent on, and the storage
+ * helper settles that into the key's windows.  The key is the
+ * handle's: a frontend can name no other key's.
+ */
+struct limit_ask {
+	char		 handle[HANDLE_LEN];
+	int64_t		 want_tokens;	/* the request at hand's estimate */
+	int64_t		 spent_requests; /* of the share that ends */
+	int64_t		 spent_tokens;	/* corrections included */
+};
+
+enum limit_status {
+	LIMIT_OK,		/* a share */
+	LIMIT_NONE,		/* the key has no limits: ask again later */
+	LIMIT_RATE,		/* a per-minute rate is spent */
+	LIMIT_BUDGET,		/* a day's or month's budget is spent */
+	LIMIT_UNAVAILABLE,	/* the database is down */
+};
+
+#define LIMIT_MESSAGE_MAX	160
+
+struct limit_grant {
+	int32_t		 status;	/* enum limit_status */
+	int32_t		 retry_after;	/* seconds, when refused */
+	int64_t		 requests;	/* the share */
+	int64_t		 tokens;	/* -1: no token limit */
+	int64_t		 lease_ms;	/* the share ends this long from now */
+	int32_t		 concurrency;	/* this frontend's slots, 0 none */
+	/* For the x-ratelimit-* headers: the minute window. */
+	int64_t		 limit_requests;	/* 0: none */
+	int64_t		 limit_tokens;
+	int64_t		 left_requests;	/* beyond this share */
+	int64_t		 left_tokens;
+	int64_t		 reset_ms;	/* the window ends, from now */
+	char		 message[LIMIT_MESSAGE_MAX];	/* refused: why */
+};
+
+/* One model request's usage; the owner comes from the handle. */
+#define USAGE_BATCH		64
+#define USAGE_NAME_MAX		128
+
+struct usage_rec {
+	char		 handle[HANDLE_LEN];
+	char		 model[USAGE_NAME_MAX];
+	char		 replica[USAGE_NAME_MAX * 2];
+	int64_t		 tokens_in;	/* -1 unknown */
+	int64_t		 tokens_out;
+	int32_t		 status;
+	int64_t		 ttfb_us;	/* -1: no byte came */
+	int64_t		 duration_us;
+	int64_t		 time_us;	/* wall clock, since the epoch */
 };
 
 #define FILENAME_MAX_BYTES	1024
