@@ -157,9 +157,57 @@ static const char migration_2[] =
 "create index containers_sweep on containers (last_active_at)\n"
 "    where state = 'running';\n";
 
+
+/*
+ * Limits and usage (issue 21).  key_limits holds a key's own limits
+ * over limits { } (null: the default; 0: none).  limit_windows is the
+ * usage of a key's windows that every host sharing the database sees:
+ * each storage helper adds what it settled, in batches, and reads the
+ * sum back (storage_limits.c); period is 'minute', 'day' or 'month',
+ * window_start the window's UTC start.  usage holds one row per model
+ * request, written in batches; usage_time serves depotctl usage and
+ * the pruning of old windows.
+ */
+static const char migration_3[] =
+"create table key_limits (\n"
+"	key_id		text primary key references api_keys on delete cascade,\n"
+"	requests_per_minute bigint check (requests_per_minute >= 0),\n"
+"	tokens_per_minute bigint check (tokens_per_minute >= 0),\n"
+"	concurrency	bigint check (concurrency >= 0),\n"
+"	tokens_per_day	bigint check (tokens_per_day >= 0),\n"
+"	tokens_per_month bigint check (tokens_per_month >= 0),\n"
+"	updated_at	timestamptz not null default now()\n"
+");\n"
+"create table limit_windows (\n"
+"	key_id		text not null,\n"
+"	period		text not null check (period in ('minute', 'day', 'month')),\n"
+"	window_start	timestamptz not null,\n"
+"	requests	bigint not null default 0,\n"
+"	tokens		bigint not null default 0,\n"
+"	primary key (key_id, period, window_start)\n"
+");\n"
+"create table usage (\n"
+"	id		bigint generated always as identity primary key,\n"
+"	key_id		text not null,\n"
+"	user_id		text not null,\n"
+"	workspace_id	text not null,\n"
+"	model		text not null,\n"
+"	replica		text not null,\n"
+"	tokens_in	bigint,\n"
+"	tokens_out	bigint,\n"
+"	status		int not null,\n"
+"	ttfb_us		bigint,\n"
+"	duration_us	bigint not null,\n"
+"	host		text not null,\n"
+"	at		timestamptz not null\n"
+");\n"
+"create index usage_time on usage (at);\n"
+"create index usage_key on usage (key_id, at);\n";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
+	migration_3,
 };
 
 int

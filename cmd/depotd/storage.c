@@ -60,6 +60,15 @@ storage_dispatch_peer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_AUTH_RELEASE:
 		storage_auth_release(p, imsg);
 		break;
+	case IMSG_LIMIT_ASK:
+		storage_limits_ask(p, imsg);
+		break;
+	case IMSG_LIMIT_RETURN:
+		storage_limits_return(p, imsg);
+		break;
+	case IMSG_USAGE_BATCH:
+		storage_usage_batch(p, imsg);
+		break;
 	case IMSG_AUTH_DELEGATE:
 		storage_auth_delegate(p, imsg);
 		break;
@@ -119,6 +128,7 @@ storage_lost_peer(struct storage_peer *p)
 {
 	storage_request_peer_lost(p);
 	storage_upload_peer_lost(p);
+	storage_limits_peer_lost(p);
 	storage_auth_peer_lost(p);
 }
 
@@ -228,6 +238,8 @@ storage_start(void)
 	storage.store->ops->check(storage.store, store_checked, &storage);
 	evtimer_add(storage.ev_store_check, &now);
 	storage_sweep_init();
+	storage_limits_init();
+	storage_usage_init();
 }
 
 /* The only message of its own the master sends: a control command. */

@@ -148,6 +148,8 @@ void	 storage_auth_release(struct storage_peer *, struct imsg *);
 void	 storage_auth_delegate(struct storage_peer *, struct imsg *);
 const struct principal_ref *storage_auth_handle(struct storage_peer *,
 	    uint32_t peerid, const char *handle);
+const struct principal_ref *storage_auth_handle_ref(struct storage_peer *,
+	    const char *handle);
 int	 storage_auth_handle_live(struct storage_peer *, const char *handle);
 void	 storage_auth_handle_touch(struct storage_peer *, const char *handle);
 void	 storage_auth_key_revoked(const char *key_id);
@@ -181,6 +183,15 @@ void	 storage_upload_handle_gone(struct storage_peer *, const char *handle);
 void	 storage_upload_peer_lost(struct storage_peer *);
 /* storage_control.c */
 void	 storage_dispatch_control(struct imsg *);
+/* storage_limits.c */
+void	 storage_limits_init(void);
+void	 storage_limits_ask(struct storage_peer *, struct imsg *);
+void	 storage_limits_return(struct storage_peer *, struct imsg *);
+void	 storage_limits_peer_lost(struct storage_peer *);
+void	 storage_limits_changed(const char *key_id);
+/* storage_usage.c */
+void	 storage_usage_init(void);
+void	 storage_usage_batch(struct storage_peer *, struct imsg *);
 /* storage_sweep.c */
 void	 storage_sweep_init(void);
 void	 storage_sweep_reschedule(void);

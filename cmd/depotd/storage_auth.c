@@ -366,6 +366,18 @@ storage_auth_handle(struct storage_peer *p, uint32_t peerid, const char *id)
 	return &h->ref;
 }
 
+/* What the handle stands for, or NULL: no reply is sent. */
+const struct principal_ref *
+storage_auth_handle_ref(struct storage_peer *p, const char *id)
+{
+	struct auth_handle	*h;
+
+	if ((h = auth_handle_find(p, id)) == NULL)
+		return NULL;
+	auth_handle_used(h);
+	return &h->ref;
+}
+
 int
 storage_auth_handle_live(struct storage_peer *p, const char *id)
 {

@@ -1,0 +1,768 @@
+/*
+ * Copyright (c) 2026 The depotd authors
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
+
+/*
+ * storage_limits.c: the keys' limits, and shares of them lent to the
+ * frontends.
+ *
+ * A frontend decides each request alone, from a share of the key's
+ * window it asked for here (so many requests and tokens, for at most
+ * SHARE_MS); it asks again when the share is spent or ends, and says
+ * then what the share went on.  A share is counted as used while it
+ * is out, so that what every frontend holds never passes the limit;
+ * what it did not spend comes back when it is settled.  A share is
+ * sized to a part of what is left (SHARE_PARTS per frontend), so that
+ * one frontend cannot starve the others and asks stay rare.
+ *
+ * Windows are the UTC minute (rates), day and month (budgets).  For
+ * several hosts on one database, what each host settled is added to
+ * limit_windows every FLUSH_MS, one statement for every key, and the
+ * sums come back: a host's grants see the others' use as of its last
+ * flush.  The overshoot across hosts is what the other hosts held in
+ * shares and settled since that flush.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/tree.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "util.h"
+#include "storage.h"
+
+#define SHARE_MS	1000	/* longest a share is out */
+#define SHARE_GRACE_MS	2000	/* then it counts as spent whole */
+#define SHARE_PARTS	2	/* a share: what is left / (parts * prefork) */
+#define NONE_MS		5000	/* a key without limits asks again */
+#define OVERRIDE_TTL	5	/* seconds a key's own limits are kept */
+#define FLUSH_MS	100	/* settled use into limit_windows */
+#define LIMIT_KEYS_MAX	65536	/* keys held at once */
+#define LIMIT_WAIT_MAX	256	/* asks queued on one key's lookup */
+
+enum period { P_MINUTE, P_DAY, P_MONTH, P_MAX };
+static const char *const period_names[P_MAX] = { "minute", "day", "month" };
+
+/* One window of one key: use seen in the database, settled, lent. */
+struct lwindow {
+	int64_t		 start;		/* UTC seconds */
+	int64_t		 seen_req, seen_tok;	/* in limit_windows */
+	int64_t		 pend_req, pend_tok;	/* settled, not flushed */
+	int64_t		 flush_req, flush_tok;	/* being flushed */
+	int64_t		 out_req, out_tok;	/* in shares */
+};
+
+struct lask {
+	TAILQ_ENTRY(lask)	 entry;
+	struct storage_peer	*peer;
+	uint32_t		 peerid;
+	struct limit_ask	 ask;
+};
+TAILQ_HEAD(lask_queue, lask);
+
+struct lkey {
+	RB_ENTRY(lkey)		 node;
+	char			 key_id[IDLEN];
+	struct limits_conf	 own;		/* -1: the default */
+	int64_t			 own_until;	/* mono_seconds() */
+	int			 loading;
+	int			 nwait;
+	struct lask_queue	 waiting;
+	struct lwindow		 w[P_MAX];
+	int			 nshares;	/* out: the key stays */
+	int64_t			 active_until;	/* mono_usec(): flush it */
+};
+RB_HEAD(lkeys, lkey);
+
+/* A frontend's share of one key. */
+struct lshare {
+	RB_ENTRY(lshare)	 node;
+	struct storage_peer	*peer;
+	struct lkey		*key;
+	int64_t			 start[P_MAX];	/* the windows it is of */
+	int64_t			 req, tok;
+	int64_t			 until;		/* mono_usec() */
+};
+RB_HEAD(lshares, lshare);
+
+static int	lkey_cmp(struct lkey *, struct lkey *);
+static int	lshare_cmp(struct lshare *, struct lshare *);
+/* libbsd's tree.h marks its functions __unused, which glibc lacks. */
+#ifndef __unused
+#define __unused	__attribute__((__unused__))
+#define LIMITS_UNUSED_DEFINED
+#endif
+RB_GENERATE_STATIC(lkeys, lkey, node, lkey_cmp)
+RB_GENERATE_STATIC(lshares, lshare, node, lshare_cmp)
+#ifdef LIMITS_UNUSED_DEFINED
+#undef __unused
+#endif
+
+static struct lkeys	 keys = RB_INITIALIZER(&keys);
+static struct lshares	 shares = RB_INITIALIZER(&shares);
+static int		 nkeys;
+static struct event	*ev_flush;
+static int		 flushing;
+
+static int
+lkey_cmp(struct lkey *a, struct lkey *b)
+{
+	return strcmp(a->key_id, b->key_id);
+}
+
+static int
+lshare_cmp(struct lshare *a, struct lshare *b)
+{
+	if (a->peer != b->peer)
+		return a->peer < b->peer ? -1 : 1;
+	return strcmp(a->key->key_id, b->key->key_id);
+}
+
+/* --- windows --- */
+
+static int64_t
+period_start(enum period p, time_t now)
+{
+	struct tm	 tm;
+
+	if (p == P_MINUTE)
+		return now - now % 60;
+	gmtime_r(&now, &tm);
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	if (p == P_MONTH)
+		tm.tm_mday = 1;
+	return timegm(&tm);
+}
+
+static int64_t
+period_end(enum period p, int64_t start)
+{
+	struct tm	 tm;
+	time_t		 t = start;
+
+	if (p == P_MINUTE)
+		return start + 60;
+	if (p == P_DAY)
+		return start + 86400;
+	gmtime_r(&t, &tm);
+	tm.tm_mon++;
+	return timegm(&tm);
+}
+
+/* The key's windows, moved on to now's: a past window's use is gone. */
+static void
+lkey_roll(struct lkey *k, time_t now)
+{
+	int64_t	 s;
+	int	 p;
+
+	for (p = 0; p < P_MAX; p++) {
+		if ((s = period_start(p, now)) == k->w[p].start)
+			continue;
+		memset(&k->w[p], 0, sizeof(k->w[p]));
+		k->w[p].start = s;
+	}
+}
+
+static int64_t
+lwindow_req(const struct lwindow *w)
+{
+	return w->seen_req + w->pend_req + w->flush_req + w->out_req;
+}
+
+static int64_t
+lwindow_tok(const struct lwindow *w)
+{
+	return w->seen_tok + w->pend_tok + w->flush_tok + w->out_tok;
+}
+
+/* --- what a key may do --- */
+
+static struct lkey *
+lkey_get(const char *key_id)
+{
+	struct lkey	 find, *k;
+
+	strlcpy(find.key_id, key_id, sizeof(find.key_id));
+	if ((k = RB_FIND(lkeys, &keys, &find)) != NULL)
+		return k;
+	if (nkeys >= LIMIT_KEYS_MAX)
+		return NULL;
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		fatal("calloc");
+	strlcpy(k->key_id, key_id, sizeof(k->key_id));
+	TAILQ_INIT(&k->waiting);
+	RB_INSERT(lkeys, &keys, k);
+	nkeys++;
+	return k;
+}
+
+static int64_t
+pick(int64_t own, int64_t dflt)
+{
+	return own >= 0 ? own : dflt;
+}
+
+static void
+lkey_limits(const struct lkey *k, struct limits_conf *l)
+{
+	const struct limits_conf *d = &storage.conf->limits;
+
+	l->requests_per_minute = pick(k->own.requests_per_minute,
+	    d->requests_per_minute);
+	l->tokens_per_minute = pick(k->own.tokens_per_minute,
+	    d->tokens_per_minute);
+	l->concurrency = pick(k->own.concurrency, d->concurrency);
+	l->tokens_per_day = pick(k->own.tokens_per_day, d->tokens_per_day);
+	l->tokens_per_month = pick(k->own.tokens_per_month,
+	    d->tokens_per_month);
+}
+
+static int
+limits_any(const struct limits_conf *l)
+{
+	return l->requests_per_minute > 0 || l->tokens_per_minute > 0 ||
+	    l->concurrency > 0 || l->tokens_per_day > 0 ||
+	    l->tokens_per_month > 0;
+}
+
+/* What the share that ends went on, into the windows it was of. */
+static void
+lkey_settle(struct lkey *k, const struct lshare *s, int64_t req,
+    int64_t tok)
+{
+	int	 p;
+
+	for (p = 0; p < P_MAX; p++) {
+		if (s != NULL && s->start[p] == k->w[p].start) {
+			k->w[p].out_req -= s->req;
+			k->w[p].out_tok -= s->tok;
+		}
+		/* A correction after its share's window is of the next. */
+		k->w[p].pend_req += req;
+		k->w[p].pend_tok += tok;
+	}
+}
+
+static struct lshare *
+lshare_find(struct storage_peer *peer, struct lkey *k)
+{
+	struct lshare	 find;
+
+	find.peer = peer;
+	find.key = k;
+	return RB_FIND(lshares, &shares, &find);
+}
+
+static void
+lshare_end(struct lshare *s, int64_t req, int64_t tok)
+{
+	lkey_settle(s->key, s, req, tok);
+	s->key->nshares--;
+	RB_REMOVE(lshares, &shares, s);
+	free(s);
+}
+
+/* Bounded inputs: a frontend's word is taken only so far. */
+static int64_t
+clamp_spent(int64_t v)
+{
+	if (v < 0)
+		return 0;
+	return v > 1000000000LL ? 1000000000LL : v;
+}
+
+static int64_t
+share_of(int64_t left, int64_t want)
+{
+	int64_t	 part = left / (SHARE_PARTS * (storage.conf->prefork > 0 ?
+	    storage.conf->prefork : 1));
+
+	if (part < want)
+		part = want;
+	if (part < 1)
+		part = 1;
+	return part > left ? left : part;
+}
+
+static void
+grant_refuse(struct limit_grant *g, int status, int64_t end, time_t now,
+    const char *message)
+{
+	g->status = status;
+	g->retry_after = end - now > 0 ? end - now : 1;
+	strlcpy(g->message, message, sizeof(g->message));
+}
+
+/*
+ * The budgets first (a spent budget outlasts a rate), then the rates;
+ * g says the minute's figures in any case, for the headers.
+ */
+static int
+grant_check(struct lkey *k, const struct limits_conf *l, time_t now,
+    int64_t *left_req, int64_t *left_tok, struct limit_grant *g)
+{
+	struct lwindow	*m = &k->w[P_MINUTE];
+	int64_t		 b;
+
+	*left_req = *left_tok = INT64_MAX;
+	if (l->tokens_per_month > 0 && (b = l->tokens_per_month -
+	    lwindow_tok(&k->w[P_MONTH])) < *left_tok) {
+		*left_tok = b;
+		if (b <= 0) {
+			grant_refuse(g, LIMIT_BUDGET, period_end(P_MONTH,
+			    k->w[P_MONTH].start), now, "the key's monthly token budget is spent");
+			return -1;
+		}
+	}
+	if (l->tokens_per_day > 0 && (b = l->tokens_per_day -
+	    lwindow_tok(&k->w[P_DAY])) < *left_tok) {
+		*left_tok = b;
+		if (b <= 0) {
+			grant_refuse(g, LIMIT_BUDGET, period_end(P_DAY,
+			    k->w[P_DAY].start), now, "the key's daily token budget is spent");
+			return -1;
+		}
+	}
+	g->limit_requests = l->requests_per_minute;
+	g->limit_tokens = l->tokens_per_minute;
+	g->reset_ms = (period_end(P_MINUTE, m->start) - now) * 1000;
+	if (l->requests_per_minute > 0)
+		*left_req = l->requests_per_minute - lwindow_req(m);
+	if (l->tokens_per_minute > 0 &&
+	    (b = l->tokens_per_minute - lwindow_tok(m)) < *left_tok)
+		*left_tok = b;
+	g->left_requests = *left_req < 0 ? 0 : *left_req;
+	g->left_tokens = l->tokens_per_minute > 0 && *left_tok > 0 ?
+	    *left_tok : 0;
+	if (*left_req <= 0) {
+		grant_refuse(g, LIMIT_RATE, period_end(P_MINUTE, m->start),
+		    now, "rate limit reached for requests per minute");
+		return -1;
+	}
+	if (*left_tok <= 0) {
+		grant_refuse(g, LIMIT_RATE, period_end(P_MINUTE, m->start),
+		    now, "rate limit reached for tokens per minute");
+		return -1;
+	}
+	return 0;
+}
+
+/* A share of what is left, counted out at once. */
+static void
+grant_share(struct storage_peer *peer, struct lkey *k,
+    const struct limits_conf *l, const struct limit_ask *a,
+    struct limit_grant *g)
+{
+	struct lshare	*s;
+	int64_t		 left_req, left_tok, end_ms;
+	int64_t		 prefork = storage.conf->prefork > 0 ?
+			    storage.conf->prefork : 1;
+	time_t		 now = time(NULL);
+	int		 p;
+
+	if (grant_check(k, l, now, &left_req, &left_tok, g) == -1)
+		return;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		fatal("calloc");
+	s->peer = peer;
+	s->key = k;
+	s->req = left_req == INT64_MAX ? 0 : share_of(left_req, 1);
+	s->tok = left_tok == INT64_MAX ? 0 :
+	    share_of(left_tok, clamp_spent(a->want_tokens));
+	for (p = 0; p < P_MAX; p++) {
+		s->start[p] = k->w[p].start;
+		k->w[p].out_req += s->req;
+		k->w[p].out_tok += s->tok;
+	}
+	end_ms = g->reset_ms;
+	g->status = LIMIT_OK;
+	g->requests = left_req == INT64_MAX ? -1 : s->req;
+	g->tokens = left_tok == INT64_MAX ? -1 : s->tok;
+	g->lease_ms = end_ms > 0 && end_ms < SHARE_MS ? end_ms : SHARE_MS;
+	s->until = mono_usec() + (g->lease_ms + SHARE_GRACE_MS) * 1000;
+	if (g->left_requests > s->req)
+		g->left_requests -= s->req;
+	else
+		g->left_requests = 0;
+	if (g->left_tokens > s->tok)
+		g->left_tokens -= s->tok;
+	else
+		g->left_tokens = 0;
+	if (l->concurrency > 0)
+		g->concurrency = (l->concurrency + prefork - 1) / prefork;
+	RB_INSERT(lshares, &shares, s);
+	k->nshares++;
+	k->active_until = mono_usec() + 2 * SHARE_MS * 1000;
+}
+
+static void
+lkey_answer(struct lkey *k, struct storage_peer *peer, uint32_t peerid,
+    const struct limit_ask *a)
+{
+	struct limit_grant	 g;
+	struct limits_conf	 l;
+	struct lshare		*s;
+
+	memset(&g, 0, sizeof(g));
+	lkey_roll(k, time(NULL));
+	if ((s = lshare_find(peer, k)) != NULL)
+		lshare_end(s, clamp_spent(a->spent_requests),
+		    clamp_spent(a->spent_tokens));
+	else
+		lkey_settle(k, NULL, clamp_spent(a->spent_requests),
+		    clamp_spent(a->spent_tokens));
+	lkey_limits(k, &l);
+	if (!limits_any(&l)) {
+		g.status = LIMIT_NONE;
+		g.lease_ms = NONE_MS;
+		g.requests = g.tokens = -1;
+	} else
+		grant_share(peer, k, &l, a, &g);
+	storage_peer_reply(peer, IMSG_LIMIT_GRANT, peerid, -1, &g, sizeof(g));
+}
+
+/* --- a key's own limits, from key_limits --- */
+
+static const char OWN_SQL[] =
+    "select coalesce(requests_per_minute, -1), "
+    "coalesce(tokens_per_minute, -1), coalesce(concurrency, -1), "
+    "coalesce(tokens_per_day, -1), coalesce(tokens_per_month, -1) "
+    "from key_limits where key_id = $1";
+
+static void
+lkey_own_none(struct lkey *k)
+{
+	k->own.requests_per_minute = k->own.tokens_per_minute = -1;
+	k->own.concurrency = k->own.tokens_per_day = -1;
+	k->own.tokens_per_month = -1;
+}
+
+static void
+lkey_loaded(void *arg, const PGresult *res)
+{
+	struct lkey	*k = arg;
+	struct lask	*q;
+
+	k->loading = 0;
+	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
+		/* The default, until the database answers again. */
+		log_warnx("limits of %s: %s", k->key_id, res == NULL ?
+		    "database unavailable" : PQresultErrorMessage(res));
+		lkey_own_none(k);
+		k->own_until = mono_seconds() + 1;
+	} else {
+		lkey_own_none(k);
+		if (PQntuples(res) == 1) {
+			k->own.requests_per_minute =
+			    strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+			k->own.tokens_per_minute =
+			    strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+			k->own.concurrency = strtoll(PQgetvalue(res, 0, 2),
+			    NULL, 10);
+			k->own.tokens_per_day = strtoll(PQgetvalue(res, 0, 3),
+			    NULL, 10);
+			k->own.tokens_per_month =
+			    strtoll(PQgetvalue(res, 0, 4), NULL, 10);
+		}
+		k->own_until = mono_seconds() + OVERRIDE_TTL;
+	}
+	while ((q = TAILQ_FIRST(&k->waiting)) != NULL) {
+		TAILQ_REMOVE(&k->waiting, q, entry);
+		if (q->peer != NULL)
+			lkey_answer(k, q->peer, q->peerid, &q->ask);
+		free(q);
+	}
+	k->nwait = 0;
+}
+
+static int
+lkey_load(struct lkey *k)
+{
+	const char	*params[1] = { k->key_id };
+
+	if (k->loading)
+		return 0;
+	if (db_query(storage.db, OWN_SQL, 1, params, lkey_loaded, k) == -1)
+		return -1;
+	k->loading = 1;
+	return 0;
+}
+
+void
+storage_limits_ask(struct storage_peer *p, struct imsg *imsg)
+{
+	const struct principal_ref	*who;
+	struct limit_ask		 a;
+	struct lkey			*k;
+	struct lask			*q;
+
+	IMSG_TAKE(imsg, a);
+	a.handle[sizeof(a.handle) - 1] = '\0';
+	if ((who = storage_auth_handle(p, imsg->hdr.peerid, a.handle)) ==
+	    NULL)
+		return;
+	if ((k = lkey_get(who->key_id)) == NULL) {
+		storage_peer_error(p, imsg->hdr.peerid, 503,
+		    "too many keys are being limited at once");
+		return;
+	}
+	if (k->own_until > mono_seconds() && !k->loading) {
+		lkey_answer(k, p, imsg->hdr.peerid, &a);
+		return;
+	}
+	if (k->nwait >= LIMIT_WAIT_MAX || lkey_load(k) == -1) {
+		/* No word from the database: the default limits. */
+		if (k->own_until == 0)
+			lkey_own_none(k);
+		lkey_answer(k, p, imsg->hdr.peerid, &a);
+		return;
+	}
+	if ((q = calloc(1, sizeof(*q))) == NULL)
+		fatal("calloc");
+	q->peer = p;
+	q->peerid = imsg->hdr.peerid;
+	q->ask = a;
+	TAILQ_INSERT_TAIL(&k->waiting, q, entry);
+	k->nwait++;
+}
+
+/* A share given back before it ended (the frontend is done with it). */
+void
+storage_limits_return(struct storage_peer *p, struct imsg *imsg)
+{
+	const struct principal_ref	*who;
+	struct limit_ask		 a;
+	struct lkey			 find, *k;
+	struct lshare			*s;
+
+	IMSG_TAKE(imsg, a);
+	a.handle[sizeof(a.handle) - 1] = '\0';
+	if ((who = storage_auth_handle_ref(p, a.handle)) == NULL)
+		return;
+	strlcpy(find.key_id, who->key_id, sizeof(find.key_id));
+	if ((k = RB_FIND(lkeys, &keys, &find)) == NULL)
+		return;
+	lkey_roll(k, time(NULL));
+	if ((s = lshare_find(p, k)) != NULL)
+		lshare_end(s, clamp_spent(a.spent_requests),
+		    clamp_spent(a.spent_tokens));
+	else
+		lkey_settle(k, NULL, clamp_spent(a.spent_requests),
+		    clamp_spent(a.spent_tokens));
+}
+
+/* Its shares count as spent whole; its queued asks go unanswered. */
+void
+storage_limits_peer_lost(struct storage_peer *p)
+{
+	struct lshare	*s, *tmp;
+	struct lkey	*k;
+	struct lask	*q;
+
+	RB_FOREACH_SAFE(s, lshares, &shares, tmp)
+		if (s->peer == p)
+			lshare_end(s, s->req, s->tok);
+	RB_FOREACH(k, lkeys, &keys)
+		TAILQ_FOREACH(q, &k->waiting, entry)
+			if (q->peer == p)
+				q->peer = NULL;
+}
+
+/* A key's own limits changed (depotctl): read again at the next ask. */
+void
+storage_limits_changed(const char *key_id)
+{
+	struct lkey	 find, *k;
+
+	strlcpy(find.key_id, key_id, sizeof(find.key_id));
+	if ((k = RB_FIND(lkeys, &keys, &find)) != NULL)
+		k->own_until = 0;
+}
+
+/* --- the windows in the database --- */
+
+static const char FLUSH_SQL[] =
+    "insert into limit_windows as l "
+    "(key_id, period, window_start, requests, tokens) "
+    "select k, p, to_timestamp(w), r, t from unnest($1::text[], "
+    "$2::text[], $3::bigint[], $4::bigint[], $5::bigint[]) as u(k, p, w, "
+    "r, t) on conflict (key_id, period, window_start) do update set "
+    "requests = l.requests + excluded.requests, "
+    "tokens = l.tokens + excluded.tokens "
+    "returning key_id, period, extract(epoch from window_start)::bigint, "
+    "requests, tokens";
+
+static void
+flush_done(void *arg, const PGresult *res)
+{
+	struct lkey	 find, *k;
+	int64_t		 start;
+	int		 i, p, ok;
+
+	flushing = 0;
+	ok = res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK;
+	if (!ok)
+		log_warnx("limit windows: %s", res == NULL ?
+		    "database unavailable" : PQresultErrorMessage(res));
+	for (i = 0; ok && i < PQntuples(res); i++) {
+		strlcpy(find.key_id, PQgetvalue(res, i, 0),
+		    sizeof(find.key_id));
+		if ((k = RB_FIND(lkeys, &keys, &find)) == NULL)
+			continue;
+		start = strtoll(PQgetvalue(res, i, 2), NULL, 10);
+		for (p = 0; p < P_MAX; p++)
+			if (strcmp(PQgetvalue(res, i, 1),
+			    period_names[p]) == 0 && k->w[p].start == start) {
+				k->w[p].seen_req = strtoll(PQgetvalue(res,
+				    i, 3), NULL, 10);
+				k->w[p].seen_tok = strtoll(PQgetvalue(res,
+				    i, 4), NULL, 10);
+			}
+	}
+	/* What did not reach the database goes with the next flush. */
+	RB_FOREACH(k, lkeys, &keys)
+		for (p = 0; p < P_MAX; p++) {
+			if (!ok) {
+				k->w[p].pend_req += k->w[p].flush_req;
+				k->w[p].pend_tok += k->w[p].flush_tok;
+			}
+			k->w[p].flush_req = k->w[p].flush_tok = 0;
+		}
+}
+
+struct flush_cols {
+	char	**v[5];
+	char	 *num;		/* the numbers' text, 3 x 24 per row */
+	int	  n, max;
+};
+
+static void
+flush_row(struct flush_cols *c, struct lkey *k, int p)
+{
+	char	*n = c->num + c->n * 72;
+
+	c->v[0][c->n] = k->key_id;
+	c->v[1][c->n] = (char *)period_names[p];
+	snprintf(n, 24, "%" PRId64, k->w[p].start);
+	snprintf(n + 24, 24, "%" PRId64, k->w[p].pend_req);
+	snprintf(n + 48, 24, "%" PRId64, k->w[p].pend_tok);
+	c->v[2][c->n] = n;
+	c->v[3][c->n] = n + 24;
+	c->v[4][c->n] = n + 48;
+	k->w[p].flush_req = k->w[p].pend_req;
+	k->w[p].flush_tok = k->w[p].pend_tok;
+	k->w[p].pend_req = k->w[p].pend_tok = 0;
+	c->n++;
+}
+
+/*
+ * Every key in use: what it settled goes in, the sums come back (a
+ * zero row reads the other hosts' use).  A key idle for long, with
+ * nothing to flush and no share out, is forgotten.
+ */
+static void
+flush_run(void)
+{
+	struct flush_cols	 c;
+	struct lkey		*k, *tmp;
+	char			*arr[5];
+	const char		*params[5];
+	int64_t			 now = mono_usec();
+	int			 i, p;
+
+	memset(&c, 0, sizeof(c));
+	c.max = nkeys * P_MAX;
+	if (c.max == 0 || flushing || !db_up(storage.db))
+		return;
+	for (i = 0; i < 5; i++)
+		if ((c.v[i] = calloc(c.max, sizeof(char *))) == NULL)
+			fatal("calloc");
+	if ((c.num = calloc(c.max, 72)) == NULL)
+		fatal("calloc");
+	RB_FOREACH_SAFE(k, lkeys, &keys, tmp) {
+		lkey_roll(k, time(NULL));
+		if (k->active_until < now && !k->loading && k->nshares == 0 &&
+		    TAILQ_EMPTY(&k->waiting) && k->w[0].pend_req == 0 &&
+		    k->w[0].pend_tok == 0 && k->w[0].out_req == 0 &&
+		    k->w[0].out_tok == 0 && k->own_until < mono_seconds()) {
+			RB_REMOVE(lkeys, &keys, k);
+			nkeys--;
+			free(k);
+			continue;
+		}
+		for (p = 0; p < P_MAX; p++)
+			if (k->active_until >= now || k->w[p].pend_req != 0 ||
+			    k->w[p].pend_tok != 0)
+				flush_row(&c, k, p);
+	}
+	memset(arr, 0, sizeof(arr));
+	for (i = 0; c.n > 0 && i < 5; i++)
+		if ((arr[i] = db_batch_array((const char *const *)c.v[i],
+		    c.n)) == NULL)
+			fatal("db_batch_array");
+	for (i = 0; i < 5; i++)
+		params[i] = arr[i];
+	if (c.n > 0 && db_query(storage.db, FLUSH_SQL, 5, params, flush_done,
+	    NULL) == 0)
+		flushing = 1;
+	else if (c.n > 0)
+		flush_done(NULL, NULL);
+	for (i = 0; i < 5; i++) {
+		free(arr[i]);
+		free(c.v[i]);
+	}
+	free(c.num);
+}
+
+/* Shares whose frontend never settled them count as spent whole. */
+static void
+shares_lapse(void)
+{
+	struct lshare	*s, *tmp;
+	int64_t		 now = mono_usec();
+
+	RB_FOREACH_SAFE(s, lshares, &shares, tmp)
+		if (s->until < now) {
+			lkey_roll(s->key, time(NULL));
+			lshare_end(s, s->req, s->tok);
+		}
+}
+
+static void
+limits_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct timeval	 tv = { 0, FLUSH_MS * 1000 };
+
+	shares_lapse();
+	flush_run();
+	evtimer_add(ev_flush, &tv);
+}
+
+void
+storage_limits_init(void)
+{
+	struct timeval	 tv = { 0, FLUSH_MS * 1000 };
+
+	if ((ev_flush = evtimer_new(storage.base, limits_timer, NULL)) ==
+	    NULL)
+		fatal("evtimer_new");
+	evtimer_add(ev_flush, &tv);
+}
