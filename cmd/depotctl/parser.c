@@ -49,6 +49,11 @@ static const struct command commands[] = {
 	{ { "container", "show" }, CTL_CONTAINER_SHOW, "container show id" },
 	{ { "container", "destroy" }, CTL_CONTAINER_DESTROY,
 	    "container destroy id" },
+	{ { "limits", "set" }, CTL_LIMITS_SET, "limits set key-id|prefix "
+	    "[-r rpm] [-t tpm] [-c concurrency] [-d tokens/day] "
+	    "[-m tokens/month]" },
+	{ { "limits", "show" }, CTL_LIMITS_SHOW, "limits show key-id|prefix" },
+	{ { "usage", NULL }, CTL_USAGE, "usage [-b user|workspace|model|day]" },
 };
 
 void
@@ -123,6 +128,64 @@ container_list_args(int argc, char *argv[], struct ctl_cmd *cmd)
 }
 
 static int
+limit_number(const char *s)
+{
+	size_t	 n = strspn(s, "0123456789");
+
+	return n > 0 && n <= 13 && s[n] == '\0' &&
+	    (n < 13 || strcmp(s, "1000000000000") == 0);
+}
+
+/* Each limit a number of 0 (none) or more; one left out is the default. */
+static int
+limits_set_args(int argc, char *argv[], struct ctl_cmd *cmd)
+{
+	static const char	 letters[] = "rtcdm";
+	char			 field[5][24], *slot;
+	int			 ch, i;
+
+	memset(field, 0, sizeof(field));
+	optind = 0;
+	while ((ch = getopt(argc, argv, "r:t:c:d:m:")) != -1) {
+		if ((slot = strchr(letters, ch)) == NULL)
+			goto usage;
+		if (!limit_number(optarg)) {
+			fprintf(stderr, "depotctl: -%c %s: not a number from 0 "
+			    "to 10^12\n", ch, optarg);
+			return -1;
+		}
+		strlcpy(field[slot - letters], optarg, sizeof(field[0]));
+	}
+	if (optind != argc - 1)
+		goto usage;
+	if (arg_copy(cmd, 0, argv[optind]) == -1)
+		return -1;
+	for (i = 0; i < 5; i++) {
+		if (i > 0)
+			strlcat(cmd->args[1], ",", CTL_ARGLEN);
+		strlcat(cmd->args[1], field[i], CTL_ARGLEN);
+	}
+	return 0;
+usage:
+	fprintf(stderr, "usage: depotctl limits set key-id|prefix [-r rpm] "
+	    "[-t tpm] [-c concurrency] [-d tokens/day] [-m tokens/month]\n");
+	return -1;
+}
+
+static int
+usage_args(int argc, char *argv[], struct ctl_cmd *cmd)
+{
+	if (slot_args(argc, argv, cmd, "b") == -1) {
+		fprintf(stderr, "usage: depotctl usage "
+		    "[-b user|workspace|model|day]\n");
+		return -1;
+	}
+	if (cmd->args[0][0] == '\0')
+		strlcpy(cmd->args[0], "user", CTL_ARGLEN);
+	return 0;
+}
+
+static int
 words_match(const struct command *c, int argc, char *argv[])
 {
 	if (argc < 1 || strcmp(argv[0], c->words[0]) != 0)
@@ -158,8 +221,13 @@ parse_command(int argc, char *argv[], struct ctl_cmd *cmd)
 		return key_create_args(argc + 1, argv - 1, cmd);
 	case CTL_CONTAINER_LIST:
 		return container_list_args(argc + 1, argv - 1, cmd);
+	case CTL_LIMITS_SET:
+		return limits_set_args(argc + 1, argv - 1, cmd);
+	case CTL_USAGE:
+		return usage_args(argc + 1, argv - 1, cmd);
 	case CTL_CONTAINER_SHOW:
 	case CTL_CONTAINER_DESTROY:
+	case CTL_LIMITS_SHOW:
 	case CTL_USER_ADD:
 	case CTL_WORKSPACE_ADD:
 	case CTL_KEY_REVOKE:

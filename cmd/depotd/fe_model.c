@@ -49,6 +49,7 @@
 #include "fe_coderun.h"
 #include "fe_discover.h"
 #include "fe_count.h"
+#include "fe_limits.h"
 
 /* One model request. */
 struct model_req {
@@ -75,6 +76,7 @@ struct model_req {
 	struct event		*deadline;	/* request-timeout */
 	int			 counting;	/* count_tokens */
 	struct fe_count		*count;
+	struct fe_limit_ticket	 limit;
 };
 
 static const char *route_names[] = {
@@ -86,6 +88,30 @@ static const char *route_names[] = {
 /* --- the end --- */
 
 #define TRIM_AFTER	(1024 * 1024)	/* body bytes */
+
+/* Its usage row: the owner is the handle's (storage_usage.c). */
+static void
+model_usage(struct model_req *mr, const struct upcall_result *res,
+    int status)
+{
+	const struct principal	*who = &mr->ar->who;
+	struct usage_rec	 rec;
+
+	if (who->handle[0] == '\0' || mr->counting)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	strlcpy(rec.handle, who->handle, sizeof(rec.handle));
+	strlcpy(rec.model, mr->asked, sizeof(rec.model));
+	strlcpy(rec.replica, res->replica, sizeof(rec.replica));
+	rec.tokens_in = res->tokens_in;
+	rec.tokens_out = res->tokens_out;
+	rec.status = status;
+	rec.ttfb_us = res->ttfb_us;
+	rec.duration_us = mono_usec() - mr->start_us;
+	rec.time_us = now_usec();
+	/* A handle not cached goes with the request: the record first. */
+	fe_usage_add(&rec, who->cached == NULL);
+}
 
 /* Its fields for the request's log line, whatever became of it; no key. */
 static void
@@ -118,6 +144,9 @@ model_log(struct model_req *mr, const struct upcall_result *res,
 	ms.tokens_out = res->tokens_out;
 	ms.ttfb_us = res->ttfb_us;
 	fe_metrics_model(&ms);
+	fe_limits_done(&mr->limit, res->tokens_in < 0 ? -1 :
+	    res->tokens_in + (res->tokens_out > 0 ? res->tokens_out : 0));
+	model_usage(mr, res, status);
 }
 
 /* An answer given before any upstream call: counted and logged too. */
@@ -161,6 +190,7 @@ model_free(struct api_req *ar)
 	} else if (!mr->logged && mr->asked[0] != '\0')
 		/* Refused before any upstream: its status, or the caller left. */
 		model_log_early(mr, ar->req->replied ? ar->req->status : 499);
+	fe_limits_done(&mr->limit, -1);
 	if (mr->deadline != NULL)
 		event_free(mr->deadline);
 	upcall_free(mr->upcall);
@@ -524,6 +554,8 @@ model_parse(struct model_req *mr)
 	return 0;
 }
 
+static void	model_admitted(void *);
+
 static void
 model_body_end(struct api_req *ar)
 {
@@ -540,6 +572,21 @@ model_body_end(struct api_req *ar)
 		model_answered(mr);
 		return;
 	}
+	/* A count costs the caller nothing: it is not limited. */
+	if (mr->counting)
+		model_admitted(mr);
+	else
+		fe_limits_check(ar, &mr->limit, (int64_t)(mr->bodylen / 4),
+		    model_admitted, mr);
+}
+
+/* Within the key's limits: its files, then the upstream. */
+static void
+model_admitted(void *arg)
+{
+	struct model_req	*mr = arg;
+	struct api_req		*ar = mr->ar;
+
 	if ((mr->upstream_body = upstream_body_new(fe.base)) == NULL) {
 		fe_reply_error(ar, 503, NULL, "out of memory");
 		model_answered(mr);

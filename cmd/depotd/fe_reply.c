@@ -116,34 +116,31 @@ add(struct json_object *o, const char *key, struct json_object *v,
 	return 0;
 }
 
-void
-fe_reply_error(struct api_req *ar, int status, const char *param,
-    const char *fmt, ...)
+/*
+ * The error envelope with its types given: OpenAI's type and code
+ * (NULL: null), Anthropic's type.
+ */
+static void
+fe_reply_error_body(struct api_req *ar, int status, const char *param,
+    const char *oa_type, const char *oa_code, const char *an_type,
+    const char *msg)
 {
 	struct json_object	*root, *err;
-	char			 msg[512];
-	va_list			 ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	err = json_object_new_object();
 	root = json_object_new_object();
 	if (ar->dialect == DIALECT_ANTHROPIC) {
 		if (add(root, "type", json_object_new_string("error"), 0) ||
-		    add(err, "type", json_object_new_string(
-		    wire_error_type_anthropic(status)), 0) ||
+		    add(err, "type", json_object_new_string(an_type), 0) ||
 		    add(err, "message", json_object_new_string(msg), 0))
 			goto nomem;
 	} else {
 		if (add(err, "message", json_object_new_string(msg), 0) ||
-		    add(err, "type", json_object_new_string(
-		    wire_error_type_openai(status)), 0) ||
+		    add(err, "type", json_object_new_string(oa_type), 0) ||
 		    add(err, "param", param ? json_object_new_string(param) :
 		    NULL, param == NULL) ||
-		    add(err, "code", openai_file_too_large(status, param) ?
-		    json_object_new_string("file_too_large") : NULL,
-		    !openai_file_too_large(status, param)))
+		    add(err, "code", oa_code ? json_object_new_string(oa_code) :
+		    NULL, oa_code == NULL))
 			goto nomem;
 	}
 	if (add(root, "error", err, 0) == -1) {
@@ -156,6 +153,28 @@ nomem:
 	json_object_put(err);
 	json_object_put(root);
 	fe_reply_nomem(ar);
+}
+
+void
+fe_reply_error(struct api_req *ar, int status, const char *param,
+    const char *fmt, ...)
+{
+	char			 msg[512];
+	va_list			 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fe_reply_error_body(ar, status, param, wire_error_type_openai(status),
+	    openai_file_too_large(status, param) ? "file_too_large" : NULL,
+	    wire_error_type_anthropic(status), msg);
+}
+
+void
+fe_reply_error_typed(struct api_req *ar, int status, const char *oa_type,
+    const char *oa_code, const char *an_type, const char *msg)
+{
+	fe_reply_error_body(ar, status, NULL, oa_type, oa_code, an_type, msg);
 }
 
 static void

@@ -202,6 +202,7 @@ upcall_failover(struct upcall *u, CURLcode rc)
 	u->failovers++;
 	u->tried |= 1U << i;
 	pool_begin(u->replica);
+	strlcpy(u->res.replica, u->replica->url, sizeof(u->res.replica));
 	log_debug("model %s: %s failed (%s), on to %s", u->model,
 	    up->name, why, u->replica->url);
 	u->fail = 0;
@@ -519,6 +520,8 @@ upcall_start(struct api_req *ar, const struct upcall_params *p,
 	if ((u->replica = pool_choose(up, 0, &replica)) != NULL) {
 		u->tried = 1U << replica;
 		pool_begin(u->replica);
+		strlcpy(u->res.replica, u->replica->url,
+		    sizeof(u->res.replica));
 	}
 	if ((u->answer = evbuffer_new()) == NULL ||
 	    (u->frame = evbuffer_new()) == NULL ||

@@ -49,6 +49,7 @@ struct upcall_result {
 	int64_t		 tokens_out;
 	int64_t		 ttfb_us;		/* -1: no byte came */
 	int64_t		 sent;			/* request bytes sent */
+	char		 replica[256];		/* the last called, "" none */
 	/* collect: the upstream's answer (during done only), or why not */
 	struct json_object *answer;
 	int64_t		 answer_len;		/* its bytes as sent */

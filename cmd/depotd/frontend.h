@@ -114,6 +114,9 @@ void	 fe_auth_init(void);
 enum dialect fe_reply_dialect(const struct http_request *);
 void	 fe_reply_error(struct api_req *, int status, const char *param,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* With the providers' own types: OpenAI's type and code, Anthropic's. */
+void	 fe_reply_error_typed(struct api_req *, int status, const char *oa_type,
+	    const char *oa_code, const char *an_type, const char *msg);
 void	 fe_reply_json(struct api_req *, int status, struct json_object *);
 int	 fe_reply_storage_ok(struct api_req *, struct imsg *, uint32_t want,
 	    size_t size);

@@ -190,6 +190,9 @@ control_command(struct ctl_conn *c, const struct ctl_cmd *cmd)
 	case CTL_CONTAINER_LIST:
 	case CTL_CONTAINER_SHOW:
 	case CTL_CONTAINER_DESTROY:
+	case CTL_LIMITS_SET:
+	case CTL_LIMITS_SHOW:
+	case CTL_USAGE:
 		control_forward(c, cmd);
 		break;
 	case CTL_SHOW_MODELS:

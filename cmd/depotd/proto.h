@@ -334,6 +334,11 @@ enum ctl_cmd_type {
 	CTL_CONTAINER_LIST,	/* arg0 user, arg1 workspace, "" any */
 	CTL_CONTAINER_SHOW,	/* arg0 container id */
 	CTL_CONTAINER_DESTROY,	/* arg0 container id */
+	CTL_LIMITS_SET,		/* arg0 key id or prefix, arg1 five numbers
+				   (rpm,tpm,concurrency,day,month; "" the
+				   default) */
+	CTL_LIMITS_SHOW,	/* arg0 key id or prefix */
+	CTL_USAGE,		/* arg0 user, workspace, model or day */
 };
 
 #define CTL_ARGS	4

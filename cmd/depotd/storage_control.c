@@ -277,6 +277,91 @@ control_container(struct control_request *c, const struct ctl_cmd *cmd)
 	}
 }
 
+/*
+ * A key's own limits: the five numbers of arg1, "" for the default,
+ * replace what it had.  The key is named as for revoke.
+ */
+static void
+control_limits_set_done(void *arg, const PGresult *res)
+{
+	struct control_request	*c = arg;
+
+	if (control_failed(c, res, PGRES_TUPLES_OK))
+		return;
+	if (PQntuples(res) != 1) {
+		control_line(c->client, "no such key, or more than one");
+		control_end(c, 1);
+		return;
+	}
+	storage_limits_changed(PQgetvalue(res, 0, 0));
+	control_line(c->client, "limits of %s set", PQgetvalue(res, 0, 0));
+	control_end(c, 0);
+}
+
+#define LIMIT_COL(i)	"nullif(split_part($2, ',', " #i "), '')::bigint"
+
+static void
+control_limits(struct control_request *c, const struct ctl_cmd *cmd)
+{
+	const char	*p[2] = { cmd->args[0], cmd->args[1] };
+
+	if (cmd->type == CTL_LIMITS_SHOW) {
+		control_query(c, "select k.id, coalesce(l.requests_per_minute"
+		    "::text, 'default'), coalesce(l.tokens_per_minute::text, "
+		    "'default'), coalesce(l.concurrency::text, 'default'), "
+		    "coalesce(l.tokens_per_day::text, 'default'), "
+		    "coalesce(l.tokens_per_month::text, 'default') from "
+		    "api_keys k left join key_limits l on l.key_id = k.id "
+		    "where k.id = $1 or k.prefix = $1", 1, p);
+		return;
+	}
+	control_query_to(c, "with k as (select id from api_keys where "
+	    "(id = $1 or prefix = $1) and revoked_at is null) insert into "
+	    "key_limits (key_id, requests_per_minute, tokens_per_minute, "
+	    "concurrency, tokens_per_day, tokens_per_month) select id, "
+	    LIMIT_COL(1) ", " LIMIT_COL(2) ", " LIMIT_COL(3) ", "
+	    LIMIT_COL(4) ", " LIMIT_COL(5) " from k where (select count(*) "
+	    "from k) = 1 on conflict (key_id) do update set "
+	    "requests_per_minute = excluded.requests_per_minute, "
+	    "tokens_per_minute = excluded.tokens_per_minute, concurrency = "
+	    "excluded.concurrency, tokens_per_day = excluded.tokens_per_day, "
+	    "tokens_per_month = excluded.tokens_per_month, updated_at = "
+	    "now() returning key_id", 2, p, control_limits_set_done);
+}
+
+/* Requests and tokens per user, workspace, model or UTC day. */
+static void
+control_usage(struct control_request *c, const struct ctl_cmd *cmd)
+{
+	static const struct {
+		const char	*by;
+		const char	*sql;
+	} groups[] = {
+		{ "user", "select u.name, count(*), coalesce(sum(g.tokens_in), "
+		    "0), coalesce(sum(g.tokens_out), 0) from usage g join "
+		    "users u on u.id = g.user_id group by 1 order by 1" },
+		{ "workspace", "select w.name, count(*), "
+		    "coalesce(sum(g.tokens_in), 0), coalesce(sum(g.tokens_out), "
+		    "0) from usage g join workspaces w on w.id = "
+		    "g.workspace_id group by 1 order by 1" },
+		{ "model", "select model, count(*), coalesce(sum(tokens_in), "
+		    "0), coalesce(sum(tokens_out), 0) from usage group by 1 "
+		    "order by 1" },
+		{ "day", "select (at at time zone 'UTC')::date, count(*), "
+		    "coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0) "
+		    "from usage group by 1 order by 1" },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (strcmp(cmd->args[0], groups[i].by) == 0) {
+			control_query(c, groups[i].sql, 0, NULL);
+			return;
+		}
+	control_line(c->client, "usage by user, workspace, model or day");
+	control_end(c, 1);
+}
+
 void
 storage_dispatch_control(struct imsg *imsg)
 {
@@ -341,6 +426,13 @@ storage_dispatch_control(struct imsg *imsg)
 	case CTL_CONTAINER_SHOW:
 	case CTL_CONTAINER_DESTROY:
 		control_container(c, &cmd);
+		break;
+	case CTL_LIMITS_SET:
+	case CTL_LIMITS_SHOW:
+		control_limits(c, &cmd);
+		break;
+	case CTL_USAGE:
+		control_usage(c, &cmd);
 		break;
 	default:
 		control_line(c->client, "unknown command");

@@ -28,11 +28,13 @@
  * one frontend cannot starve the others and asks stay rare.
  *
  * Windows are the UTC minute (rates), day and month (budgets).  For
- * several hosts on one database, what each host settled is added to
- * limit_windows every FLUSH_MS, one statement for every key, and the
- * sums come back: a host's grants see the others' use as of its last
- * flush.  The overshoot across hosts is what the other hosts held in
- * shares and settled since that flush.
+ * several hosts on one database, what each host lent and settled is
+ * added to limit_windows every FLUSH_MS, one statement for every key,
+ * and the sums come back: a host's grants see the others' shares and
+ * use as of its last flush.  The overshoot across hosts is what the
+ * other hosts lent in the last FLUSH_MS (one batch) and what their
+ * requests took beyond their estimates; on one host, what requests
+ * under way take beyond theirs.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -66,7 +68,6 @@ struct lwindow {
 	int64_t		 seen_req, seen_tok;	/* in limit_windows */
 	int64_t		 pend_req, pend_tok;	/* settled, not flushed */
 	int64_t		 flush_req, flush_tok;	/* being flushed */
-	int64_t		 out_req, out_tok;	/* in shares */
 };
 
 struct lask {
@@ -87,6 +88,8 @@ struct lkey {
 	struct lask_queue	 waiting;
 	struct lwindow		 w[P_MAX];
 	int			 nshares;	/* out: the key stays */
+	uint32_t		 in_flush;	/* the flush it is in, 0 none */
+	int			 syncing;	/* asks wait for a fresh view */
 	int64_t			 active_until;	/* mono_usec(): flush it */
 };
 RB_HEAD(lkeys, lkey);
@@ -119,7 +122,10 @@ static struct lkeys	 keys = RB_INITIALIZER(&keys);
 static struct lshares	 shares = RB_INITIALIZER(&shares);
 static int		 nkeys;
 static struct event	*ev_flush;
-static int		 flushing;
+static uint32_t		 flushing;	/* the timer's flush out, or 0 */
+static uint32_t		 flush_gen;
+
+static void	flush_run(struct lkey *only);
 
 static int
 lkey_cmp(struct lkey *a, struct lkey *b)
@@ -184,13 +190,13 @@ lkey_roll(struct lkey *k, time_t now)
 static int64_t
 lwindow_req(const struct lwindow *w)
 {
-	return w->seen_req + w->pend_req + w->flush_req + w->out_req;
+	return w->seen_req + w->pend_req + w->flush_req;
 }
 
 static int64_t
 lwindow_tok(const struct lwindow *w)
 {
-	return w->seen_tok + w->pend_tok + w->flush_tok + w->out_tok;
+	return w->seen_tok + w->pend_tok + w->flush_tok;
 }
 
 /* --- what a key may do --- */
@@ -243,7 +249,10 @@ limits_any(const struct limits_conf *l)
 	    l->tokens_per_month > 0;
 }
 
-/* What the share that ends went on, into the windows it was of. */
+/*
+ * What the share that ends went on, into the windows it was of: the
+ * share was counted whole when lent, so the difference.
+ */
 static void
 lkey_settle(struct lkey *k, const struct lshare *s, int64_t req,
     int64_t tok)
@@ -252,8 +261,8 @@ lkey_settle(struct lkey *k, const struct lshare *s, int64_t req,
 
 	for (p = 0; p < P_MAX; p++) {
 		if (s != NULL && s->start[p] == k->w[p].start) {
-			k->w[p].out_req -= s->req;
-			k->w[p].out_tok -= s->tok;
+			k->w[p].pend_req -= s->req;
+			k->w[p].pend_tok -= s->tok;
 		}
 		/* A correction after its share's window is of the next. */
 		k->w[p].pend_req += req;
@@ -280,12 +289,23 @@ lshare_end(struct lshare *s, int64_t req, int64_t tok)
 	free(s);
 }
 
-/* Bounded inputs: a frontend's word is taken only so far. */
+/*
+ * Bounded inputs: a frontend's word is taken only so far.  Tokens may
+ * be negative: an estimate above what the answer took comes back.
+ */
 static int64_t
 clamp_spent(int64_t v)
 {
 	if (v < 0)
 		return 0;
+	return v > 1000000000LL ? 1000000000LL : v;
+}
+
+static int64_t
+clamp_tokens(int64_t v)
+{
+	if (v < -1000000000LL)
+		return -1000000000LL;
 	return v > 1000000000LL ? 1000000000LL : v;
 }
 
@@ -355,6 +375,9 @@ grant_check(struct lkey *k, const struct limits_conf *l, time_t now,
 	if (*left_req <= 0) {
 		grant_refuse(g, LIMIT_RATE, period_end(P_MINUTE, m->start),
 		    now, "rate limit reached for requests per minute");
+		/* Shares out elsewhere come back within a second or so. */
+		if (k->nshares > 0 && g->retry_after > 2)
+			g->retry_after = 2;
 		return -1;
 	}
 	if (*left_tok <= 0) {
@@ -389,8 +412,12 @@ grant_share(struct storage_peer *peer, struct lkey *k,
 	    share_of(left_tok, clamp_spent(a->want_tokens));
 	for (p = 0; p < P_MAX; p++) {
 		s->start[p] = k->w[p].start;
-		k->w[p].out_req += s->req;
-		k->w[p].out_tok += s->tok;
+		/*
+		 * Counted as spent now, and so in the next flush: the
+		 * other hosts see what this one lent (storage_limits.c).
+		 */
+		k->w[p].pend_req += s->req;
+		k->w[p].pend_tok += s->tok;
 	}
 	end_ms = g->reset_ms;
 	g->status = LIMIT_OK;
@@ -413,30 +440,109 @@ grant_share(struct storage_peer *peer, struct lkey *k,
 	k->active_until = mono_usec() + 2 * SHARE_MS * 1000;
 }
 
+/*
+ * Near a limit, the view of the other hosts must be fresh: a grant
+ * then waits for one flush (this host's use in, every host's back),
+ * and the share it makes is flushed at once.  Far from it, the flush
+ * every FLUSH_MS is enough.
+ */
+static int
+near_limit(const struct lkey *k, const struct limits_conf *l)
+{
+	const int64_t	 lim[3] = { l->tokens_per_minute, l->tokens_per_day,
+			    l->tokens_per_month };
+	int		 p;
+
+	if (l->requests_per_minute > 0 && 2 * lwindow_req(&k->w[P_MINUTE]) >=
+	    l->requests_per_minute)
+		return 1;
+	for (p = 0; p < P_MAX; p++)
+		if (lim[p] > 0 && 2 * lwindow_tok(&k->w[p]) >= lim[p])
+			return 1;
+	return 0;
+}
+
 static void
-lkey_answer(struct lkey *k, struct storage_peer *peer, uint32_t peerid,
+lkey_queue(struct lkey *k, struct storage_peer *peer, uint32_t peerid,
     const struct limit_ask *a)
 {
-	struct limit_grant	 g;
-	struct limits_conf	 l;
-	struct lshare		*s;
+	struct lask	*q;
 
-	memset(&g, 0, sizeof(g));
+	if ((q = calloc(1, sizeof(*q))) == NULL)
+		fatal("calloc");
+	q->peer = peer;
+	q->peerid = peerid;
+	q->ask = *a;
+	TAILQ_INSERT_TAIL(&k->waiting, q, entry);
+	k->nwait++;
+}
+
+/* What the share that ends went on (once: the ask's figures go). */
+static void
+lkey_take_spent(struct lkey *k, struct storage_peer *peer,
+    struct limit_ask *a)
+{
+	struct lshare	*s;
+
 	lkey_roll(k, time(NULL));
 	if ((s = lshare_find(peer, k)) != NULL)
 		lshare_end(s, clamp_spent(a->spent_requests),
-		    clamp_spent(a->spent_tokens));
+		    clamp_tokens(a->spent_tokens));
 	else
 		lkey_settle(k, NULL, clamp_spent(a->spent_requests),
-		    clamp_spent(a->spent_tokens));
+		    clamp_tokens(a->spent_tokens));
+	a->spent_requests = a->spent_tokens = 0;
+}
+
+static void
+lkey_answer(struct lkey *k, struct storage_peer *peer, uint32_t peerid,
+    const struct limit_ask *a, int fresh)
+{
+	struct limit_grant	 g;
+	struct limits_conf	 l;
+	int			 near;
+
+	memset(&g, 0, sizeof(g));
+	lkey_roll(k, time(NULL));
 	lkey_limits(k, &l);
 	if (!limits_any(&l)) {
 		g.status = LIMIT_NONE;
 		g.lease_ms = NONE_MS;
 		g.requests = g.tokens = -1;
-	} else
-		grant_share(peer, k, &l, a, &g);
+		storage_peer_reply(peer, IMSG_LIMIT_GRANT, peerid, -1, &g,
+		    sizeof(g));
+		return;
+	}
+	near = near_limit(k, &l) && db_up(storage.db);
+	if (near && (!fresh || k->syncing) && k->nwait < LIMIT_WAIT_MAX) {
+		lkey_queue(k, peer, peerid, a);
+		if (!k->syncing) {
+			k->syncing = 1;
+			flush_run(k);
+		}
+		return;
+	}
+	grant_share(peer, k, &l, a, &g);
 	storage_peer_reply(peer, IMSG_LIMIT_GRANT, peerid, -1, &g, sizeof(g));
+	if (near && k->in_flush == 0)
+		flush_run(k);
+}
+
+/* The asks that waited, answered (or waiting again, for a flush). */
+static void
+lkey_drain(struct lkey *k, int fresh)
+{
+	struct lask_queue	 q = TAILQ_HEAD_INITIALIZER(q);
+	struct lask		*a;
+
+	TAILQ_CONCAT(&q, &k->waiting, entry);
+	k->nwait = 0;
+	while ((a = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, a, entry);
+		if (a->peer != NULL)
+			lkey_answer(k, a->peer, a->peerid, &a->ask, fresh);
+		free(a);
+	}
 }
 
 /* --- a key's own limits, from key_limits --- */
@@ -459,7 +565,6 @@ static void
 lkey_loaded(void *arg, const PGresult *res)
 {
 	struct lkey	*k = arg;
-	struct lask	*q;
 
 	k->loading = 0;
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
@@ -484,13 +589,7 @@ lkey_loaded(void *arg, const PGresult *res)
 		}
 		k->own_until = mono_seconds() + OVERRIDE_TTL;
 	}
-	while ((q = TAILQ_FIRST(&k->waiting)) != NULL) {
-		TAILQ_REMOVE(&k->waiting, q, entry);
-		if (q->peer != NULL)
-			lkey_answer(k, q->peer, q->peerid, &q->ask);
-		free(q);
-	}
-	k->nwait = 0;
+	lkey_drain(k, 0);
 }
 
 static int
@@ -512,7 +611,6 @@ storage_limits_ask(struct storage_peer *p, struct imsg *imsg)
 	const struct principal_ref	*who;
 	struct limit_ask		 a;
 	struct lkey			*k;
-	struct lask			*q;
 
 	IMSG_TAKE(imsg, a);
 	a.handle[sizeof(a.handle) - 1] = '\0';
@@ -524,24 +622,21 @@ storage_limits_ask(struct storage_peer *p, struct imsg *imsg)
 		    "too many keys are being limited at once");
 		return;
 	}
-	if (k->own_until > mono_seconds() && !k->loading) {
-		lkey_answer(k, p, imsg->hdr.peerid, &a);
+	lkey_take_spent(k, p, &a);
+	if (k->loading || k->syncing) {
+		if (k->nwait < LIMIT_WAIT_MAX) {
+			lkey_queue(k, p, imsg->hdr.peerid, &a);
+			return;
+		}
+	} else if (k->own_until <= mono_seconds() &&
+	    k->nwait < LIMIT_WAIT_MAX && lkey_load(k) == 0) {
+		lkey_queue(k, p, imsg->hdr.peerid, &a);
 		return;
 	}
-	if (k->nwait >= LIMIT_WAIT_MAX || lkey_load(k) == -1) {
-		/* No word from the database: the default limits. */
-		if (k->own_until == 0)
-			lkey_own_none(k);
-		lkey_answer(k, p, imsg->hdr.peerid, &a);
-		return;
-	}
-	if ((q = calloc(1, sizeof(*q))) == NULL)
-		fatal("calloc");
-	q->peer = p;
-	q->peerid = imsg->hdr.peerid;
-	q->ask = a;
-	TAILQ_INSERT_TAIL(&k->waiting, q, entry);
-	k->nwait++;
+	/* No word from the database yet: the default limits. */
+	if (k->own_until == 0)
+		lkey_own_none(k);
+	lkey_answer(k, p, imsg->hdr.peerid, &a, 0);
 }
 
 /* A share given back before it ended (the frontend is done with it). */
@@ -563,10 +658,10 @@ storage_limits_return(struct storage_peer *p, struct imsg *imsg)
 	lkey_roll(k, time(NULL));
 	if ((s = lshare_find(p, k)) != NULL)
 		lshare_end(s, clamp_spent(a.spent_requests),
-		    clamp_spent(a.spent_tokens));
+		    clamp_tokens(a.spent_tokens));
 	else
 		lkey_settle(k, NULL, clamp_spent(a.spent_requests),
-		    clamp_spent(a.spent_tokens));
+		    clamp_tokens(a.spent_tokens));
 }
 
 /* Its shares count as spent whole; its queued asks go unanswered. */
@@ -614,10 +709,12 @@ static void
 flush_done(void *arg, const PGresult *res)
 {
 	struct lkey	 find, *k;
+	uint32_t	 gen = (uint32_t)(uintptr_t)arg;
 	int64_t		 start;
 	int		 i, p, ok;
 
-	flushing = 0;
+	if (gen == flushing)
+		flushing = 0;
 	ok = res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK;
 	if (!ok)
 		log_warnx("limit windows: %s", res == NULL ?
@@ -638,7 +735,10 @@ flush_done(void *arg, const PGresult *res)
 			}
 	}
 	/* What did not reach the database goes with the next flush. */
-	RB_FOREACH(k, lkeys, &keys)
+	RB_FOREACH(k, lkeys, &keys) {
+		if (k->in_flush != gen)
+			continue;
+		k->in_flush = 0;
 		for (p = 0; p < P_MAX; p++) {
 			if (!ok) {
 				k->w[p].pend_req += k->w[p].flush_req;
@@ -646,6 +746,11 @@ flush_done(void *arg, const PGresult *res)
 			}
 			k->w[p].flush_req = k->w[p].flush_tok = 0;
 		}
+		if (k->syncing && !k->loading) {
+			k->syncing = 0;
+			lkey_drain(k, 1);
+		}
+	}
 }
 
 struct flush_cols {
@@ -655,7 +760,7 @@ struct flush_cols {
 };
 
 static void
-flush_row(struct flush_cols *c, struct lkey *k, int p)
+flush_row(struct flush_cols *c, struct lkey *k, int p, uint32_t gen)
 {
 	char	*n = c->num + c->n * 72;
 
@@ -670,49 +775,70 @@ flush_row(struct flush_cols *c, struct lkey *k, int p)
 	k->w[p].flush_req = k->w[p].pend_req;
 	k->w[p].flush_tok = k->w[p].pend_tok;
 	k->w[p].pend_req = k->w[p].pend_tok = 0;
+	k->in_flush = gen;
 	c->n++;
 }
 
+/* A key in use, or with use to flush; one idle for long is forgotten. */
+static int
+flush_wanted(struct lkey *k, int64_t now)
+{
+	int	 p, pend = 0;
+
+	for (p = 0; p < P_MAX; p++)
+		pend |= k->w[p].pend_req != 0 || k->w[p].pend_tok != 0;
+	if (k->active_until >= now || pend)
+		return 1;
+	if (!k->loading && k->nshares == 0 && k->in_flush == 0 &&
+	    TAILQ_EMPTY(&k->waiting) && k->own_until < mono_seconds()) {
+		RB_REMOVE(lkeys, &keys, k);
+		nkeys--;
+		free(k);
+	}
+	return 0;
+}
+
 /*
- * Every key in use: what it settled goes in, the sums come back (a
- * zero row reads the other hosts' use).  A key idle for long, with
- * nothing to flush and no share out, is forgotten.
+ * What each key lent and settled goes in, the sums come back (a zero
+ * row reads the other hosts' use): every key in use, or only one that
+ * needs a fresh view.
  */
 static void
-flush_run(void)
+flush_run(struct lkey *only)
 {
 	struct flush_cols	 c;
 	struct lkey		*k, *tmp;
 	char			*arr[5];
 	const char		*params[5];
 	int64_t			 now = mono_usec();
+	uint32_t		 gen;
 	int			 i, p;
 
 	memset(&c, 0, sizeof(c));
-	c.max = nkeys * P_MAX;
-	if (c.max == 0 || flushing || !db_up(storage.db))
+	c.max = only != NULL ? P_MAX : nkeys * P_MAX;
+	if (c.max == 0 || (only == NULL && flushing) ||
+	    (only != NULL && only->in_flush != 0) || !db_up(storage.db))
 		return;
+	if ((gen = ++flush_gen) == 0)
+		gen = ++flush_gen;
 	for (i = 0; i < 5; i++)
 		if ((c.v[i] = calloc(c.max, sizeof(char *))) == NULL)
 			fatal("calloc");
 	if ((c.num = calloc(c.max, 72)) == NULL)
 		fatal("calloc");
-	RB_FOREACH_SAFE(k, lkeys, &keys, tmp) {
-		lkey_roll(k, time(NULL));
-		if (k->active_until < now && !k->loading && k->nshares == 0 &&
-		    TAILQ_EMPTY(&k->waiting) && k->w[0].pend_req == 0 &&
-		    k->w[0].pend_tok == 0 && k->w[0].out_req == 0 &&
-		    k->w[0].out_tok == 0 && k->own_until < mono_seconds()) {
-			RB_REMOVE(lkeys, &keys, k);
-			nkeys--;
-			free(k);
-			continue;
-		}
+	if (only != NULL) {
+		lkey_roll(only, time(NULL));
 		for (p = 0; p < P_MAX; p++)
-			if (k->active_until >= now || k->w[p].pend_req != 0 ||
-			    k->w[p].pend_tok != 0)
-				flush_row(&c, k, p);
-	}
+			flush_row(&c, only, p, gen);
+	} else
+		RB_FOREACH_SAFE(k, lkeys, &keys, tmp) {
+			if (k->in_flush != 0)
+				continue;
+			lkey_roll(k, time(NULL));
+			if (flush_wanted(k, now))
+				for (p = 0; p < P_MAX; p++)
+					flush_row(&c, k, p, gen);
+		}
 	memset(arr, 0, sizeof(arr));
 	for (i = 0; c.n > 0 && i < 5; i++)
 		if ((arr[i] = db_batch_array((const char *const *)c.v[i],
@@ -721,10 +847,11 @@ flush_run(void)
 	for (i = 0; i < 5; i++)
 		params[i] = arr[i];
 	if (c.n > 0 && db_query(storage.db, FLUSH_SQL, 5, params, flush_done,
-	    NULL) == 0)
-		flushing = 1;
-	else if (c.n > 0)
-		flush_done(NULL, NULL);
+	    (void *)(uintptr_t)gen) == 0) {
+		if (only == NULL)
+			flushing = gen;
+	} else if (c.n > 0)
+		flush_done((void *)(uintptr_t)gen, NULL);
 	for (i = 0; i < 5; i++) {
 		free(arr[i]);
 		free(c.v[i]);
@@ -752,7 +879,7 @@ limits_timer(evutil_socket_t fd, short what, void *arg)
 	struct timeval	 tv = { 0, FLUSH_MS * 1000 };
 
 	shares_lapse();
-	flush_run();
+	flush_run(NULL);
 	evtimer_add(ev_flush, &tv);
 }
 
