@@ -52,20 +52,7 @@ struct fe_limit_key {
 	RB_ENTRY(fe_limit_key)	 node;
 	char			 token_sha256[65];
 	char			 handle[HANDLE_LEN];
-	int			 known;		/* a grant came */
-	struct limit_grant	 g;		/* the last */
-	int64_t			 until;		/* mono_usec(): share ends */
-	int64_t			 reset_at;	/* mono_usec(): window ends */
-	int64_t			 retry_at;	/* refused: until then */
-	int64_t			 granted_at;	/* mono_usec() */
-	int64_t			 req_left;	/* of the share */
-	int64_t			 tok_left;	/* below 0 after corrections */
-	int			 req_free;	/* no limit on requests */
-	int			 tok_free;	/* nor on tokens */
-	int			 fresh;		/* no request on the share yet */
-	int64_t			 spent_req;	/* of the share, to settle */
-	int64_t			 spent_tok;
-	int			 inflight;	/* holding slots */
+	struct fe_limit_share	 sh;
 	uint32_t		 asking;	/* the ask out, or 0 */
 	TAILQ_HEAD(, fe_limit_ticket) waiting;
 	struct event		*ev_end;
@@ -85,8 +72,6 @@ RB_GENERATE_STATIC(fe_limit_keys, fe_limit_key, node, limit_key_cmp)
 
 static struct fe_limit_keys	 keys = RB_INITIALIZER(&keys);
 static int			 nkeys;
-
-enum decision { D_ADMIT, D_ASK, D_RATE, D_BUDGET, D_BUSY };
 
 static int
 limit_key_cmp(struct fe_limit_key *a, struct fe_limit_key *b)
@@ -137,7 +122,7 @@ limit_key_free(struct fe_limit_key *k)
 static int
 limit_key_idle(const struct fe_limit_key *k)
 {
-	return k->inflight == 0 && k->asking == 0 &&
+	return k->sh.inflight == 0 && k->asking == 0 &&
 	    TAILQ_EMPTY(&k->waiting);
 }
 
@@ -149,11 +134,11 @@ limit_settle(struct fe_limit_key *k, uint32_t type)
 
 	memset(&a, 0, sizeof(a));
 	strlcpy(a.handle, k->handle, sizeof(a.handle));
-	a.spent_requests = k->spent_req;
-	a.spent_tokens = k->spent_tok;
-	k->spent_req = k->spent_tok = 0;
-	k->req_left = k->tok_left = 0;
-	k->until = 0;
+	a.spent_requests = k->sh.spent_req;
+	a.spent_tokens = k->sh.spent_tok;
+	k->sh.spent_req = k->sh.spent_tok = 0;
+	k->sh.req_left = k->sh.tok_left = 0;
+	k->sh.until = 0;
 	evtimer_del(k->ev_end);
 	if (type == IMSG_LIMIT_RETURN)
 		fe_storage_send(type, &a, sizeof(a));
@@ -164,42 +149,11 @@ limit_key_end(evutil_socket_t fd, short what, void *arg)
 {
 	struct fe_limit_key	*k = arg;
 
-	if (k->known && k->g.status == LIMIT_OK)
+	if (k->sh.known && k->sh.g.status == LIMIT_OK)
 		limit_settle(k, IMSG_LIMIT_RETURN);
-	k->known = 0;
+	k->sh.known = 0;
 	if (limit_key_idle(k))
 		limit_key_free(k);
-}
-
-/*
- * The decision, from what the key holds now.  No message, no
- * allocation: this is the cost per request (regress/bench/limits.sh).
- */
-static enum decision
-limit_decide(struct fe_limit_key *k, int64_t est, int64_t now)
-{
-	if (k->retry_at > now)
-		return k->g.status == LIMIT_BUDGET ? D_BUDGET : D_RATE;
-	if (!k->known || now >= k->until)
-		return D_ASK;
-	if (k->g.status == LIMIT_NONE)
-		return D_ADMIT;
-	if (k->g.concurrency > 0 && k->inflight >= k->g.concurrency)
-		return D_BUSY;
-	/*
-	 * Not past the share on an estimate: ask first.  A share smaller
-	 * than the estimate (all that was left) takes one request.
-	 */
-	if ((!k->req_free && k->req_left <= 0) ||
-	    (!k->tok_free && (k->tok_left <= 0 ||
-	    (k->tok_left < est && !k->fresh))))
-		return D_ASK;
-	k->fresh = 0;
-	k->req_left--;
-	k->tok_left -= est;
-	k->spent_req++;
-	k->spent_tok += est;
-	return D_ADMIT;
 }
 
 /* "1s", "6m0s": the providers' reset, whole seconds. */
@@ -267,20 +221,20 @@ static void
 limit_headers(struct api_req *ar, const struct fe_limit_key *k,
     int64_t now)
 {
-	int64_t	 reset = k->reset_at - now;
+	int64_t	 reset = k->sh.reset_at - now;
 
-	if (!k->known || k->g.status == LIMIT_NONE)
+	if (!k->sh.known || k->sh.g.status == LIMIT_NONE)
 		return;
-	limit_header(ar, "requests", k->g.limit_requests,
-	    k->g.left_requests + (!k->req_free && k->req_left > 0 ?
-	    k->req_left : 0), reset);
-	limit_header(ar, "tokens", k->g.limit_tokens,
-	    k->g.left_tokens + (!k->tok_free && k->tok_left > 0 ?
-	    k->tok_left : 0), reset);
+	limit_header(ar, "requests", k->sh.g.limit_requests,
+	    k->sh.g.left_requests + (!k->sh.req_free && k->sh.req_left > 0 ?
+	    k->sh.req_left : 0), reset);
+	limit_header(ar, "tokens", k->sh.g.limit_tokens,
+	    k->sh.g.left_tokens + (!k->sh.tok_free && k->sh.tok_left > 0 ?
+	    k->sh.tok_left : 0), reset);
 }
 
 static void
-limit_refuse(struct fe_limit_ticket *t, enum decision d, int64_t now)
+limit_refuse(struct fe_limit_ticket *t, enum fe_limit_decision d, int64_t now)
 {
 	struct fe_limit_key	*k = t->key;
 	struct api_req		*ar = t->ar;
@@ -295,7 +249,7 @@ limit_refuse(struct fe_limit_ticket *t, enum decision d, int64_t now)
 		    "this key");
 		return;
 	}
-	s = k->g.retry_after - (now - k->granted_at) / 1000000;
+	s = k->sh.g.retry_after - (now - k->sh.granted_at) / 1000000;
 	snprintf(v, sizeof(v), "%" PRId64, s > 0 ? s : 1);
 	http_reply_header(ar->req, "retry-after", v);
 	limit_headers(ar, k, now);
@@ -303,12 +257,12 @@ limit_refuse(struct fe_limit_ticket *t, enum decision d, int64_t now)
 		/* The providers' exhausted quota. */
 		fe_reply_error_typed(ar, ar->dialect == DIALECT_ANTHROPIC ?
 		    400 : 429, "insufficient_quota", "insufficient_quota",
-		    "invalid_request_error", k->g.message);
+		    "invalid_request_error", k->sh.g.message);
 		return;
 	}
-	fe_reply_error_typed(ar, 429, strstr(k->g.message, "tokens") ?
+	fe_reply_error_typed(ar, 429, strstr(k->sh.g.message, "tokens") ?
 	    "tokens" : "requests", "rate_limit_exceeded", "rate_limit_error",
-	    k->g.message);
+	    k->sh.g.message);
 }
 
 /* 1 when the ticket was settled (admitted or refused), 0 to wait. */
@@ -317,18 +271,18 @@ limit_try(struct fe_limit_ticket *t)
 {
 	struct fe_limit_key	*k = t->key;
 	int64_t			 now = mono_usec();
-	enum decision		 d;
+	enum fe_limit_decision		 d;
 
-	switch ((d = limit_decide(k, t->charged, now))) {
+	switch ((d = fe_limit_decide(&k->sh, t->charged, now))) {
 	case D_ASK:
 		return 0;
 	case D_ADMIT:
-		if (k->g.status == LIMIT_NONE) {
+		if (k->sh.g.status == LIMIT_NONE) {
 			t->key = NULL;	/* nothing to settle */
 			break;
 		}
 		t->slot = 1;
-		k->inflight++;
+		k->sh.inflight++;
 		limit_headers(t->ar, k, now);
 		break;
 	default:
@@ -356,7 +310,7 @@ limit_run_waiting(struct fe_limit_key *k)
 			return;
 		}
 	}
-	if (limit_key_idle(k) && !k->known)
+	if (limit_key_idle(k) && !k->sh.known)
 		limit_key_free(k);
 }
 
@@ -382,30 +336,30 @@ limit_granted(void *arg, struct imsg *imsg)
 			limit_key_free(k);
 		return;
 	}
-	memcpy(&k->g, imsg->data, sizeof(k->g));
-	k->g.message[sizeof(k->g.message) - 1] = '\0';
-	k->known = 1;
-	k->granted_at = now;
-	k->reset_at = now + k->g.reset_ms * 1000;
-	k->req_left = k->g.requests;
-	k->tok_left = k->g.tokens;
-	k->fresh = 1;
-	k->req_free = k->g.requests < 0;
-	k->tok_free = k->g.tokens < 0;
-	k->retry_at = 0;
-	if (k->g.status == LIMIT_OK || k->g.status == LIMIT_NONE) {
-		k->until = now + k->g.lease_ms * 1000;
-		tv.tv_sec = k->g.lease_ms / 1000;
-		tv.tv_usec = (k->g.lease_ms % 1000) * 1000;
+	memcpy(&k->sh.g, imsg->data, sizeof(k->sh.g));
+	k->sh.g.message[sizeof(k->sh.g.message) - 1] = '\0';
+	k->sh.known = 1;
+	k->sh.granted_at = now;
+	k->sh.reset_at = now + k->sh.g.reset_ms * 1000;
+	k->sh.req_left = k->sh.g.requests;
+	k->sh.tok_left = k->sh.g.tokens;
+	k->sh.fresh = 1;
+	k->sh.req_free = k->sh.g.requests < 0;
+	k->sh.tok_free = k->sh.g.tokens < 0;
+	k->sh.retry_at = 0;
+	if (k->sh.g.status == LIMIT_OK || k->sh.g.status == LIMIT_NONE) {
+		k->sh.until = now + k->sh.g.lease_ms * 1000;
+		tv.tv_sec = k->sh.g.lease_ms / 1000;
+		tv.tv_usec = (k->sh.g.lease_ms % 1000) * 1000;
 	} else {
 		/* Refused: so for a while, without asking again each time. */
-		k->until = 0;
-		k->retry_at = now + (k->g.retry_after * 1000000LL <
-		    REFUSED_HOLD_US ? k->g.retry_after * 1000000LL :
+		k->sh.until = 0;
+		k->sh.retry_at = now + (k->sh.g.retry_after * 1000000LL <
+		    REFUSED_HOLD_US ? k->sh.g.retry_after * 1000000LL :
 		    REFUSED_HOLD_US);
 		tv.tv_sec = 0;
 		tv.tv_usec = REFUSED_HOLD_US;
-		k->g.status = k->g.status == LIMIT_BUDGET ? LIMIT_BUDGET :
+		k->sh.g.status = k->sh.g.status == LIMIT_BUDGET ? LIMIT_BUDGET :
 		    LIMIT_RATE;
 	}
 	evtimer_add(k->ev_end, &tv);
@@ -423,12 +377,12 @@ limit_ask(struct fe_limit_key *k, int64_t want)
 	memset(&a, 0, sizeof(a));
 	strlcpy(a.handle, k->handle, sizeof(a.handle));
 	a.want_tokens = want;
-	if (k->known && k->g.status == LIMIT_OK) {
-		a.spent_requests = k->spent_req;
-		a.spent_tokens = k->spent_tok;
+	if (k->sh.known && k->sh.g.status == LIMIT_OK) {
+		a.spent_requests = k->sh.spent_req;
+		a.spent_tokens = k->sh.spent_tok;
 	}
 	limit_settle(k, 0);
-	k->known = 0;
+	k->sh.known = 0;
 	k->asking = fe_storage_request(IMSG_LIMIT_ASK, -1, &a, sizeof(a),
 	    limit_granted, k);
 }
@@ -472,17 +426,17 @@ fe_limits_done(struct fe_limit_ticket *t, int64_t tokens)
 	if (t->waiting) {
 		TAILQ_REMOVE(&k->waiting, t, wait);
 		t->waiting = 0;
-		if (limit_key_idle(k) && !k->known)
+		if (limit_key_idle(k) && !k->sh.known)
 			limit_key_free(k);
 		return;
 	}
 	if (!t->slot)
 		return;
-	k->inflight--;
+	k->sh.inflight--;
 	diff = tokens >= 0 ? tokens - t->charged : 0;
-	if (k->known && k->g.status == LIMIT_OK && k->until > mono_usec()) {
-		k->spent_tok += diff;
-		k->tok_left -= diff;
+	if (k->sh.known && k->sh.g.status == LIMIT_OK && k->sh.until > mono_usec()) {
+		k->sh.spent_tok += diff;
+		k->sh.tok_left -= diff;
 	} else if (diff != 0) {
 		/* Its share ended: the correction goes on its own. */
 		memset(&a, 0, sizeof(a));
@@ -490,6 +444,6 @@ fe_limits_done(struct fe_limit_ticket *t, int64_t tokens)
 		a.spent_tokens = diff;
 		fe_storage_send(IMSG_LIMIT_RETURN, &a, sizeof(a));
 	}
-	if (limit_key_idle(k) && !k->known)
+	if (limit_key_idle(k) && !k->sh.known)
 		limit_key_free(k);
 }

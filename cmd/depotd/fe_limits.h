@@ -25,8 +25,38 @@
 #include <sys/queue.h>
 #include <stdint.h>
 
+#include "proto.h"
+
 struct api_req;
 struct fe_limit_key;
+
+/* What a frontend holds of one key's limits: the last grant, its share. */
+struct fe_limit_share {
+	int			 known;		/* a grant came */
+	struct limit_grant	 g;		/* the last */
+	int64_t			 until;		/* mono_usec(): share ends */
+	int64_t			 reset_at;	/* mono_usec(): window ends */
+	int64_t			 retry_at;	/* refused: until then */
+	int64_t			 granted_at;	/* mono_usec() */
+	int64_t			 req_left;	/* of the share */
+	int64_t			 tok_left;	/* below 0 after corrections */
+	int			 req_free;	/* no limit on requests */
+	int			 tok_free;	/* nor on tokens */
+	int			 fresh;		/* no request on the share yet */
+	int64_t			 spent_req;	/* of the share, to settle */
+	int64_t			 spent_tok;
+	int			 inflight;	/* holding slots */
+};
+
+enum fe_limit_decision { D_ADMIT, D_ASK, D_RATE, D_BUDGET, D_BUSY };
+
+/*
+ * fe_limits_decide.c: one request's decision from what is held, with
+ * no message and no allocation (regress/bench/limits.sh times it).
+ * D_ADMIT charges the share; D_ASK wants a new one.
+ */
+enum fe_limit_decision fe_limit_decide(struct fe_limit_share *, int64_t est,
+	    int64_t now);
 
 /* One request's place under its key's limits; the route embeds it. */
 struct fe_limit_ticket {
