@@ -13,7 +13,6 @@
 # ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
 # OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
 
-# regress/bench/authmsg.sh: what authentication costs per request in
 # regress/bench/limits.sh: what per-key limits cost per model request,
 # in figures that hold on any machine: system calls of the frontend and
 # of the storage helper (strace -c -f), and the frontend's messages to
